@@ -1,0 +1,80 @@
+"""The ASGI application: routes mounted per API family, errors mapped once, here."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from mockserver.engine import Engine
+from mockserver.errors import (
+    APIError,
+    InternalServerError,
+    MethodNotAllowedError,
+    NotFoundError,
+)
+from mockserver.routes import chat, models
+from mockserver.routes.base import error_response, json_response
+from mockserver.settings import Settings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("mockserver")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    route = f"{request.method} {request.url.path}"
+    error: APIError
+    if exc.status_code == 405:
+        error = MethodNotAllowedError(f"Method not allowed: {route}.", code="method_not_allowed")
+    elif exc.status_code == 404:
+        error = NotFoundError(f"Invalid URL ({route})")
+    else:
+        error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
+    return error_response(error)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, APIError)
+    return error_response(exc)
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    """A bug of ours: log it, keep it for the pytest plugin, answer like the real API's 500."""
+    log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+    engine: Engine = request.app.state.engine
+    engine.internal_errors.append("".join(traceback.format_exception(exc)))
+    return error_response(
+        InternalServerError(
+            "The server had an error while processing your request. Sorry about that!"
+        )
+    )
+
+
+async def health(request: Request) -> Response:
+    return json_response({"status": "ok"})
+
+
+def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
+    settings = settings or Settings()
+    engine = engine or Engine(settings)
+    app = Starlette(
+        routes=[
+            Mount("/v1", routes=[*chat.routes(), *models.routes()]),
+            Route("/__mockserver/health", health, methods=["GET"]),
+        ],
+        exception_handlers={
+            HTTPException: _http_error,
+            APIError: _api_error,
+            Exception: _unexpected,
+        },
+    )
+    app.state.engine = engine
+    app.state.settings = settings
+    return app

@@ -1,0 +1,5 @@
+"""The order of one request, per API family (``chat``, ``responses``) over a shared ``core``."""
+
+from mockserver.engine.core import Engine, Turn
+
+__all__ = ["Engine", "Turn"]

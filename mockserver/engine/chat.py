@@ -1,0 +1,108 @@
+"""One Chat Completions request: turn → render → store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mockserver import ids
+from mockserver.engine.core import Engine, Turn
+from mockserver.prompt import Prompt
+from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
+from mockserver.render.moderation import moderation_results
+from mockserver.reply.model import Reply
+from mockserver.reply.moderation import moderate
+from mockserver.store import StoredChatCompletion
+
+__all__ = ["ChatResult", "complete_chat"]
+
+Json = dict[str, Any]
+
+#: What the real API answers for the requested ``service_tier``.
+SERVICE_TIERS = {
+    "auto": "default",
+    "default": "default",
+    "flex": "flex",
+    "scale": "scale",
+    "priority": "priority",
+    "fast": "priority",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResult:
+    """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
+
+    reply: Reply
+    body: Json | None
+    chunks: list[Json] | None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResult:
+    turn = engine.turn(prompt, namespace=namespace)
+    meta = _meta(engine, prompt, namespace=namespace, turn=turn)
+    headers = engine.request_headers(namespace, turn)
+    if prompt.stream:
+        return ChatResult(turn.reply, None, list(chat_chunks(turn.reply, meta)), headers)
+    body = chat_completion(turn.reply, meta)
+    if prompt.params.get("store") is True:
+        _store(engine, namespace, body, prompt)
+    return ChatResult(turn.reply, body, None, headers)
+
+
+def _moderation(params: Mapping[str, Any], seed: int) -> Json | None:
+    config = params.get("moderation")
+    if not isinstance(config, Mapping):
+        return None
+    model = str(config.get("model", "omni-moderation-latest"))
+    rng = ids.derive_rng(seed, "moderation")
+    return {
+        "input": moderation_results(moderate(rng), model=model),
+        "output": moderation_results(moderate(rng), model=model),
+    }
+
+
+def _meta(engine: Engine, prompt: Prompt, *, namespace: str, turn: Turn) -> ChatMeta:
+    params = prompt.params
+    stream_options = params.get("stream_options") or {}
+    return ChatMeta(
+        id=ids.opaque_id("chatcmpl-", engine.settings.seed, namespace, turn.counter),
+        created=engine.now(),
+        model=prompt.model,
+        system_fingerprint=ids.hex_id("fp_", prompt.model, length=10),
+        service_tier=SERVICE_TIERS.get(str(params.get("service_tier") or "auto"), "default"),
+        include_usage=bool(stream_options.get("include_usage")),
+        obfuscation=stream_options.get("include_obfuscation", True) is not False,
+        moderation=_moderation(params, turn.seed),
+    )
+
+
+def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt) -> None:
+    stored = dict(body)
+    metadata = dict(prompt.metadata)
+    stored["metadata"] = metadata
+    messages = [
+        _stored_message(stored["id"], index, message)
+        for index, message in enumerate(prompt.params.get("messages") or [])
+    ]
+    with engine.store.namespace(namespace) as space:
+        engine.store.put_chat_completion(space, StoredChatCompletion(stored, messages, metadata))
+
+
+def _stored_message(completion_id: str, index: int, message: Mapping[str, Any]) -> Json:
+    content = message.get("content")
+    parts = None
+    if isinstance(content, list):
+        parts = [
+            p for p in content if isinstance(p, Mapping) and p.get("type") in ("text", "image_url")
+        ]
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return {
+        "id": f"{completion_id}-{index}",
+        "role": message.get("role"),
+        "content": content,
+        "name": message.get("name"),
+        "content_parts": parts,
+    }

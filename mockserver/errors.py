@@ -1,0 +1,178 @@
+"""The one exception tree.
+
+Every error the mock can answer with is an :class:`APIError` subclass that carries the HTTP
+status, the OpenAI error ``type`` and ``code``; the HTTP boundary (``mockserver.app``) turns it
+into ``{"error": {"message", "type", "param", "code"}}``. Nothing here builds HTTP responses.
+
+:class:`ScenarioError` is the other branch: a scenario file or object that is wrong, reported
+with file, line, rule and field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "APIError",
+    "AuthenticationError",
+    "ConflictError",
+    "InternalServerError",
+    "InvalidRequestError",
+    "MethodNotAllowedError",
+    "MockServerError",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ScenarioError",
+    "ServiceUnavailableError",
+    "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
+]
+
+
+class MockServerError(Exception):
+    """Base of every error raised by mockserver itself."""
+
+
+class APIError(MockServerError):
+    """An error answered to the client in OpenAI's shape."""
+
+    status: int = 500
+    type: str = "server_error"
+    default_code: str | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        status: int | None = None,
+        type: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.code = code if code is not None else self.default_code
+        self.headers: dict[str, str] = dict(headers or {})
+        self.extra: dict[str, Any] = dict(extra or {})
+        if status is not None:
+            self.status = status
+        if type is not None:
+            self.type = type
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body the real API sends for this error."""
+        error: dict[str, Any] = {
+            "message": self.message,
+            "type": self.type,
+            "param": self.param,
+            "code": self.code,
+        }
+        error.update(self.extra)
+        return {"error": error}
+
+
+class InvalidRequestError(APIError):
+    status = 400
+    type = "invalid_request_error"
+
+
+class AuthenticationError(APIError):
+    status = 401
+    type = "invalid_request_error"
+    default_code = "invalid_api_key"
+
+
+class PermissionDeniedError(APIError):
+    status = 403
+    type = "invalid_request_error"
+
+
+class NotFoundError(APIError):
+    status = 404
+    type = "invalid_request_error"
+
+
+class MethodNotAllowedError(APIError):
+    status = 405
+    type = "invalid_request_error"
+
+
+class ConflictError(APIError):
+    status = 409
+    type = "invalid_request_error"
+
+
+class PayloadTooLargeError(APIError):
+    status = 413
+    type = "invalid_request_error"
+
+
+class UnsupportedMediaTypeError(APIError):
+    status = 415
+    type = "invalid_request_error"
+
+
+class UnprocessableEntityError(APIError):
+    status = 422
+    type = "invalid_request_error"
+
+
+class RateLimitError(APIError):
+    status = 429
+    type = "rate_limit_error"
+
+
+class InternalServerError(APIError):
+    status = 500
+    type = "server_error"
+
+
+class ServiceUnavailableError(APIError):
+    status = 503
+    type = "service_unavailable_error"
+
+
+class ScenarioError(MockServerError):
+    """A scenario that cannot be loaded, located as precisely as we know."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        rule: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+        self.rule = rule
+        self.field = field
+        super().__init__(self.located())
+
+    def located(self) -> str:
+        """``file:line:col: rule 'x', field 'a.b': message`` with whatever parts are known."""
+        where = ""
+        if self.file:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        parts = []
+        if self.rule is not None:
+            parts.append(f"rule {self.rule}")
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        context = (", ".join(parts) + ": ") if parts else ""
+        return f"{where}{context}{self.message}"

@@ -1,0 +1,116 @@
+"""Every id, every "now" and every random number generator.
+
+This is the only module allowed to touch clocks and randomness (a ruff rule bans them
+elsewhere). Randomness is always *derived*: a stable hash (blake2b) of the inputs that should
+determine it, never Python's salted ``hash()``, never a process-wide generator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = [
+    "DEFAULT_FROZEN_EPOCH",
+    "Clock",
+    "FrozenClock",
+    "RealClock",
+    "derive_rng",
+    "hex_id",
+    "obfuscation",
+    "opaque_id",
+    "stable_digest",
+]
+
+#: 2026-01-01T00:00:00Z — the "now" of a frozen clock unless told otherwise.
+DEFAULT_FROZEN_EPOCH = 1_767_225_600
+
+_ALNUM = string.ascii_letters + string.digits
+_HEX = "0123456789abcdef"
+
+Part = str | bytes | int | None
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the epoch."""
+        ...
+
+
+class RealClock:
+    def now(self) -> float:
+        return time.time()
+
+    def __repr__(self) -> str:
+        return "RealClock()"
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenClock:
+    epoch: float = DEFAULT_FROZEN_EPOCH
+
+    def now(self) -> float:
+        return self.epoch
+
+
+def monotonic() -> float:
+    """Monotonic seconds, for measuring durations (never for content)."""
+    return time.perf_counter()
+
+
+def _encode(parts: Iterable[Part]) -> bytes:
+    out = bytearray()
+    for part in parts:
+        if part is None:
+            chunk = b"\x00"
+        elif isinstance(part, bytes):
+            chunk = b"b" + part
+        elif isinstance(part, int):
+            chunk = b"i" + str(part).encode()
+        else:
+            chunk = b"s" + part.encode("utf-8", "surrogatepass")
+        out += len(chunk).to_bytes(4, "big") + chunk
+    return bytes(out)
+
+
+def stable_digest(*parts: Part, size: int = 16) -> bytes:
+    """A process-independent digest of ``parts`` (length-prefixed, so no ambiguity)."""
+    return hashlib.blake2b(_encode(parts), digest_size=size).digest()
+
+
+def derive_rng(*parts: Part) -> random.Random:
+    """A generator seeded by a stable hash of ``parts``."""
+    return random.Random(int.from_bytes(stable_digest(*parts), "big"))
+
+
+def _draw(digest: bytes, alphabet: str, length: int) -> str:
+    number = int.from_bytes(digest, "big")
+    chars = []
+    for _ in range(length):
+        number, index = divmod(number, len(alphabet))
+        chars.append(alphabet[index])
+    return "".join(chars)
+
+
+def opaque_id(prefix: str, *parts: Part, length: int = 29) -> str:
+    """``prefix`` + ``length`` alphanumerics from ``parts`` (the ``chatcmpl-…`` look)."""
+    digest = stable_digest(prefix, *parts, size=max(16, length))
+    return prefix + _draw(digest, _ALNUM, length)
+
+
+def hex_id(prefix: str, *parts: Part, length: int = 32) -> str:
+    """``prefix`` + ``length`` hex digits from ``parts`` (``req_…``, ``resp_…``, ``fp_…``)."""
+    digest = stable_digest(prefix, *parts, size=(length + 1) // 2)
+    return prefix + digest.hex()[:length]
+
+
+def obfuscation(*parts: Part, payload_size: int) -> str:
+    """The padding the real API puts in ``obfuscation`` to normalise stream frame sizes."""
+    digest = stable_digest("obfuscation", *parts, size=32)
+    length = 1 + (digest[0] + payload_size) % 15
+    return _draw(digest, _ALNUM, length)

@@ -1,0 +1,115 @@
+"""The API-neutral view of a request: what matching and generation see.
+
+Chat Completions and Responses requests are both turned into a :class:`Prompt`; nothing below
+this layer knows which API a request came through except by ``api``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Api",
+    "Message",
+    "OutputFormat",
+    "Prompt",
+    "Tool",
+    "ToolCallRef",
+    "ToolChoice",
+]
+
+Api = Literal["chat", "responses"]
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRef:
+    """A tool call the assistant made earlier in the conversation."""
+
+    call_id: str
+    name: str
+    arguments: str
+    kind: Literal["function", "custom"] = "function"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn, reduced to what matching and token counting need."""
+
+    role: Role
+    text: str
+    name: str | None = None
+    tool_call_id: str | None = None
+    tool_calls: tuple[ToolCallRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the client offers."""
+
+    name: str
+    kind: Literal["function", "custom"] = "function"
+    description: str | None = None
+    parameters: Mapping[str, Any] | None = None
+    grammar: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """``mode`` with the tool names it allows (all offered tools unless narrowed)."""
+
+    mode: Literal["none", "auto", "required"] = "auto"
+    allowed: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFormat:
+    type: Literal["text", "json_object", "json_schema"] = "text"
+    name: str | None = None
+    schema: Mapping[str, Any] | None = None
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    api: Api
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice = field(default_factory=ToolChoice)
+    parallel_tool_calls: bool = True
+    output_format: OutputFormat = field(default_factory=OutputFormat)
+    max_output_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+    logprobs: bool = False
+    top_logprobs: int = 0
+    seed: int | None = None
+    reasoning_effort: str | None = None
+    reasoning_summary: str | None = None
+    stream: bool = False
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    #: Lower-cased request headers.
+    headers: Mapping[str, str] = field(default_factory=dict)
+    #: The request's JSON body as parsed (read-only by convention), for parameter matching.
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: Stable digest of the normalised request: what generated content derives from.
+    fingerprint: bytes = b""
+
+    @property
+    def last_message(self) -> Message | None:
+        return self.messages[-1] if self.messages else None
+
+    @property
+    def last_user_text(self) -> str:
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.text
+        return ""
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def answered_call_ids(self) -> frozenset[str]:
+        return frozenset(m.tool_call_id for m in self.messages if m.tool_call_id)

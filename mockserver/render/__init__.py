@@ -1,0 +1,1 @@
+"""Reply → wire shapes. Pure: no I/O, no sleeping, no randomness."""

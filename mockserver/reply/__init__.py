@@ -1,0 +1,1 @@
+"""Fake model replies: values for JSON Schemas and friends."""

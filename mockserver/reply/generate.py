@@ -1,0 +1,211 @@
+"""The default "model": seeded replies that behave like a real one would.
+
+``compose`` is the one finishing path every reply goes through, scripted or generated: it
+applies stop sequences and the output-token budget, tokenizes, scores logprobs and counts usage,
+so those rules hold whatever produced the content.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mockserver import ids
+from mockserver.errors import InvalidRequestError
+from mockserver.prompt import Prompt, Tool
+from mockserver.reply.logprobs import score_tokens
+from mockserver.reply.model import (
+    Annotation,
+    FinishReason,
+    Reasoning,
+    Reply,
+    ToolCall,
+    Usage,
+)
+from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
+from mockserver.reply.text import TextGenerator
+from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
+
+__all__ = ["Content", "Generator", "compose", "count_prompt_tokens"]
+
+_REASONING_BUDGET = {
+    "minimal": (8, 32),
+    "low": (48, 160),
+    "medium": (128, 448),
+    "high": (320, 1024),
+    "xhigh": (640, 1600),
+    "max": (960, 2048),
+}
+_WORDS = re.compile(r"[a-z0-9]+")
+MAX_PARALLEL_CALLS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What a reply says before the finishing rules are applied."""
+
+    text: str | None = None
+    refusal: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: Reasoning | None = None
+    annotations: tuple[Annotation, ...] = ()
+    finish_reason: FinishReason | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+def count_prompt_tokens(prompt: Prompt) -> int:
+    messages = [(m.text, m.name is not None) for m in prompt.messages]
+    total = count_message_tokens(messages)
+    for message in prompt.messages:
+        total += sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
+    for tool in prompt.tools:
+        total += count_tokens(tool.name) + count_tokens(tool.description or "")
+        total += count_tokens(json.dumps(tool.parameters or {}, separators=(",", ":")))
+    return total
+
+
+def _cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
+    hits = [text.find(s) for s in stops if s]
+    hits = [h for h in hits if h >= 0]
+    return (text[: min(hits)], True) if hits else (text, False)
+
+
+def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
+    """Apply stop sequences, the token budget, logprobs and usage to ``content``."""
+    score_rng = ids.derive_rng(rng.getrandbits(64), "logprobs")
+    reasoning = content.reasoning
+    reasoning_tokens = reasoning.tokens if reasoning else 0
+    finish: FinishReason = content.finish_reason or ("tool_calls" if content.tool_calls else "stop")
+    visible = content.refusal if content.refusal is not None else content.text
+    pieces: tuple[str, ...] = ()
+    if visible is not None:
+        if content.refusal is None:
+            visible, _ = _cut_at_stop(visible, prompt.stop)
+        pieces = tokenize(visible)
+        budget = (
+            None
+            if prompt.max_output_tokens is None
+            else prompt.max_output_tokens - reasoning_tokens
+        )
+        if budget is not None and len(pieces) > max(budget, 0):
+            pieces = pieces[: max(budget, 0)]
+            visible = "".join(pieces)
+            finish = "length"
+    tokens = score_tokens(
+        pieces, rng=score_rng, top_k=prompt.top_logprobs if prompt.logprobs else 0
+    )
+    call_tokens = sum(
+        count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
+    )
+    usage = Usage(
+        prompt_tokens=content.usage.get("prompt_tokens", count_prompt_tokens(prompt)),
+        completion_tokens=content.usage.get(
+            "completion_tokens", len(pieces) + call_tokens + reasoning_tokens
+        ),
+        reasoning_tokens=content.usage.get("reasoning_tokens", reasoning_tokens),
+        cached_tokens=content.usage.get("cached_tokens", 0),
+    )
+    is_refusal = content.refusal is not None
+    return Reply(
+        usage=usage,
+        text=None if is_refusal else visible,
+        refusal=visible if is_refusal else None,
+        tokens=tokens,
+        tool_calls=content.tool_calls,
+        reasoning=reasoning,
+        annotations=tuple(
+            a for a in content.annotations if visible and a.end_index <= len(visible)
+        ),
+        finish_reason=finish,
+        logprobs=prompt.logprobs,
+    )
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORDS.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower().replace("_", " ")))
+
+
+class Generator:
+    """The seeded default policy; one per app (it owns the expensive Faker)."""
+
+    def __init__(self, text: TextGenerator | None = None) -> None:
+        self.text = text or TextGenerator()
+
+    def reply(self, prompt: Prompt, *, rng: random.Random) -> Reply:
+        return compose(prompt, self.content(prompt, rng=rng), rng=rng)
+
+    def content(self, prompt: Prompt, *, rng: random.Random) -> Content:
+        reasoning = self.reasoning(prompt, rng=rng)
+        calls = self.tool_calls(prompt, rng=rng)
+        if calls:
+            return Content(tool_calls=calls, reasoning=reasoning)
+        return Content(text=self.message_text(prompt, rng=rng), reasoning=reasoning)
+
+    def message_text(self, prompt: Prompt, *, rng: random.Random) -> str:
+        fmt = prompt.output_format
+        if fmt.type == "json_schema" and fmt.schema is not None:
+            value = self.json_value(
+                fmt.schema, rng=rng, what=f"response format '{fmt.name}'", param="response_format"
+            )
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        if fmt.type in ("json_object", "json_schema"):
+            answer = self.text.prose(rng, topic_text=prompt.last_user_text, sentences=1)
+            return json.dumps({"answer": answer}, separators=(",", ":"), ensure_ascii=False)
+        sentences = rng.randint(2, 5)
+        return self.text.prose(rng, topic_text=prompt.last_user_text, sentences=sentences)
+
+    def reasoning(self, prompt: Prompt, *, rng: random.Random) -> Reasoning | None:
+        effort = prompt.reasoning_effort
+        if effort is None or effort == "none":
+            return None
+        low, high = _REASONING_BUDGET.get(effort, _REASONING_BUDGET["medium"])
+        summary: tuple[str, ...] = ()
+        if prompt.reasoning_summary not in (None, "none"):
+            topic = prompt.last_user_text
+            summary = (self.text.prose(rng, topic_text=topic, sentences=2),)
+        return Reasoning(summary=summary, tokens=rng.randint(low, high))
+
+    def tool_calls(self, prompt: Prompt, *, rng: random.Random) -> tuple[ToolCall, ...]:
+        chosen = self.choose_tools(prompt, rng=rng)
+        return tuple(self.call(tool, rng=rng) for tool in chosen)
+
+    def choose_tools(self, prompt: Prompt, *, rng: random.Random) -> list[Tool]:
+        choice = prompt.tool_choice
+        allowed = [t for t in prompt.tools if choice.allowed is None or t.name in choice.allowed]
+        if choice.mode == "none" or not allowed:
+            return []
+        last = prompt.last_message
+        if choice.mode == "auto" and last is not None and last.role == "tool":
+            return []  # the agent loop converges: a tool result is answered in text
+        wanted = _words(prompt.last_user_text)
+        relevant = [t for t in allowed if _words(t.name) & wanted]
+        if prompt.parallel_tool_calls and len(relevant) > 1:
+            return relevant[:MAX_PARALLEL_CALLS]
+        if relevant:
+            return relevant[:1]
+        return [allowed[0] if len(allowed) == 1 else rng.choice(allowed)]
+
+    def call(self, tool: Tool, *, rng: random.Random) -> ToolCall:
+        call_id = ids.opaque_id("call_", rng.getrandbits(64), length=24)
+        if tool.kind == "custom":
+            text = self.text.prose(rng, topic_text=tool.description or tool.name, sentences=1)
+            return ToolCall(call_id=call_id, name=tool.name, arguments=text, kind="custom")
+        schema = tool.parameters or {"type": "object", "properties": {}}
+        value = self.json_value(schema, rng=rng, what=f"function '{tool.name}'", param="tools")
+        arguments = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return ToolCall(call_id=call_id, name=tool.name, arguments=arguments)
+
+    def json_value(
+        self, schema: Mapping[str, Any], *, rng: random.Random, what: str, param: str
+    ) -> Any:
+        """A value valid for ``schema``; a schema nothing can satisfy is the client's mistake."""
+        try:
+            return value_for_schema(schema, rng=rng, faker=self.text.faker)
+        except UnsatisfiableSchemaError as exc:
+            raise InvalidRequestError(
+                f"Invalid schema for {what}: {exc}", param=param, code="invalid_json_schema"
+            ) from None

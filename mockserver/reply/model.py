@@ -1,0 +1,81 @@
+"""The API-neutral Reply: what the "model" said, before any wire shape is chosen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "Annotation",
+    "FinishReason",
+    "Reasoning",
+    "Reply",
+    "Token",
+    "ToolCall",
+    "Usage",
+]
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One output token; ``top`` holds ``(token, logprob)`` alternatives, best first."""
+
+    text: str
+    logprob: float = 0.0
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    call_id: str
+    name: str
+    #: JSON text for function tools; free-form input for custom tools.
+    arguments: str
+    kind: Literal["function", "custom"] = "function"
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """A URL citation over ``text[start_index:end_index]``."""
+
+    url: str
+    title: str
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    summary: tuple[str, ...] = ()
+    text: str | None = None
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Everything a renderer needs; text and refusal are exclusive."""
+
+    usage: Usage
+    text: str | None = None
+    refusal: str | None = None
+    tokens: tuple[Token, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: Reasoning | None = None
+    annotations: tuple[Annotation, ...] = ()
+    finish_reason: FinishReason = "stop"
+    #: Whether the request asked for logprobs (``tokens`` carry them either way).
+    logprobs: bool = False

@@ -1,0 +1,65 @@
+"""A deterministic offline tokenizer that approximates OpenAI's BPE token counts.
+
+The approximation: text is pre-split the way the o200k/cl100k tokenizers pre-split it
+(contractions, a word with its leading space, runs of up to three digits, punctuation runs,
+whitespace), then any piece longer than :data:`MAX_PIECE` characters is cut into chunks of
+:data:`CHUNK` characters — long words cost several tokens, as they do in BPE. For English
+prose this lands within roughly ±15 % of tiktoken; it is exact about what matters to a test:
+the tokens concatenate to the text, so logprobs, stream deltas and ``usage`` always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+__all__ = ["MAX_PIECE", "count_message_tokens", "count_tokens", "tokenize"]
+
+MAX_PIECE = 9
+CHUNK = 6
+
+_PRE_SPLIT = re.compile(
+    r"""'(?:[sdmt]|ll|ve|re)|"""
+    r""" ?[^\W\d_]+|"""
+    r""" ?\d{1,3}|"""
+    r""" ?[^\s\w]+[\r\n]*|"""
+    r"""\s*[\r\n]+|"""
+    r"""\s+(?!\S)|"""
+    r"""\s+|"""
+    r"""_+""",
+    re.UNICODE,
+)
+
+#: Tokens the chat format adds around every message and before the reply (OpenAI's cookbook).
+PER_MESSAGE = 3
+PER_NAME = 1
+REPLY_PRIMING = 3
+
+
+def _pieces(text: str) -> Iterable[str]:
+    for match in _PRE_SPLIT.finditer(text):
+        piece = match.group()
+        if len(piece) <= MAX_PIECE:
+            yield piece
+            continue
+        for start in range(0, len(piece), CHUNK):
+            yield piece[start : start + CHUNK]
+
+
+@lru_cache(maxsize=4096)
+def tokenize(text: str) -> tuple[str, ...]:
+    """Split ``text`` into tokens whose concatenation is exactly ``text``."""
+    return tuple(_pieces(text))
+
+
+def count_tokens(text: str) -> int:
+    return len(tokenize(text))
+
+
+def count_message_tokens(texts: Iterable[tuple[str, bool]]) -> int:
+    """Prompt tokens for messages given as ``(text, has_name)``, with the chat format overhead."""
+    total = REPLY_PRIMING
+    for text, has_name in texts:
+        total += PER_MESSAGE + count_tokens(text) + (PER_NAME if has_name else 0)
+    return total

@@ -1,0 +1,1 @@
+"""HTTP adapters: the only modules (with ``app``, ``server`` and ``cli``) that import Starlette."""

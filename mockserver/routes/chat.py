@@ -1,0 +1,172 @@
+"""``/v1/chat/completions`` and the stored-completion endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from mockserver import sse
+from mockserver.engine.chat import complete_chat
+from mockserver.errors import InvalidRequestError, NotFoundError
+from mockserver.prompt.chat import prompt_from_chat
+from mockserver.routes.base import (
+    SSEResponse,
+    api_endpoint,
+    engine_of,
+    json_response,
+    namespace_of,
+    query_int,
+    query_order,
+    read_json,
+)
+from mockserver.store import JournalEntry, Namespace, StoredChatCompletion, paginate
+from mockserver.wire.chat import parse_chat_request
+
+__all__ = ["routes"]
+
+
+@api_endpoint
+async def create(request: Request) -> Response:
+    engine = engine_of(request)
+    namespace = namespace_of(request)
+    body = await read_json(request)
+    parse_chat_request(body)
+    prompt = prompt_from_chat(body, headers=request.headers)
+    result = complete_chat(engine, prompt, namespace=namespace)
+    engine.record(
+        namespace,
+        JournalEntry(
+            seq=0,
+            method="POST",
+            path=request.url.path,
+            status=200,
+            api="chat",
+            model=prompt.model,
+            stream=prompt.stream,
+            request=body,
+            response=result.body or result.chunks,
+            summary=_summary(result.reply.text, result.reply.tool_calls),
+        ),
+    )
+    if result.chunks is not None:
+        stream = b"".join(sse.frame(chunk) for chunk in result.chunks) + sse.DONE
+        return SSEResponse(stream, headers=result.headers)
+    return json_response(result.body, headers=result.headers)
+
+
+def _summary(text: str | None, calls: Any) -> str:
+    if calls:
+        return "tool calls: " + ", ".join(f"{c.name}({c.arguments[:60]})" for c in calls)
+    return (text or "")[:120]
+
+
+def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:
+    stored = space.chat_completions.get(completion_id)
+    if stored is None:
+        raise NotFoundError(
+            f"Chat completion with id '{completion_id}' not found.",
+            param="completion_id",
+        )
+    return stored
+
+
+@api_endpoint
+async def list_completions(request: Request) -> Response:
+    query = request.query_params
+    model = query.get("model")
+    wanted = {
+        k[len("metadata[") : -1]: v
+        for k, v in query.multi_items()
+        if k.startswith("metadata[") and k.endswith("]")
+    }
+    limit = query_int(request, "limit", default=20, low=1, high=100)
+    order = query_order(request)
+    with engine_of(request).store.namespace(namespace_of(request)) as space:
+        items = [
+            s
+            for s in space.chat_completions.values()
+            if (model is None or s.body["model"] == model)
+            and all(s.metadata.get(k) == v for k, v in wanted.items())
+        ]
+        page = paginate(
+            items,
+            key=lambda s: s.body["id"],
+            render=lambda s: s.body,
+            after=query.get("after"),
+            limit=limit,
+            order=order,
+        )
+    return json_response(page.body())
+
+
+@api_endpoint
+async def retrieve(request: Request) -> Response:
+    with engine_of(request).store.namespace(namespace_of(request)) as space:
+        return json_response(_stored(space, request.path_params["completion_id"]).body)
+
+
+@api_endpoint
+async def update(request: Request) -> Response:
+    body = await read_json(request)
+    metadata = body.get("metadata")
+    if "metadata" not in body:
+        raise InvalidRequestError(
+            "Missing required parameter: 'metadata'.",
+            param="metadata",
+            code="missing_required_parameter",
+        )
+    if metadata is not None and not (
+        isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
+    ):
+        raise InvalidRequestError(
+            "Invalid type for 'metadata': expected an object with string values.",
+            param="metadata",
+            code="invalid_type",
+        )
+    with engine_of(request).store.namespace(namespace_of(request)) as space:
+        stored = _stored(space, request.path_params["completion_id"])
+        stored.metadata = dict(metadata or {})
+        stored.body["metadata"] = stored.metadata
+        return json_response(stored.body)
+
+
+@api_endpoint
+async def delete(request: Request) -> Response:
+    completion_id = request.path_params["completion_id"]
+    with engine_of(request).store.namespace(namespace_of(request)) as space:
+        _stored(space, completion_id)
+        del space.chat_completions[completion_id]
+    return json_response(
+        {"object": "chat.completion.deleted", "id": completion_id, "deleted": True}
+    )
+
+
+@api_endpoint
+async def messages(request: Request) -> Response:
+    limit = query_int(request, "limit", default=20, low=1, high=100)
+    order = query_order(request)
+    with engine_of(request).store.namespace(namespace_of(request)) as space:
+        stored = _stored(space, request.path_params["completion_id"])
+        page = paginate(
+            stored.messages,
+            key=lambda m: m["id"],
+            render=dict,
+            after=request.query_params.get("after"),
+            limit=limit,
+            order=order,
+        )
+    return json_response(page.body())
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/chat/completions", create, methods=["POST"]),
+        Route("/chat/completions", list_completions, methods=["GET"]),
+        Route("/chat/completions/{completion_id}", retrieve, methods=["GET"]),
+        Route("/chat/completions/{completion_id}", update, methods=["POST"]),
+        Route("/chat/completions/{completion_id}", delete, methods=["DELETE"]),
+        Route("/chat/completions/{completion_id}/messages", messages, methods=["GET"]),
+    ]

@@ -1,0 +1,124 @@
+"""Running the app under uvicorn: in the foreground (``mockserver serve``) or in a thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable
+from types import TracebackType
+
+import uvicorn
+from starlette.applications import Starlette
+
+from mockserver.errors import MockServerError
+from mockserver.ids import monotonic
+
+__all__ = ["BackgroundServer", "ServerStartError", "bind", "serve"]
+
+
+class ServerStartError(MockServerError):
+    """The server did not come up in time (or crashed while starting)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, bound before uvicorn starts so port 0 resolves to a known port."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ServerStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Config:
+    return uvicorn.Config(
+        app, log_level=log_level, access_log=access_log, lifespan="off", timeout_graceful_shutdown=2
+    )
+
+
+def serve(
+    app: Starlette,
+    sock: socket.socket,
+    *,
+    log_level: str = "info",
+    on_ready: Callable[[], None] | None = None,
+) -> None:
+    """Serve until Ctrl-C (uvicorn handles the signal and shuts down cleanly)."""
+    server = uvicorn.Server(_config(app, log_level=log_level, access_log=log_level == "debug"))
+    if on_ready is not None:
+        on_ready()
+    server.run(sockets=[sock])
+
+
+class BackgroundServer:
+    """A real uvicorn server on a loopback port, in a daemon thread, with a start deadline."""
+
+    def __init__(
+        self,
+        app: Starlette,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        startup_timeout: float = 10.0,
+    ) -> None:
+        self.app = app
+        self.host = host
+        self._sock = bind(host, port)
+        self.port: int = self._sock.getsockname()[1]
+        self._server = uvicorn.Server(_config(app, log_level="warning", access_log=False))
+        self._thread = threading.Thread(
+            target=self._run, name=f"mockserver:{self.port}", daemon=True
+        )
+        self._startup_timeout = startup_timeout
+        self.crash: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def _run(self) -> None:
+        try:
+            self._server.run(sockets=[self._sock])
+        except BaseException as exc:
+            self.crash = exc
+
+    def start(self) -> BackgroundServer:
+        self._thread.start()
+        deadline = monotonic() + self._startup_timeout
+        while not self._server.started:
+            if self.crash is not None or not self._thread.is_alive():
+                raise ServerStartError(f"mockserver crashed while starting: {self.crash!r}")
+            if monotonic() > deadline:
+                self.stop()
+                raise ServerStartError(
+                    f"mockserver did not start within {self._startup_timeout:.0f}s on {self.url}"
+                )
+            self._thread.join(0.005)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self._sock.close()
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

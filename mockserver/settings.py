@@ -1,0 +1,69 @@
+"""Typed configuration: defaults, then ``MOCKSERVER_*`` environment variables, then CLI flags.
+
+This is the only module that reads the environment, and it reads it only when asked
+(:meth:`Settings.from_env`), never at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mockserver.errors import MockServerError
+from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
+
+__all__ = ["Settings", "SettingsError"]
+
+ENV_PREFIX = "MOCKSERVER_"
+
+
+class SettingsError(MockServerError):
+    """A configuration value that cannot be used."""
+
+
+class Settings(BaseModel):
+    """Everything that configures one server instance."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    seed: int = 0
+    clock: Literal["real", "frozen"] = "real"
+    frozen_epoch: int = DEFAULT_FROZEN_EPOCH
+    scenario: str | None = None
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    journal_limit: int = Field(default=1000, gt=0)
+    store_limit: int = Field(default=10_000, gt=0)
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Defaults, overridden by ``MOCKSERVER_<FIELD>`` variables, overridden by ``overrides``
+        (``None`` values in ``overrides`` mean "not given")."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name in cls.model_fields:
+            raw = env.get(ENV_PREFIX + name.upper())
+            if raw is not None and raw != "":
+                values[name] = raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"])
+            raise SettingsError(
+                f"invalid setting {field!r} (env {ENV_PREFIX}{field.upper()}): {first['msg']}"
+            ) from None
+
+    def make_clock(self) -> Clock:
+        return FrozenClock(self.frozen_epoch) if self.clock == "frozen" else RealClock()
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/v1"

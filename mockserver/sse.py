@@ -1,0 +1,47 @@
+"""Server-sent-event framing: the one place that knows what a frame looks like on the wire."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+__all__ = ["DONE", "comment", "encode_json", "encode_json_pretty", "event_frame", "frame"]
+
+#: The chat stream's terminator.
+DONE = b"data: [DONE]\n\n"
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact JSON, as the real API writes it inside stream frames."""
+    return orjson.dumps(value)
+
+
+def encode_json_pretty(value: Any) -> bytes:
+    """Indented JSON, as the real API writes non-streamed bodies."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def frame(value: Any) -> bytes:
+    """``data: {json}`` + blank line (the Chat Completions framing)."""
+    return b"data: " + orjson.dumps(value) + b"\n\n"
+
+
+def event_frame(event: str, value: Any) -> bytes:
+    """``event: name`` + ``data: {json}`` + blank line (the Responses framing)."""
+    return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
+
+
+def raw_data_frame(payload: bytes) -> bytes:
+    """A ``data:`` frame around arbitrary bytes (used to script malformed frames)."""
+    return b"data: " + payload + b"\n\n"
+
+
+def comment(text: str = "") -> bytes:
+    """A keep-alive comment line."""
+    return b": " + text.encode() + b"\n\n"
+
+
+def join(frames: Iterable[bytes]) -> bytes:
+    return b"".join(frames)

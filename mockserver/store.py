@@ -1,0 +1,138 @@
+"""All mutable state, partitioned by namespace, behind one lock.
+
+A namespace is what isolates one test (or one client) from another: its counters, its journal
+and its stored objects. Nothing here decides anything about rules or replies.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from mockserver.errors import InvalidRequestError
+
+__all__ = ["JournalEntry", "Namespace", "Page", "Store", "StoredChatCompletion", "paginate"]
+
+T = TypeVar("T")
+Json = dict[str, Any]
+
+
+@dataclass(slots=True)
+class StoredChatCompletion:
+    body: Json
+    messages: list[Json]
+    metadata: dict[str, str]
+
+
+@dataclass(slots=True)
+class JournalEntry:
+    """One request as the server saw and answered it."""
+
+    seq: int
+    method: str
+    path: str
+    status: int
+    api: str | None = None
+    model: str | None = None
+    stream: bool = False
+    request: Any = None
+    response: Any = None
+    rule: str | None = None
+    miss: str | None = None
+    summary: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class Namespace:
+    name: str
+    journal: deque[JournalEntry]
+    counter: int = 0
+    journal_seq: int = 0
+    chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
+    rule_hits: dict[str, int] = field(default_factory=dict)
+
+    def next_counter(self) -> int:
+        """A per-namespace sequence number, for ids that must differ between identical requests."""
+        self.counter += 1
+        return self.counter
+
+    def record(self, entry: JournalEntry) -> None:
+        self.journal_seq += 1
+        entry.seq = self.journal_seq
+        self.journal.append(entry)
+
+
+class Store:
+    def __init__(self, *, journal_limit: int = 1000, store_limit: int = 10_000) -> None:
+        self._lock = threading.RLock()
+        self._namespaces: dict[str, Namespace] = {}
+        self.journal_limit = journal_limit
+        self.store_limit = store_limit
+
+    @contextmanager
+    def namespace(self, name: str) -> Iterator[Namespace]:
+        """The namespace called ``name`` (created on first use), held under the store's lock."""
+        with self._lock:
+            space = self._namespaces.get(name)
+            if space is None:
+                space = Namespace(name=name, journal=deque(maxlen=self.journal_limit))
+                self._namespaces[name] = space
+            yield space
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return list(self._namespaces)
+
+    def reset(self, name: str) -> None:
+        with self._lock:
+            self._namespaces.pop(name, None)
+
+    def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
+        space.chat_completions[stored.body["id"]] = stored
+        while len(space.chat_completions) > self.store_limit:
+            space.chat_completions.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    data: list[Json]
+    has_more: bool
+
+    def body(self) -> Json:
+        return {
+            "object": "list",
+            "data": self.data,
+            "first_id": self.data[0]["id"] if self.data else None,
+            "last_id": self.data[-1]["id"] if self.data else None,
+            "has_more": self.has_more,
+        }
+
+
+def paginate(
+    items: Sequence[T],
+    *,
+    key: Callable[[T], str],
+    render: Callable[[T], Json],
+    after: str | None,
+    limit: int,
+    order: Literal["asc", "desc"],
+) -> Page:
+    """OpenAI cursor pagination over ``items`` (given oldest first)."""
+    ordered = list(items) if order == "asc" else list(reversed(items))
+    start = 0
+    if after is not None:
+        ids = [key(item) for item in ordered]
+        if after not in ids:
+            raise InvalidRequestError(
+                f"Invalid 'after': no object with id '{after}' in this list.",
+                param="after",
+                code="invalid_value",
+            )
+        start = ids.index(after) + 1
+    window = ordered[start : start + limit]
+    return Page(data=[render(item) for item in window], has_more=start + limit < len(ordered))

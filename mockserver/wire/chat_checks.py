@@ -1,0 +1,189 @@
+"""Cross-field checks the real API makes on a schema-valid Chat Completions request.
+
+Each check raises the API's 400 (message, ``param``, ``code``) or returns; they run in a fixed
+order so the first problem reported is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from mockserver.errors import InvalidRequestError
+from mockserver.wire.chat_messages import ChatCompletionAssistantMessageParam
+from mockserver.wire.chat_tools import (
+    ChatCompletionAllowedToolChoiceParam,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionNamedToolChoiceParam,
+    allowed_tool_name,
+)
+
+if TYPE_CHECKING:
+    from mockserver.wire.chat import ChatCompletionCreateParams
+
+__all__ = ["check_chat_request", "check_model_given"]
+
+_METADATA_KEY_MAX: Final = 64
+
+
+def check_model_given(data: Mapping[str, Any]) -> None:
+    """The API routes on ``model`` before it validates anything, with its own message."""
+    if data.get("model") in (None, ""):
+        raise InvalidRequestError("you must provide a model parameter")
+
+
+def check_chat_request(params: ChatCompletionCreateParams) -> None:
+    """Raise the first cross-field problem of ``params`` as an :class:`InvalidRequestError`."""
+    for check in _CHECKS:
+        check(params)
+
+
+def _only_one_choice(params: ChatCompletionCreateParams) -> None:
+    if params.n is not None and params.n > 1:
+        raise InvalidRequestError(
+            f"Unsupported value: 'n' does not support {params.n}; only n=1 is supported.",
+            param="n",
+            code="unsupported_value",
+        )
+
+
+def _top_logprobs_needs_logprobs(params: ChatCompletionCreateParams) -> None:
+    if params.top_logprobs is not None and params.logprobs is not True:
+        raise InvalidRequestError(
+            "Invalid value for 'top_logprobs': 'top_logprobs' is only allowed when 'logprobs' "
+            "is true.",
+            param="top_logprobs",
+        )
+
+
+def _stream_options_need_stream(params: ChatCompletionCreateParams) -> None:
+    if params.stream_options is not None and params.stream is not True:
+        raise InvalidRequestError(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            param="stream_options",
+        )
+
+
+def _assistant_messages_say_something(params: ChatCompletionCreateParams) -> None:
+    for index, message in enumerate(params.messages):
+        if isinstance(message, ChatCompletionAssistantMessageParam) and not message.has_payload:
+            raise InvalidRequestError(
+                "Invalid value for 'content': expected a string, got null.",
+                param=f"messages[{index}].content",
+            )
+
+
+def _metadata_keys_fit(params: ChatCompletionCreateParams) -> None:
+    for key in params.metadata or {}:
+        if len(key) > _METADATA_KEY_MAX:
+            raise InvalidRequestError(
+                f"Invalid 'metadata': key too long. Expected a key with maximum length "
+                f"{_METADATA_KEY_MAX}, but got a key with length {len(key)} instead.",
+                param="metadata",
+                code="string_above_max_length",
+            )
+
+
+def _tool_names_are_valid_and_unique(params: ChatCompletionCreateParams) -> None:
+    for names in (_tool_name_params(params), _function_name_params(params)):
+        seen: dict[str, str] = {}
+        for param, name, is_function in names:
+            if is_function and name.count(".") > 1:
+                raise InvalidRequestError(
+                    f"Invalid '{param}': '{name}' contains more than one '.'. Function names "
+                    "may contain letters, digits, underscores, dashes and at most one dot.",
+                    param=param,
+                    code="invalid_value",
+                )
+            if name in seen:
+                raise InvalidRequestError(
+                    f"Invalid '{param}': duplicate tool name '{name}', already used by "
+                    f"'{seen[name]}'. Tool names must be unique.",
+                    param=param,
+                    code="invalid_value",
+                )
+            seen[name] = param
+
+
+def _tool_name_params(params: ChatCompletionCreateParams) -> Iterator[tuple[str, str, bool]]:
+    for index, tool in enumerate(params.tools or ()):
+        is_function = isinstance(tool, ChatCompletionFunctionToolParam)
+        yield f"tools[{index}].{tool.type}.name", tool.name, is_function
+
+
+def _function_name_params(params: ChatCompletionCreateParams) -> Iterator[tuple[str, str, bool]]:
+    for index, function in enumerate(params.functions or ()):
+        yield f"functions[{index}].name", function.name, True
+
+
+def _tool_choice_names_offered_tools(params: ChatCompletionCreateParams) -> None:
+    choice = params.tool_choice
+    if choice is None or choice in ("none", "auto"):
+        return
+    if not params.tools:
+        raise InvalidRequestError(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+            "specified.",
+            param="tool_choice",
+        )
+    offered: set[tuple[str, str]] = {(tool.type, tool.name) for tool in params.tools}
+    if isinstance(choice, ChatCompletionAllowedToolChoiceParam):
+        for index, reference in enumerate(choice.allowed_tools.tools):
+            kind, name = allowed_tool_name(reference)
+            _require_offered(offered, kind, name, source=f"'allowed_tools.tools[{index}]'")
+    elif isinstance(choice, ChatCompletionNamedToolChoiceParam):
+        _require_offered(offered, "function", choice.function.name)
+    elif not isinstance(choice, str):
+        _require_offered(offered, "custom", choice.custom.name)
+
+
+def _require_offered(
+    offered: set[tuple[str, str]], kind: str, name: str | None, *, source: str | None = None
+) -> None:
+    if name is None:
+        raise InvalidRequestError(
+            f"Invalid value for 'tool_choice': {source} does not name a tool. Expected e.g. "
+            '{"type": "function", "function": {"name": "my_function"}}.',
+            param="tool_choice",
+            code="invalid_value",
+        )
+    if (kind, name) in offered:
+        return
+    tool = f"{'function' if kind == 'function' else 'custom tool'} '{name}'"
+    subject = f"{source} refers to {tool}, which" if source else tool
+    raise InvalidRequestError(
+        f"Invalid value for 'tool_choice': {subject} is not one of the tools in 'tools'.",
+        param="tool_choice",
+        code="invalid_value",
+    )
+
+
+def _function_call_names_offered_function(params: ChatCompletionCreateParams) -> None:
+    choice = params.function_call
+    if choice is None or isinstance(choice, str):
+        return
+    if not params.functions:
+        raise InvalidRequestError(
+            "Invalid value for 'function_call': 'function_call' is only allowed when "
+            "'functions' are specified.",
+            param="function_call",
+        )
+    if choice.name not in {function.name for function in params.functions}:
+        raise InvalidRequestError(
+            f"Invalid value for 'function_call': function '{choice.name}' is not one of the "
+            "functions in 'functions'.",
+            param="function_call",
+            code="invalid_value",
+        )
+
+
+_CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
+    _only_one_choice,
+    _top_logprobs_needs_logprobs,
+    _stream_options_need_stream,
+    _assistant_messages_say_something,
+    _metadata_keys_fit,
+    _tool_names_are_valid_and_unique,
+    _tool_choice_names_offered_tools,
+    _function_call_names_offered_function,
+)

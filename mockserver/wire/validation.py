@@ -1,0 +1,133 @@
+"""Request bodies → validated wire models, rejected with OpenAI's own 400 messages.
+
+API-neutral: Chat Completions uses it now, the Responses API will later. The translation of a
+pydantic ``ValidationError`` (in ``validation_errors``) is exact only if models follow these
+conventions:
+
+* Models derive from :class:`WireModel` (strict: ``"0.5"`` is not a number, ``1`` is not a
+  boolean; unknown nested keys are ignored). A request's top-level model sets ``extra="allow"``.
+* Bounds are floats on "number" fields (``le=2.0``) and ints on "integer" fields: the bound's
+  type picks the ``decimal_*`` or ``integer_*`` code and wording.
+* A union of JSON types (string or array, string or object) dispatches with
+  :func:`json_type_union`, so a site reports one error, not one per branch.
+* A union of objects uses ``Discriminator("<field>")``; the member order is the order of the
+  "Supported values are: ..." list.
+* An optional field the spec does not mark nullable is wrapped in :func:`non_nullable`.
+
+Plain (smart) unions still work: of the errors pydantic reports per branch, the branch that
+took the input's type wins, and if none did the expected types are merged ("one of ...").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, TypeVar
+
+import orjson
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, ValidationError
+from pydantic_core import PydanticCustomError
+
+from mockserver.errors import InvalidRequestError
+from mockserver.wire.validation_errors import issue_to_error
+from mockserver.wire.validation_issues import (
+    NULL_ERROR,
+    UNION_TYPE_ERROR,
+    choose_issue,
+    json_type,
+    json_type_phrase,
+    render_param,
+)
+
+__all__ = [
+    "JSON_PARSE_ERROR",
+    "OmittableBool",
+    "OmittableStr",
+    "WireModel",
+    "json_type",
+    "json_type_phrase",
+    "json_type_union",
+    "non_nullable",
+    "parse_json_body",
+    "render_param",
+    "translate_validation_error",
+    "validate_model",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+JSON_PARSE_ERROR: Final = (
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
+    "us through our help center at help.openai.com.)"
+)
+_UNEXPECTED: Final = "Invalid request: the body could not be validated."
+
+
+class WireModel(BaseModel):
+    """Base of every request model: strict types, unknown keys ignored, immutable."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+def json_type_union(expected: str) -> Discriminator:
+    """Dispatch a union on the input's JSON type; branches are tagged ``Tag("string")`` etc.
+
+    ``expected`` completes "expected ..., but got ..." when no branch takes the input, e.g.
+    ``"one of a string or array of objects"``.
+    """
+    return Discriminator(
+        json_type, custom_error_type=UNION_TYPE_ERROR, custom_error_message=expected
+    )
+
+
+def non_nullable(expected: str) -> BeforeValidator:
+    """Mark an optional (``X | None = None``) field whose explicit ``null`` the API rejects.
+
+    ``expected`` is the type in "expected a string, but got null instead".
+    """
+
+    def reject_null(value: Any) -> Any:
+        if value is None:
+            raise PydanticCustomError(NULL_ERROR, expected)
+        return value
+
+    return BeforeValidator(reject_null)
+
+
+#: An optional string (or boolean) field: may be left out, but not sent as ``null``.
+OmittableStr = Annotated[str | None, non_nullable("a string")]
+OmittableBool = Annotated[bool | None, non_nullable("a boolean")]
+
+
+def parse_json_body(body: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or the API's 400 for anything else."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise InvalidRequestError(JSON_PARSE_ERROR) from None
+    if not isinstance(data, dict):
+        raise InvalidRequestError(
+            f"Invalid type for body: expected an object, but got {json_type_phrase(data)} instead.",
+            code="invalid_type",
+        )
+    return data
+
+
+def validate_model(model: type[M], data: Mapping[str, Any]) -> M:
+    """``model`` validated from ``data``; any failure is an :class:`InvalidRequestError`."""
+    payload = dict(data) if isinstance(data, Mapping) and not isinstance(data, dict) else data
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise translate_validation_error(exc, payload) from exc
+    except Exception as exc:  # a validator bug must still answer 400, never 500
+        raise InvalidRequestError(_UNEXPECTED) from exc
+
+
+def translate_validation_error(exc: ValidationError, data: object) -> InvalidRequestError:
+    """The first meaningful error of ``exc`` in OpenAI's words, located in ``data``."""
+    try:
+        return issue_to_error(choose_issue(exc.errors(include_url=False), data))
+    except Exception:  # never let the translator turn a 400 into a 500
+        return InvalidRequestError(_UNEXPECTED)

@@ -1,0 +1,45 @@
+"""Shared fixtures: no test may reach the real API, and servers are real uvicorn on loopback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from mockserver.app import create_app
+from mockserver.server import BackgroundServer
+from mockserver.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def _no_real_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strip OPENAI_* so nothing here can ever talk to the real API with a real key."""
+    for name in list(os.environ):
+        if name.startswith("OPENAI_"):
+            monkeypatch.delenv(name)
+
+
+def start_server(**settings: object) -> BackgroundServer:
+    options: dict[str, object] = {"port": 0, "clock": "frozen", **settings}
+    app = create_app(Settings.model_validate(options))
+    return BackgroundServer(app).start()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[BackgroundServer]:
+    """One real server for the session; tests isolate themselves with their own API key."""
+    srv = start_server(seed=1234)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def api_key(request: pytest.FixtureRequest) -> str:
+    """A namespace of its own for every test."""
+    return "sk-test-" + request.node.nodeid
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

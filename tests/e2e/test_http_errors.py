@@ -1,0 +1,172 @@
+"""Client mistakes get the real API's status and error body; nothing ever answers 5xx."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mockserver.app import create_app
+from mockserver.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def client() -> httpx.Client:
+    app = create_app(Settings(clock="frozen", max_body_bytes=4096))
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    import anyio
+
+    # A sync facade over the in-process ASGI app (no socket needed for plain error bodies).
+    class _Sync:
+        def request(self, method: str, url: str, **kw: Any) -> httpx.Response:
+            async def go() -> httpx.Response:
+                async with httpx.AsyncClient(transport=transport, base_url="http://mock") as c:
+                    return await c.request(method, url, **kw)
+
+            return anyio.run(go)
+
+    return _Sync()  # type: ignore[return-value]
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    body = response.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) >= {"message", "type", "param", "code"}
+    return body["error"]  # type: ignore[no-any-return]
+
+
+def test_unknown_route_is_404_invalid_url(client: httpx.Client) -> None:
+    response = client.request("POST", "/v1/nope")
+    assert response.status_code == 404
+    assert _error(response)["message"] == "Invalid URL (POST /v1/nope)"
+
+
+def test_wrong_method_is_405(client: httpx.Client) -> None:
+    response = client.request("PUT", "/v1/chat/completions")
+    assert response.status_code == 405
+    assert _error(response)["type"] == "invalid_request_error"
+
+
+def test_malformed_json_is_400(client: httpx.Client) -> None:
+    response = client.request(
+        "POST",
+        "/v1/chat/completions",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert _error(response)["message"].startswith("We could not parse the JSON body")
+
+
+def test_non_json_content_type_is_415(client: httpx.Client) -> None:
+    response = client.request(
+        "POST",
+        "/v1/chat/completions",
+        content=b"a=b",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert response.status_code == 415
+    assert "Unsupported content type" in _error(response)["message"]
+
+
+def test_oversized_body_is_413(client: httpx.Client) -> None:
+    big = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 5000}]})
+    response = client.request(
+        "POST", "/v1/chat/completions", content=big, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert _error(response)["code"] == "request_too_large"
+
+
+def test_missing_messages_names_the_param(client: httpx.Client) -> None:
+    response = client.request("POST", "/v1/chat/completions", json={"model": "gpt-4o-mini"})
+    assert response.status_code == 400
+    error = _error(response)
+    assert (error["param"], error["code"]) == ("messages", "missing_required_parameter")
+
+
+def test_unknown_stored_completion_is_404(client: httpx.Client) -> None:
+    response = client.request("GET", "/v1/chat/completions/chatcmpl-missing")
+    assert response.status_code == 404
+    assert "chatcmpl-missing" in _error(response)["message"]
+
+
+def test_extra_top_level_fields_are_accepted(client: httpx.Client) -> None:
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "gateway_trace": {"id": 1},
+    }
+    assert client.request("POST", "/v1/chat/completions", json=body).status_code == 200
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+fields = st.sampled_from(
+    [
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "stop",
+        "temperature",
+        "top_p",
+        "n",
+        "stream",
+        "stream_options",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "max_tokens",
+        "seed",
+        "metadata",
+        "store",
+        "moderation",
+        "functions",
+        "function_call",
+        "parallel_tool_calls",
+    ]
+)
+message = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["user", "system", "assistant", "tool", "developer", "x"]),
+        "content": json_values,
+    },
+    optional={"tool_call_id": json_values, "tool_calls": json_values, "name": json_values},
+)
+bodies = st.fixed_dictionaries(
+    {"model": st.just("gpt-4o-mini") | json_values, "messages": st.lists(message, max_size=3)},
+) | st.dictionaries(fields, json_values, max_size=6)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=bodies, extra=st.dictionaries(fields, json_values, max_size=3))
+def test_random_bodies_never_cause_a_server_error(
+    client: httpx.Client, body: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    response = client.request("POST", "/v1/chat/completions", json={**body, **extra})
+    assert response.status_code in (200, 400), response.text
+    if response.status_code == 400:
+        _error(response)
+
+
+@settings(max_examples=100, deadline=None)
+@given(raw=st.binary(max_size=64))
+def test_random_bytes_never_cause_a_server_error(client: httpx.Client, raw: bytes) -> None:
+    response = client.request(
+        "POST", "/v1/chat/completions", content=raw, headers={"content-type": "application/json"}
+    )
+    assert response.status_code in (200, 400)
