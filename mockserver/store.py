@@ -55,6 +55,9 @@ class Namespace:
     journal_seq: int = 0
     chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
     rule_hits: dict[str, int] = field(default_factory=dict)
+    #: Stored Responses API objects (types live with their API family; the Responses family defines them).
+    responses: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    conversations: OrderedDict[str, Any] = field(default_factory=OrderedDict)
 
     def next_counter(self) -> int:
         """A per-namespace sequence number, for ids that must differ between identical requests."""

@@ -77,6 +77,8 @@ class Prompt:
     api: Api
     model: str
     messages: tuple[Message, ...]
+    #: The Responses API's ``instructions`` (chat keeps system/developer text in ``messages``).
+    instructions: str | None = None
     tools: tuple[Tool, ...] = ()
     tool_choice: ToolChoice = field(default_factory=ToolChoice)
     parallel_tool_calls: bool = True
