@@ -54,7 +54,8 @@ class Content:
     reasoning: Reasoning | None = None
     annotations: tuple[Annotation, ...] = ()
     finish_reason: FinishReason | None = None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: Mapping[str, int] = field(default_factory=dict)
+    hosted: tuple[Mapping[str, Any], ...] = ()
 
 
 def count_prompt_tokens(prompt: Prompt) -> int:
@@ -122,6 +123,7 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
         ),
         finish_reason=finish,
         logprobs=prompt.logprobs,
+        hosted=content.hosted,
     )
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "Annotation",
@@ -79,3 +80,6 @@ class Reply:
     finish_reason: FinishReason = "stop"
     #: Whether the request asked for logprobs (``tokens`` carry them either way).
     logprobs: bool = False
+    #: Responses API hosted-tool output items (web search, MCP, …) scripted by a scenario,
+    #: as ``{"type": ..., **fields}``; renderers of APIs without such items ignore them.
+    hosted: tuple[Mapping[str, Any], ...] = ()
