@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount
 
 from mockserver.engine import Engine
 from mockserver.errors import (
@@ -18,8 +18,8 @@ from mockserver.errors import (
     MethodNotAllowedError,
     NotFoundError,
 )
-from mockserver.routes import chat, models
-from mockserver.routes.base import error_response, json_response
+from mockserver.routes import chat, control, models
+from mockserver.routes.base import error_response
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
@@ -57,17 +57,13 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     )
 
 
-async def health(request: Request) -> Response:
-    return json_response({"status": "ok"})
-
-
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
     settings = settings or Settings()
     engine = engine or Engine(settings)
     app = Starlette(
         routes=[
             Mount("/v1", routes=[*chat.routes(), *models.routes()]),
-            Route("/__mockserver/health", health, methods=["GET"]),
+            Mount("/__mockserver", routes=control.routes()),
         ],
         exception_handlers={
             HTTPException: _http_error,

@@ -1,12 +1,14 @@
-"""``mockserver <verb>``: serve (more verbs arrive with the scenario tooling)."""
+"""``mockserver <verb>``: serve, validate, schema, scenarios."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from mockserver.errors import MockServerError
+from mockserver.errors import MockServerError, ScenarioError
 
 __all__ = ["main"]
 
@@ -27,7 +29,20 @@ def _parser() -> argparse.ArgumentParser:
         choices=["real", "frozen"],
         help="'frozen' makes every timestamp the same (default real)",
     )
+    serve.add_argument(
+        "--scenario",
+        metavar="FILE|DIR|NAME",
+        help="scenario file, directory of scenarios, or built-in name",
+    )
+    serve.add_argument(
+        "--watch", action="store_true", help="reload the scenario files when they change"
+    )
     serve.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+    validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    verbs.add_parser("schema", help="print the JSON Schema of scenario files (for editors)")
+    verbs.add_parser("scenarios", help="list the built-in scenarios")
     return parser
 
 
@@ -37,15 +52,28 @@ def _serve(args: argparse.Namespace) -> int:
     from mockserver.settings import Settings
 
     settings = Settings.from_env(
-        host=args.host, port=args.port, seed=args.seed, clock=args.clock, log_level=args.log_level
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        clock=args.clock,
+        scenario=args.scenario,
+        log_level=args.log_level,
     )
+    app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)
     settings = settings.model_copy(update={"port": sock.getsockname()[1]})
-    app = create_app(settings)
+    if args.watch and settings.scenario:
+        from mockserver.reload import ScenarioWatcher
+
+        ScenarioWatcher(app.state.engine, settings.scenario).start()
 
     def ready() -> None:
         url = settings.base_url
-        print(f"mockserver listening on {url}  (seed {settings.seed}, clock {settings.clock})")
+        scenario = app.state.engine.default.name
+        print(
+            f"mockserver listening on {url}  (scenario {scenario}, seed {settings.seed}, "
+            f"clock {settings.clock})"
+        )
         print(
             f"try: curl -s {url}/chat/completions -H 'Content-Type: application/json' "
             "-H 'Authorization: Bearer sk-mock' "
@@ -57,14 +85,74 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _problems(path: Path) -> list[ScenarioError]:
+    from mockserver.scenario.library import load_ref
+
+    try:
+        load_ref(str(path))
+    except ScenarioError as exc:
+        return [exc, *exc.more]
+    return []
+
+
+def _validate(args: argparse.Namespace) -> int:
+    files: list[Path] = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            from mockserver.scenario.loader import SUFFIXES
+
+            files += sorted(p for p in path.iterdir() if p.suffix in SUFFIXES)
+        else:
+            files.append(path)
+    problems = [p for f in files for p in _problems(f)]
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "file": p.file,
+                        "line": p.line,
+                        "column": p.column,
+                        "rule": p.rule,
+                        "field": p.field,
+                        "message": p.message,
+                    }
+                    for p in problems
+                ],
+                indent=2,
+            )
+        )
+    else:
+        for problem in problems:
+            print(problem.located(), file=sys.stderr)
+        print(f"{len(files)} file(s) checked, {len(problems)} problem(s)", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.verb == "serve":
             return _serve(args)
+        if args.verb == "validate":
+            return _validate(args)
+        if args.verb == "schema":
+            from mockserver.scenario.editor_schema import scenario_json_schema
+
+            print(json.dumps(scenario_json_schema(), indent=2))
+            return 0
+        if args.verb == "scenarios":
+            from mockserver.scenario.library import builtin, builtin_names
+
+            for name in builtin_names():
+                print(f"{name:24} {builtin(name).description.strip()[:70]}")
+            return 0
     except MockServerError as exc:
         print(f"mockserver: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        return 0
+    except BrokenPipeError:  # `mockserver schema | head` is fine
         return 0
     return 2

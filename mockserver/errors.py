@@ -21,6 +21,7 @@ __all__ = [
     "InvalidRequestError",
     "MethodNotAllowedError",
     "MockServerError",
+    "NoMatchError",
     "NotFoundError",
     "PayloadTooLargeError",
     "PermissionDeniedError",
@@ -64,6 +65,9 @@ class APIError(MockServerError):
             self.status = status
         if type is not None:
             self.type = type
+        #: For the journal: the scenario rule that produced this error, or why none matched.
+        self.rule: str | None = None
+        self.miss: str | None = None
 
     def body(self) -> dict[str, Any]:
         """The JSON body the real API sends for this error."""
@@ -138,6 +142,12 @@ class ServiceUnavailableError(APIError):
     type = "service_unavailable_error"
 
 
+class NoMatchError(InvalidRequestError):
+    """Strict mode: no scenario rule matched. A 400, so SDKs do not retry it."""
+
+    default_code = "mockserver_no_match"
+
+
 class ScenarioError(MockServerError):
     """A scenario that cannot be loaded, located as precisely as we know."""
 
@@ -157,7 +167,12 @@ class ScenarioError(MockServerError):
         self.column = column
         self.rule = rule
         self.field = field
+        #: Further problems found in the same pass (``mockserver validate`` lists them all).
+        self.more: list[ScenarioError] = []
         super().__init__(self.located())
+
+    def __str__(self) -> str:
+        return "\n".join(e.located() for e in [self, *self.more])
 
     def located(self) -> str:
         """``file:line:col: rule 'x', field 'a.b': message`` with whatever parts are known."""

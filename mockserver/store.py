@@ -54,8 +54,11 @@ class Namespace:
     counter: int = 0
     journal_seq: int = 0
     chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
-    rule_hits: dict[str, int] = field(default_factory=dict)
-    #: Stored Responses API objects (types live with their API family; the Responses family defines them).
+    #: Rule hit counts per scenario name (switching scenarios starts them afresh).
+    rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The scenario this namespace was switched to (``None``: the server's default).
+    scenario: Any = None
+    #: Stored Responses API objects (their types live with the Responses family).
     responses: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     conversations: OrderedDict[str, Any] = field(default_factory=OrderedDict)
 
@@ -63,6 +66,9 @@ class Namespace:
         """A per-namespace sequence number, for ids that must differ between identical requests."""
         self.counter += 1
         return self.counter
+
+    def hits_of(self, scenario: str) -> dict[str, int]:
+        return self.rule_hits.setdefault(scenario, {})
 
     def record(self, entry: JournalEntry) -> None:
         self.journal_seq += 1

@@ -34,10 +34,14 @@ SERVICE_TIERS = {
 class ChatResult:
     """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
 
-    reply: Reply
+    turn: Turn
     body: Json | None
     chunks: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def reply(self) -> Reply:
+        return self.turn.reply
 
 
 def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResult:
@@ -45,11 +49,11 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
     meta = _meta(engine, prompt, namespace=namespace, turn=turn)
     headers = engine.request_headers(namespace, turn)
     if prompt.stream:
-        return ChatResult(turn.reply, None, list(chat_chunks(turn.reply, meta)), headers)
+        return ChatResult(turn, None, list(chat_chunks(turn.reply, meta)), headers)
     body = chat_completion(turn.reply, meta)
     if prompt.params.get("store") is True:
         _store(engine, namespace, body, prompt)
-    return ChatResult(turn.reply, body, None, headers)
+    return ChatResult(turn, body, None, headers)
 
 
 def _moderation(params: Mapping[str, Any], seed: int) -> Json | None:

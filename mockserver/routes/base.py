@@ -116,7 +116,9 @@ async def read_json(request: Request) -> dict[str, Any]:
         chunks += chunk
         if len(chunks) > limit:
             raise _too_large(limit)
-    return parse_json_body(bytes(chunks))
+    body = parse_json_body(bytes(chunks))
+    request.state.json_body = body
+    return body
 
 
 def _too_large(limit: int) -> APIError:
@@ -144,6 +146,10 @@ def api_endpoint(handler: Handler) -> Handler:
                     method=request.method,
                     path=request.url.path,
                     status=error.status,
+                    request=getattr(request.state, "json_body", None),
+                    response=error.body(),
+                    rule=error.rule,
+                    miss=error.miss,
                     summary=f"{error.type}: {error.message}",
                 ),
             )

@@ -49,6 +49,8 @@ async def create(request: Request) -> Response:
             request=body,
             response=result.body or result.chunks,
             summary=_summary(result.reply.text, result.reply.tool_calls),
+            rule=result.turn.rule,
+            miss=result.turn.miss,
         ),
     )
     if result.chunks is not None:

@@ -1,0 +1,172 @@
+"""A scenario's reply spec → :class:`Content` (then ``compose`` applies the finishing rules)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from mockserver import ids
+from mockserver.errors import InvalidRequestError
+from mockserver.prompt import Prompt
+from mockserver.reply.generate import Content, Generator
+from mockserver.reply.model import Annotation, Reasoning, ToolCall
+from mockserver.reply.tokens import count_tokens
+from mockserver.scenario.model import PLACEHOLDER, Reply, ToolCallSpec
+
+__all__ = ["scripted_content"]
+
+_COMPACT = {"separators": (",", ":"), "ensure_ascii": False}
+
+
+def scripted_content(
+    spec: Reply, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
+) -> Content:
+    """What ``spec`` says for ``prompt``. ``error`` and ``fixture`` are resolved before this."""
+    text = _text(spec, prompt, rng=rng, generator=generator, rule=rule)
+    calls = tuple(_call(c, prompt, rng=rng, generator=generator) for c in spec.tool_calls or ())
+    if not calls and text is None and spec.refusal is None:
+        text = ""
+    return Content(
+        text=text,
+        refusal=spec.refusal,
+        tool_calls=calls,
+        reasoning=_reasoning(spec, rng=rng, prompt=prompt, generator=generator),
+        annotations=_annotations(spec, text or ""),
+        finish_reason=spec.finish_reason,
+        usage={str(k): v for k, v in (spec.usage or {}).items()},
+        hosted=tuple(spec.hosted or ()),
+    )
+
+
+def _text(
+    spec: Reply, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
+) -> str | None:
+    if spec.text is not None:
+        return fill_placeholders(spec.text, prompt)
+    if spec.generate is not None:
+        return _generated(spec, prompt, rng=rng, generator=generator)
+    if spec.json_ is not None:
+        return _json(spec.json_, prompt, rng=rng, generator=generator, rule=rule)
+    return None
+
+
+def _generated(spec: Reply, prompt: Prompt, *, rng: random.Random, generator: Generator) -> str:
+    assert spec.generate is not None
+    words = spec.generate.words
+    sentences = spec.generate.sentences or (max(1, words // 8) if words else rng.randint(2, 5))
+    text = generator.text.prose(rng, topic_text=prompt.last_user_text, sentences=sentences)
+    if words is None:
+        return text
+    while len(text.split()) < words:
+        text += " " + generator.text.prose(rng, topic_text=prompt.last_user_text, sentences=2)
+    return " ".join(text.split()[:words]).rstrip(",;:.") + "."
+
+
+def _json(
+    value: Any, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
+) -> str:
+    schema = prompt.output_format.schema if prompt.output_format.type == "json_schema" else None
+    if value == "generate":
+        if schema is None:
+            value = {
+                "answer": generator.text.prose(rng, topic_text=prompt.last_user_text, sentences=1)
+            }
+        else:
+            value = generator.json_value(
+                schema, rng=rng, what="response format", param="response_format"
+            )
+    elif schema is not None:
+        problems = _validation_errors(value, schema)
+        if problems:
+            raise InvalidRequestError(
+                f"mockserver: the json reply of scenario rule '{rule}' does not validate against "
+                f"the request's response_format schema: {problems[0]}",
+                param="response_format",
+                code="scenario_reply_invalid",
+            )
+    return json.dumps(value, **_COMPACT)  # type: ignore[arg-type]
+
+
+def _validation_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
+    from jsonschema import Draft202012Validator  # imported on first use: rare and not cheap
+
+    errors = Draft202012Validator(schema).iter_errors(value)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
+
+
+def _call(
+    spec: ToolCallSpec, prompt: Prompt, *, rng: random.Random, generator: Generator
+) -> ToolCall:
+    call_id = spec.id or ids.opaque_id("call_", rng.getrandbits(64), length=24)
+    tool = prompt.tool(spec.name)
+    if isinstance(spec.arguments, dict):
+        arguments = json.dumps(spec.arguments, **_COMPACT)  # type: ignore[arg-type]
+    elif spec.arguments != "generate":
+        arguments = spec.arguments
+    elif tool is not None and tool.kind == "function":
+        value = generator.json_value(
+            tool.parameters or {"type": "object", "properties": {}},
+            rng=rng,
+            what=f"function '{tool.name}'",
+            param="tools",
+        )
+        arguments = json.dumps(value, **_COMPACT)  # type: ignore[arg-type]
+    else:
+        arguments = (
+            "{}" if spec.kind == "function" else generator.text.sentence(rng, topic=spec.name)
+        )
+    kind = tool.kind if tool is not None else spec.kind
+    return ToolCall(call_id=call_id, name=spec.name, arguments=arguments, kind=kind)
+
+
+def _reasoning(
+    spec: Reply, *, rng: random.Random, prompt: Prompt, generator: Generator
+) -> Reasoning | None:
+    if spec.reasoning is None:
+        return generator.reasoning(prompt, rng=rng)
+    r = spec.reasoning
+    tokens = (
+        r.tokens
+        if r.tokens is not None
+        else sum(count_tokens(t) for t in [*r.summary, r.text or ""])
+    )
+    return Reasoning(summary=tuple(r.summary), text=r.text, tokens=tokens)
+
+
+def _annotations(spec: Reply, text: str) -> tuple[Annotation, ...]:
+    out = []
+    for a in spec.annotations or ():
+        start = text.find(a.cite)
+        if start < 0:
+            raise InvalidRequestError(
+                f"mockserver: annotation cites {a.cite!r}, which is not in the reply text",
+                code="scenario_reply_invalid",
+            )
+        out.append(
+            Annotation(url=a.url, title=a.title, start_index=start, end_index=start + len(a.cite))
+        )
+    return tuple(out)
+
+
+def fill_placeholders(template: str, prompt: Prompt) -> str:
+    """``{{last_user}}``, ``{{model}}``, ``{{api}}``, ``{{turn}}``, ``{{tool_result}}``,
+    ``{{metadata.key}}`` — plain substitution, no code runs."""
+
+    def value(name: str) -> str:
+        root, _, key = name.partition(".")
+        if root == "metadata":
+            return prompt.metadata.get(key, "")
+        values: Mapping[str, Any] = {
+            "last_user": prompt.last_user_text,
+            "model": prompt.model,
+            "api": prompt.api,
+            "turn": sum(1 for m in prompt.messages if m.role == "assistant"),
+            "tool_result": next(
+                (m.text for m in reversed(prompt.messages) if m.role == "tool"), ""
+            ),
+        }
+        return str(values[root])
+
+    return PLACEHOLDER.sub(lambda m: value(m.group(1)), template)

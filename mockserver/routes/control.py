@@ -1,0 +1,165 @@
+"""The control plane under ``/__mockserver/``: scenarios, journal, reset, health (JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+import mockserver
+from mockserver.engine import Engine
+from mockserver.errors import InvalidRequestError, ScenarioError
+from mockserver.routes.base import api_endpoint, engine_of, json_response, query_int
+from mockserver.routes.base import namespace_of as api_namespace
+from mockserver.scenario.library import builtin_names
+from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
+from mockserver.scenario.model import Scenario
+from mockserver.store import Namespace
+
+__all__ = ["routes"]
+
+Json = dict[str, Any]
+
+
+def namespace_of(request: Request) -> str:
+    """``?namespace=`` (for the inspector and non-Python suites), else as the API decides."""
+    return request.query_params.get("namespace") or api_namespace(request)
+
+
+def scenario_error(exc: ScenarioError) -> InvalidRequestError:
+    return InvalidRequestError(str(exc), code="mockserver_scenario_error")
+
+
+def _scenario_body(engine: Engine, space: Namespace) -> Json:
+    scenario = engine.active_scenario(space)
+    hits = space.rule_hits.get(scenario.name, {})
+    return {
+        "namespace": space.name,
+        "name": scenario.name,
+        "description": scenario.description,
+        "fallback": scenario.fallback,
+        "seed": scenario.seed if scenario.seed is not None else engine.settings.seed,
+        "is_default": space.scenario is None,
+        "rules": [
+            {
+                "id": rule.id,
+                "hits": hits.get(rule.id or "", 0),
+                "replies": len(rule.sequence),
+                "times": rule.times,
+            }
+            for rule in scenario.rules
+        ],
+        "yaml": scenario_to_yaml(scenario),
+    }
+
+
+async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    raw = await request.body()
+    if media in ("application/yaml", "application/x-yaml", "text/yaml", "text/plain"):
+        return parse_scenario(raw.decode("utf-8", "replace"), source="<PUT body>")
+    from mockserver.wire.validation import parse_json_body
+
+    body = parse_json_body(raw)
+    if isinstance(body.get("name"), str) and set(body) == {"name"}:
+        return engine.find_scenario(body["name"])
+    if isinstance(body.get("yaml"), str):
+        return parse_scenario(body["yaml"], source="<PUT body>")
+    try:
+        return Scenario.model_validate(body.get("scenario", body))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ScenarioError(first["msg"], field=where or None) from None
+
+
+@api_endpoint
+async def get_scenario(request: Request) -> Response:
+    engine = engine_of(request)
+    with engine.store.namespace(namespace_of(request)) as space:
+        return json_response(_scenario_body(engine, space))
+
+
+@api_endpoint
+async def put_scenario(request: Request) -> Response:
+    engine = engine_of(request)
+    try:
+        scenario = await _scenario_from_request(request, engine)
+    except ScenarioError as exc:
+        raise scenario_error(exc) from None
+    with engine.store.namespace(namespace_of(request)) as space:
+        space.scenario = scenario
+        space.rule_hits.pop(scenario.name, None)
+        return json_response(_scenario_body(engine, space))
+
+
+@api_endpoint
+async def delete_scenario(request: Request) -> Response:
+    engine = engine_of(request)
+    with engine.store.namespace(namespace_of(request)) as space:
+        space.scenario = None
+        space.rule_hits.clear()
+        return json_response(_scenario_body(engine, space))
+
+
+@api_endpoint
+async def list_scenarios(request: Request) -> Response:
+    engine = engine_of(request)
+    loaded = [
+        {"name": s.name, "description": s.description, "source": "loaded", "rules": len(s.rules)}
+        for s in engine.library.values()
+    ]
+    builtins = [
+        {"name": n, "source": "builtin"} for n in builtin_names() if n not in engine.library
+    ]
+    return json_response({"default": engine.default.name, "data": loaded + builtins})
+
+
+@api_endpoint
+async def calls(request: Request) -> Response:
+    engine = engine_of(request)
+    limit = query_int(request, "limit", default=100, low=1, high=10_000)
+    path = request.query_params.get("path")
+    status = request.query_params.get("status")
+    with engine.store.namespace(namespace_of(request)) as space:
+        entries = [
+            asdict(e)
+            for e in space.journal
+            if (path is None or e.path == path) and (status is None or str(e.status) == status)
+        ]
+    return json_response({"object": "list", "data": entries[-limit:]})
+
+
+@api_endpoint
+async def reset(request: Request) -> Response:
+    name = namespace_of(request)
+    engine_of(request).store.reset(name)
+    return json_response({"namespace": name, "reset": True})
+
+
+async def health(request: Request) -> Response:
+    engine = engine_of(request)
+    return json_response(
+        {
+            "status": "ok",
+            "version": mockserver.__version__,
+            "seed": engine.settings.seed,
+            "scenario": engine.default.name,
+        }
+    )
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/health", health, methods=["GET"]),
+        Route("/scenarios", list_scenarios, methods=["GET"]),
+        Route("/scenario", get_scenario, methods=["GET"]),
+        Route("/scenario", put_scenario, methods=["PUT"]),
+        Route("/scenario", delete_scenario, methods=["DELETE"]),
+        Route("/calls", calls, methods=["GET"]),
+        Route("/reset", reset, methods=["POST"]),
+    ]

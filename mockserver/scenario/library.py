@@ -1,0 +1,63 @@
+"""Finding scenarios: files, directories of files, and the built-in library by name."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+from mockserver.errors import ScenarioError
+from mockserver.scenario.loader import SUFFIXES, load_file
+from mockserver.scenario.model import Scenario
+
+__all__ = ["builtin", "builtin_names", "fixtures_dir", "library_dir", "load_ref"]
+
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def library_dir() -> Path:
+    """The built-in scenarios: shipped in the wheel, or ``scenarios/`` of a checkout."""
+    try:
+        return Path(str(files("mockserver.library")))
+    except ModuleNotFoundError:  # an editable install maps only the top-level package
+        return _CHECKOUT / "scenarios"
+
+
+def fixtures_dir() -> Path:
+    try:
+        return Path(str(files("mockserver.library.fixtures")))
+    except ModuleNotFoundError:
+        return _CHECKOUT / "fixtures"
+
+
+def _scenario_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.suffix in SUFFIXES and p.is_file())
+
+
+def builtin_names() -> list[str]:
+    return [p.stem for p in _scenario_files(library_dir())]
+
+
+@cache
+def builtin(name: str) -> Scenario:
+    """A built-in scenario (parsed once per process: they never change)."""
+    for path in _scenario_files(library_dir()):
+        if path.stem == name:
+            return load_file(path)
+    known = ", ".join(builtin_names())
+    raise ScenarioError(f"no built-in scenario named {name!r} (built-in: {known})")
+
+
+def load_ref(ref: str) -> list[Scenario]:
+    """A file, every scenario file of a directory, or a built-in scenario's name."""
+    path = Path(ref)
+    if path.is_dir():
+        found = _scenario_files(path)
+        if not found:
+            raise ScenarioError(f"no scenario files ({', '.join(SUFFIXES)}) in directory", file=ref)
+        return [load_file(p) for p in found]
+    if path.is_file():
+        return [load_file(path)]
+    if path.suffix in SUFFIXES or "/" in ref:
+        raise ScenarioError("no such scenario file", file=ref)
+    return [builtin(ref)]

@@ -1,0 +1,259 @@
+"""YAML → :class:`Scenario`, failing loudly with file, line, column, rule and field.
+
+``yaml.safe_load`` semantics (no object construction); the node tree is walked once more to
+map every data path to its line, so a pydantic error can be reported where the user wrote it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from mockserver.errors import ScenarioError
+from mockserver.scenario.model import Reply, Scenario
+
+__all__ = ["load_file", "parse_scenario", "scenario_to_yaml"]
+
+Path_ = tuple[str | int, ...]
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True, slots=True)
+class _Marks:
+    """Line/column (1-based) of each data path: of its key for mapping entries."""
+
+    at: dict[Path_, tuple[int, int]]
+
+    def of(self, path: Path_) -> tuple[int | None, int | None]:
+        for end in range(len(path), -1, -1):
+            if path[:end] in self.at:
+                return self.at[path[:end]]
+        return None, None
+
+
+def _walk(node: yaml.Node, path: Path_, marks: dict[Path_, tuple[int, int]]) -> Iterator[str]:
+    """Record marks; yield problems PyYAML would pass over silently (duplicate keys)."""
+    marks.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                yield f"{line}:{key_node.start_mark.column + 1}:duplicate key {key!r}"
+            seen.add(key)
+            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            yield from _walk(value_node, (*path, key), marks)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _walk(item, (*path, index), marks)
+
+
+def _yaml_error(exc: yaml.YAMLError, source: str) -> ScenarioError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    return ScenarioError(
+        f"invalid YAML: {problem}",
+        file=source,
+        line=mark.line + 1 if mark else None,
+        column=mark.column + 1 if mark else None,
+    )
+
+
+def _read(text: str, source: str) -> tuple[Any, _Marks]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, source) from None
+    marks: dict[Path_, tuple[int, int]] = {}
+    if node is not None:
+        for problem in _walk(node, (), marks):
+            line, column, message = problem.split(":", 2)
+            raise ScenarioError(message, file=source, line=int(line), column=int(column))
+    return data, _Marks(marks)
+
+
+def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
+    """Keep the parts of a pydantic ``loc`` that exist in the data (drop union branch tags)."""
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        in_mapping = isinstance(node, Mapping) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and part < len(node)
+        if in_mapping or in_list:
+            node = node[part]
+        else:
+            continue
+        path.append(part)
+    return tuple(path)
+
+
+def _rule_name(data: Any, path: Path_) -> str | None:
+    if len(path) < 2 or path[0] != "rules" or not isinstance(path[1], int):
+        return None
+    rule = data["rules"][path[1]]
+    rule_id = rule.get("id") if isinstance(rule, Mapping) else None
+    return f"'{rule_id}'" if rule_id else f"#{path[1]}"
+
+
+def _field(path: Path_) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _known_keys() -> list[str]:
+    from mockserver.scenario import model
+
+    keys: set[str] = set()
+    for cls in vars(model).values():
+        if isinstance(cls, type) and hasattr(cls, "model_fields"):
+            keys.update(f.alias or n for n, f in cls.model_fields.items())
+    return sorted(keys)
+
+
+def _message(error: Mapping[str, Any], path: Path_) -> str:
+    if error["type"] == "extra_forbidden":
+        key = str(error["loc"][-1])
+        guess = difflib.get_close_matches(key, _known_keys(), n=1)
+        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+        return f"unknown key '{key}'{hint}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "string_type" and isinstance(error.get("input"), bool):
+        message += " (YAML reads yes/no/on/off/true/false as booleans: quote the text)"
+    if error["type"] == "pattern_regex":
+        try:
+            re.compile(error["input"])
+        except re.error as exc:
+            message = f"invalid regular expression {error['input']!r}: {exc}"
+    return message
+
+
+def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> ScenarioError:
+    located = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        path = _data_path(data, loc)
+        if error["type"] == "extra_forbidden":
+            path = (*_data_path(data, loc[:-1]), loc[-1])
+        line, column = marks.of(path)
+        located.append(
+            ScenarioError(
+                _message(error, path),
+                file=source,
+                line=line,
+                column=column,
+                rule=_rule_name(data, path),
+                field=_field(path) or None,
+            )
+        )
+    located.sort(key=lambda e: (e.line or 0, e.column or 0))
+    first, *more = located
+    first.more = more
+    return first
+
+
+def parse_scenario(text: str, *, source: str = "<string>", base: Path | None = None) -> Scenario:
+    """A scenario from YAML text; ``base`` is where relative ``fixture`` paths start."""
+    data, marks = _read(text, source)
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ScenarioError(
+            "a scenario file holds a mapping (name, rules, …)", file=source, line=1, column=1
+        )
+    data = _with_fixtures(data, marks, source=source, base=base)
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _errors(exc, data, marks, source) from None
+    if "name" not in data and source not in ("<string>",):
+        scenario = scenario.model_copy(update={"name": Path(source).stem})
+    return scenario
+
+
+def _fixture_roots(base: Path | None) -> list[Path]:
+    from mockserver.scenario.library import fixtures_dir
+
+    roots = [base] if base is not None else []
+    roots += [Path.cwd() / "fixtures", fixtures_dir()]
+    return roots
+
+
+def _load_fixture(name: str, roots: list[Path]) -> Any:
+    for root in roots:
+        candidate = root / name
+        if candidate.is_file():
+            return yaml.safe_load(candidate.read_text(encoding="utf-8"))
+    searched = ", ".join(str(r) for r in roots)
+    raise FileNotFoundError(f"fixture {name!r} not found (searched {searched})")
+
+
+def _with_fixtures(
+    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None
+) -> dict[str, Any]:
+    """Replace each ``{fixture: path}`` reply by the reply the file holds, checked now."""
+    out = dict(data)
+    rules = out.get("rules")
+    if not isinstance(rules, list):
+        return out
+    roots = _fixture_roots(base)
+    new_rules = []
+    for index, rule in enumerate(rules):
+        if isinstance(rule, Mapping):
+            rule = dict(rule)
+            for key in ("reply", "replies"):
+                rule[key] = _resolve(rule.get(key), ("rules", index, key), roots, marks, source)
+            rule = {k: v for k, v in rule.items() if v is not None or k in rules[index]}
+        new_rules.append(rule)
+    out["rules"] = new_rules
+    return out
+
+
+def _resolve(value: Any, path: Path_, roots: list[Path], marks: _Marks, source: str) -> Any:
+    if isinstance(value, list):
+        return [_resolve(v, (*path, i), roots, marks, source) for i, v in enumerate(value)]
+    if not isinstance(value, Mapping) or not isinstance(value.get("fixture"), str):
+        return value
+    line, column = marks.of((*path, "fixture"))
+    where = {"file": source, "line": line, "column": column, "field": _field((*path, "fixture"))}
+    try:
+        loaded = _load_fixture(value["fixture"], roots)
+        reply = Reply.model_validate(loaded)
+    except (OSError, yaml.YAMLError) as exc:
+        raise ScenarioError(str(exc), **where) from None  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ScenarioError(
+            f"fixture {value['fixture']!r} is not a valid reply: "
+            f"{_field(tuple(first['loc']))}: {first['msg']}",
+            **where,  # type: ignore[arg-type]
+        ) from None
+    extra = {k: v for k, v in value.items() if k != "fixture"}
+    return {**reply.model_dump(mode="json", by_alias=True, exclude_none=True), **extra}
+
+
+def load_file(path: Path) -> Scenario:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot read scenario file: {exc.strerror or exc}", file=str(path)
+        ) from None
+    return parse_scenario(text, source=str(path), base=path.parent)
+
+
+def scenario_to_yaml(scenario: Scenario) -> str:
+    """YAML that :func:`parse_scenario` reads back into an equal scenario."""
+    data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    data.setdefault("name", scenario.name)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

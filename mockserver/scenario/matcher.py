@@ -1,0 +1,243 @@
+"""Pure rule selection: first matching rule wins; a miss explains every candidate.
+
+Nothing here has state: hit counts come in as a mapping, and the caller commits them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mockserver.prompt import Prompt
+from mockserver.scenario.lookups import NumberMatch, TextMatch, describe_text
+from mockserver.scenario.model import Reply, Rule, Scenario, ToolResultMatch, When, param_lookup
+
+__all__ = ["Miss", "Selected", "check", "describe_request", "select"]
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    rule: Rule
+    reply: Reply
+    #: How many times the rule had matched before (its index in ``replies`` unless cycling).
+    hits: int
+
+    @property
+    def rule_id(self) -> str:
+        assert self.rule.id is not None
+        return self.rule.id
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """No rule matched; ``reasons`` pairs each rule id with why it did not."""
+
+    scenario: str
+    request: str
+    reasons: tuple[tuple[str, str], ...]
+
+    def explain(self) -> str:
+        head = f"No rule of scenario '{self.scenario}' matched {self.request}."
+        if not self.reasons:
+            return head + " The scenario has no rules."
+        lines = [f"  - rule '{rule}': {reason}" for rule, reason in self.reasons]
+        return "\n".join([head, *lines])
+
+
+def describe_request(prompt: Prompt) -> str:
+    """One line naming the request: API, model, last user text, tools."""
+    parts = [
+        f"{prompt.api} request (model {prompt.model!r}",
+        f"last user message {describe_text(prompt.last_user_text)}",
+    ]
+    if prompt.tools:
+        parts.append("tools " + ", ".join(t.name for t in prompt.tools))
+    return ", ".join(parts) + ")"
+
+
+def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selected | Miss:
+    reasons: list[tuple[str, str]] = []
+    for rule in scenario.rules:
+        assert rule.id is not None
+        count = hits.get(rule.id, 0)
+        reason = check(rule.when, prompt) or _exhausted(rule, count)
+        if reason is None:
+            return Selected(rule=rule, reply=_nth_reply(rule, count), hits=count)
+        reasons.append((rule.id, reason))
+    return Miss(scenario=scenario.name, request=describe_request(prompt), reasons=tuple(reasons))
+
+
+def _exhausted(rule: Rule, count: int) -> str | None:
+    if rule.times is not None and count >= rule.times:
+        return f"already used {count} of {rule.times} times"
+    if rule.after == "exhausted" and count >= len(rule.sequence):
+        return f"all {len(rule.sequence)} replies already served"
+    return None
+
+
+def _nth_reply(rule: Rule, count: int) -> Reply:
+    sequence = rule.sequence
+    if count < len(sequence):
+        return sequence[count]
+    return sequence[count % len(sequence)] if rule.after == "cycle" else sequence[-1]
+
+
+def check(when: When, prompt: Prompt) -> str | None:
+    """``None`` when every condition holds, else the first failing condition's explanation."""
+    for name, test in _CHECKS:
+        wanted = getattr(when, name)
+        if wanted is not None:
+            reason = test(wanted, prompt)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _text(field: str, actual: Callable[[Prompt], str]) -> Callable[[TextMatch, Prompt], str | None]:
+    def test(wanted: TextMatch, prompt: Prompt) -> str | None:
+        value = actual(prompt)
+        if wanted.test(value):
+            return None
+        return f"{field} {describe_text(value)} does not {wanted.describe()}"
+
+    return test
+
+
+def _equal(field: str, actual: Callable[[Prompt], Any]) -> Callable[[Any, Prompt], str | None]:
+    def test(wanted: Any, prompt: Prompt) -> str | None:
+        value = actual(prompt)
+        return None if value == wanted else f"{field} is {value!r}, not {wanted!r}"
+
+    return test
+
+
+def _system_text(prompt: Prompt) -> str:
+    texts = [m.text for m in prompt.messages if m.role in ("system", "developer")]
+    return "\n".join([prompt.instructions or "", *texts]).strip("\n")
+
+
+def _any_message(wanted: TextMatch, prompt: Prompt) -> str | None:
+    if any(wanted.test(m.text) for m in prompt.messages):
+        return None
+    return f"no message does {wanted.describe()}"
+
+
+def _tools_offered(wanted: list[str], prompt: Prompt) -> str | None:
+    offered = [t.name for t in prompt.tools]
+    missing = [name for name in wanted if name not in offered]
+    if not missing:
+        return None
+    return f"tool {missing[0]!r} not offered (offered: {', '.join(offered) or 'none'})"
+
+
+def _tool_results(prompt: Prompt) -> Iterator[tuple[str, str, str]]:
+    """``(name, call_id, content)`` of every tool result, naming it from its call."""
+    names = {c.call_id: c.name for m in prompt.messages for c in m.tool_calls}
+    for message in prompt.messages:
+        if message.role == "tool":
+            call_id = message.tool_call_id or ""
+            yield names.get(call_id, message.name or ""), call_id, message.text
+
+
+def _tool_result(wanted: ToolResultMatch, prompt: Prompt) -> str | None:
+    results = list(_tool_results(prompt))
+    for name, call_id, content in results:
+        pairs = [(wanted.name, name), (wanted.call_id, call_id), (wanted.content, content)]
+        if all(m is None or m.test(v) for m, v in pairs):
+            return None
+    if not results:
+        return "no tool result in the conversation"
+    seen = ", ".join(f"{n or '?'}({c})" for n, c, _ in results)
+    return f"no tool result matches (results: {seen})"
+
+
+def _turn(wanted: NumberMatch, prompt: Prompt) -> str | None:
+    turns = sum(1 for m in prompt.messages if m.role == "assistant")
+    return None if wanted.test(turns) else f"turn is {turns}, should {wanted.describe()}"
+
+
+def _response_format(wanted: Any, prompt: Prompt) -> str | None:
+    fmt = prompt.output_format
+    if wanted.type is not None and fmt.type != wanted.type:
+        return f"response_format is {fmt.type!r}, not {wanted.type!r}"
+    if wanted.name is not None and not wanted.name.test(fmt.name or ""):
+        return f"response_format name {fmt.name!r} does not {wanted.name.describe()}"
+    return None
+
+
+def _mapping(field: str, actual: Callable[[Prompt], Mapping[str, str]]) -> Any:
+    def test(wanted: Mapping[str, TextMatch], prompt: Prompt) -> str | None:
+        values = actual(prompt)
+        for key, match in wanted.items():
+            if key not in values:
+                return f"{field} has no {key!r}"
+            if not match.test(values[key]):
+                return f"{field}[{key!r}] {describe_text(values[key])} does not {match.describe()}"
+        return None
+
+    return test
+
+
+_MISSING = object()
+
+
+def _dig(params: Mapping[str, Any], path: str) -> Any:
+    value: Any = params
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def _params(wanted: Mapping[str, Any], prompt: Prompt) -> str | None:
+    for path, raw in wanted.items():
+        value = _dig(prompt.params, path)
+        if value is _MISSING:
+            return f"parameter {path!r} is not set"
+        lookup = param_lookup(raw)
+        ok = (isinstance(value, str) or not isinstance(lookup, TextMatch)) and (
+            not isinstance(lookup, NumberMatch) or isinstance(value, (int, float))
+        )
+        if not ok or not lookup.test(value):
+            return f"parameter {path!r} is {value!r}, should {lookup.describe()}"
+    return None
+
+
+def _any(wanted: list[When], prompt: Prompt) -> str | None:
+    reasons = [check(w, prompt) for w in wanted]
+    if any(r is None for r in reasons):
+        return None
+    return "none of 'any' holds: " + "; ".join(f"({r})" for r in reasons)
+
+
+def _not(wanted: When, prompt: Prompt) -> str | None:
+    return "the 'not' condition holds" if check(wanted, prompt) is None else None
+
+
+_CHECKS: tuple[tuple[str, Callable[[Any, Prompt], str | None]], ...] = (
+    ("api", _equal("api", lambda p: p.api)),
+    ("model", _text("model", lambda p: p.model)),
+    ("stream", _equal("stream", lambda p: p.stream)),
+    (
+        "last_role",
+        _equal("last message role", lambda p: p.last_message.role if p.last_message else None),
+    ),
+    ("last_user", _text("last user message", lambda p: p.last_user_text)),
+    ("any_message", _any_message),
+    ("system", _text("system text", _system_text)),
+    ("tools_offered", _tools_offered),
+    ("tool_choice", _equal("tool_choice", lambda p: p.tool_choice.mode)),
+    ("tool_result", _tool_result),
+    ("turn", _turn),
+    ("response_format", _response_format),
+    ("metadata", _mapping("metadata", lambda p: p.metadata)),
+    ("headers", _mapping("header", lambda p: p.headers)),
+    ("params", _params),
+    ("any", _any),
+    ("not_", _not),
+)

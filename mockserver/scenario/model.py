@@ -1,0 +1,286 @@
+"""The scenario format: what a user writes, as typed models (YAML and Python build the same).
+
+A scenario never mentions an API's wire shape: one rule serves Chat Completions and Responses,
+streamed or not. Every model forbids unknown keys, so a typo is an error at load, not a rule
+that silently never matches.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from mockserver.scenario.lookups import LiteralMatch, NumberMatch, TextMatch
+
+__all__ = [
+    "AnnotationSpec",
+    "ErrorSpec",
+    "Generate",
+    "ReasoningSpec",
+    "Reply",
+    "Rule",
+    "Scenario",
+    "ToolCallSpec",
+    "ToolResultMatch",
+    "When",
+    "param_lookup",
+]
+
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+(?:\.[A-Za-z0-9_-]+)?)\s*\}\}")
+PLACEHOLDERS = frozenset({"last_user", "model", "api", "turn", "tool_result", "metadata"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolResultMatch(_Strict):
+    """A tool result present in the conversation (all given fields must match one result)."""
+
+    name: TextMatch | None = None
+    call_id: TextMatch | None = None
+    content: TextMatch | None = None
+
+
+class FormatMatch(_Strict):
+    type: Literal["text", "json_object", "json_schema"] | None = None
+    name: TextMatch | None = None
+
+
+_TEXT_KEYS = frozenset(TextMatch.model_fields)
+_NUMBER_KEYS = frozenset(NumberMatch.model_fields) - {"equals"}
+
+
+def param_lookup(value: Any) -> TextMatch | NumberMatch | LiteralMatch:
+    """What a ``params`` entry means: a one-key lookup object, else a literal compared with ==."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, wanted),) = value.items()
+        if key == "equals":
+            return LiteralMatch(wanted)
+        if key in _TEXT_KEYS:
+            return TextMatch.model_validate(value)
+        if key in _NUMBER_KEYS:
+            return NumberMatch.model_validate(value)
+    return LiteralMatch(value)
+
+
+class When(_Strict):
+    """Conditions on the request; all given conditions must hold (AND)."""
+
+    api: Literal["chat", "responses"] | None = None
+    model: TextMatch | None = None
+    last_user: TextMatch | None = None
+    any_message: TextMatch | None = None
+    system: TextMatch | None = Field(
+        default=None, description="system / developer messages and Responses instructions"
+    )
+    last_role: Literal["system", "developer", "user", "assistant", "tool"] | None = None
+    tools_offered: list[str] | None = Field(
+        default=None, description="every named tool must be offered"
+    )
+    tool_choice: Literal["none", "auto", "required"] | None = None
+    tool_result: ToolResultMatch | None = None
+    turn: NumberMatch | None = Field(default=None, description="assistant turns so far")
+    response_format: FormatMatch | None = None
+    metadata: dict[str, TextMatch] | None = None
+    headers: dict[str, TextMatch] | None = None
+    stream: bool | None = None
+    params: dict[str, Any] | None = Field(
+        default=None,
+        description="other request parameters by dotted path: a literal (equals), or a "
+        "{equals|contains|icontains|regex|glob|startswith: …} / {gte|lte|gt|lt: …} lookup",
+    )
+    any: list[When] | None = Field(default=None, description="at least one must hold")
+    not_: When | None = Field(default=None, alias="not", description="must not hold")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("params")
+    @classmethod
+    def _valid_param_lookups(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        for lookup in (value or {}).values():
+            param_lookup(lookup)  # raises on a malformed lookup
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _lower_headers(cls, value: dict[str, TextMatch] | None) -> dict[str, TextMatch] | None:
+        return None if value is None else {k.lower(): v for k, v in value.items()}
+
+
+class Generate(_Strict):
+    """Seeded generated prose, with length controls (give at most one)."""
+
+    sentences: int | None = Field(default=None, ge=1, le=200)
+    words: int | None = Field(default=None, ge=1, le=5000)
+
+    @model_validator(mode="after")
+    def _at_most_one(self) -> Generate:
+        if self.sentences is not None and self.words is not None:
+            raise ValueError("give sentences or words, not both")
+        return self
+
+
+class ToolCallSpec(_Strict):
+    name: str
+    #: An object (encoded as JSON), a string (sent as is), or ``generate`` (from the tool's schema).
+    arguments: dict[str, Any] | str | Literal["generate"] = "generate"
+    id: str | None = None
+    kind: Literal["function", "custom"] = "function"
+
+
+class ReasoningSpec(_Strict):
+    summary: list[str] = Field(default_factory=list)
+    text: str | None = None
+    tokens: int | None = Field(default=None, ge=0)
+
+
+class AnnotationSpec(_Strict):
+    """A URL citation over the first occurrence of ``cite`` in the reply text."""
+
+    url: str
+    title: str
+    cite: str
+
+
+class ErrorSpec(_Strict):
+    """An HTTP error instead of a reply: a preset, with any field overridden by hand."""
+
+    preset: (
+        Literal[
+            "rate_limited",
+            "insufficient_quota",
+            "overloaded",
+            "bad_request",
+            "invalid_api_key",
+            "permission_denied",
+            "model_not_found",
+            "conflict",
+            "unprocessable",
+            "server_error",
+            "bad_gateway",
+            "gateway_timeout",
+            "misalignment",
+        ]
+        | None
+    ) = None
+    status: int | None = Field(default=None, ge=400, le=599)
+    type: str | None = None
+    code: str | None = None
+    message: str | None = None
+    param: str | None = None
+    retry_after: float | None = Field(default=None, ge=0)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+ReplyKind = Literal["text", "generate", "json", "refusal", "tool_calls", "error", "fixture"]
+
+
+class Reply(_Strict):
+    """What the model says. Exactly one of the content kinds, plus optional decorations."""
+
+    text: str | None = None
+    generate: Generate | None = None
+    json_: Any = Field(default=None, alias="json")
+    refusal: str | None = None
+    tool_calls: list[ToolCallSpec] | None = None
+    error: ErrorSpec | None = None
+    fixture: str | None = Field(default=None, description="path of a JSON/YAML reply file")
+    reasoning: ReasoningSpec | None = None
+    annotations: list[AnnotationSpec] | None = None
+    finish_reason: Literal["stop", "length", "tool_calls", "content_filter"] | None = None
+    usage: (
+        dict[
+            Literal["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"], int
+        ]
+        | None
+    ) = None
+    hosted: list[dict[str, Any]] | None = Field(
+        default=None, description="Responses hosted-tool output items, emitted as given"
+    )
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Reply:
+        kinds = self.kinds()
+        if len(kinds) > 1 and set(kinds) != {"text", "tool_calls"}:
+            raise ValueError(
+                f"a reply is one of text, generate, json, refusal, tool_calls, "
+                f"error or fixture (text may go with tool_calls); got {kinds}"
+            )
+        return self
+
+    @field_validator("text")
+    @classmethod
+    def _known_placeholders(cls, value: str | None) -> str | None:
+        for match in PLACEHOLDER.finditer(value or ""):
+            root = match.group(1).split(".")[0]
+            if root not in PLACEHOLDERS:
+                known = ", ".join(sorted(PLACEHOLDERS))
+                raise ValueError(f"unknown placeholder {{{{{match.group(1)}}}}} (known: {known})")
+        return value
+
+    def kinds(self) -> list[ReplyKind]:
+        fields: list[tuple[ReplyKind, Any]] = [
+            ("text", self.text),
+            ("generate", self.generate),
+            ("json", self.json_),
+            ("refusal", self.refusal),
+            ("tool_calls", self.tool_calls),
+            ("error", self.error),
+            ("fixture", self.fixture),
+        ]
+        return [kind for kind, value in fields if value is not None]
+
+
+class Rule(_Strict):
+    id: str | None = Field(default=None, description="defaults to rule-<index>")
+    when: When = Field(default_factory=When)
+    reply: Reply | None = None
+    replies: list[Reply] | None = Field(default=None, description="served on successive matches")
+    after: Literal["repeat_last", "cycle", "exhausted"] = Field(
+        default="repeat_last", description="what `replies` does after the last one"
+    )
+    times: int | None = Field(default=None, ge=1, description="match at most this many times")
+
+    @model_validator(mode="after")
+    def _reply_or_replies(self) -> Rule:
+        if (self.reply is None) == (self.replies is None):
+            raise ValueError("give exactly one of 'reply' or 'replies'")
+        if self.replies is not None and not self.replies:
+            raise ValueError("'replies' needs at least one reply")
+        return self
+
+    @property
+    def sequence(self) -> list[Reply]:
+        return self.replies if self.replies is not None else [self.reply]  # type: ignore[list-item]
+
+
+class Scenario(_Strict):
+    name: str = "inline"
+    description: str = ""
+    seed: int | None = Field(default=None, description="defaults to the server's --seed")
+    fallback: Literal["generate", "strict"] = "generate"
+    rules: list[Rule] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _named_unique_rules(self) -> Scenario:
+        seen: dict[str, int] = {}
+        rules = []
+        for index, rule in enumerate(self.rules):
+            named = rule if rule.id is not None else rule.model_copy(update={"id": f"rule-{index}"})
+            assert named.id is not None
+            if named.id in seen:
+                raise ValueError(
+                    f"duplicate rule id '{named.id}' (rules {seen[named.id]} and {index})"
+                )
+            seen[named.id] = index
+            rules.append(named)
+        object.__setattr__(self, "rules", rules)
+        return self
+
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)

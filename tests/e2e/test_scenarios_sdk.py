@@ -1,0 +1,154 @@
+"""Scenarios scripted in YAML drive the official SDK, through the control API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import openai
+import pytest
+
+from mockserver.server import BackgroundServer
+
+WEATHER_AGENT = """
+name: weather-agent
+fallback: strict
+rules:
+  - id: ask-weather
+    when: {last_user: {contains: weather}, tools_offered: [get_weather], last_role: user}
+    reply: {tool_calls: [{name: get_weather, arguments: {city: Boston}}]}
+  - id: answer
+    when: {tool_result: {name: get_weather}}
+    reply: {text: "It is {{tool_result}} in Boston."}
+"""
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+@pytest.fixture
+def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
+    with httpx.Client(
+        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
+        yield client
+
+
+def use(control: httpx.Client, yaml_text: str) -> dict[str, object]:
+    response = control.put(
+        "/scenario", content=yaml_text, headers={"content-type": "application/yaml"}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_a_yaml_tool_loop_runs_to_its_answer(control: httpx.Client, client: openai.OpenAI) -> None:
+    use(control, WEATHER_AGENT)
+    messages: list[dict[str, object]] = [{"role": "user", "content": "What's the weather?"}]
+    first = client.chat.completions.create(model="gpt-4o", messages=messages, tools=[TOOL])
+    call = first.choices[0].message.tool_calls[0]
+    assert (call.function.name, json.loads(call.function.arguments)) == (
+        "get_weather",
+        {"city": "Boston"},
+    )
+    messages += [
+        first.choices[0].message.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": call.id, "content": "21 °C"},
+    ]
+    second = client.chat.completions.create(model="gpt-4o", messages=messages, tools=[TOOL])
+    assert second.choices[0].message.content == "It is 21 °C in Boston."
+    state = control.get("/scenario").json()
+    assert [(r["id"], r["hits"]) for r in state["rules"]] == [("ask-weather", 1), ("answer", 1)]
+    journal = control.get("/calls").json()["data"]
+    assert [e["rule"] for e in journal] == ["ask-weather", "answer"]
+
+
+def test_strict_miss_is_a_400_that_explains_every_rule(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(control, WEATHER_AGENT)
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "Hello"}]
+        )
+    error = info.value.body
+    assert error["code"] == "mockserver_no_match"
+    assert error["message"].splitlines() == [
+        "No rule of scenario 'weather-agent' matched chat request (model 'gpt-4o', last user "
+        "message 'Hello').",
+        "  - rule 'ask-weather': last user message 'Hello' does not contain 'weather'",
+        "  - rule 'answer': no tool result in the conversation",
+    ]
+    assert control.get("/calls").json()["data"][-1]["miss"] == error["message"]
+
+
+def test_sequences_script_a_retry_story(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    use(
+        control,
+        """
+rules:
+  - when: {last_user: {contains: flaky}}
+    replies:
+      - error: {preset: rate_limited, retry_after: 0.01}
+      - error: {preset: overloaded, retry_after: 0.01}
+      - text: recovered
+""",
+    )
+    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=2) as retrying:
+        reply = retrying.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "flaky"}]
+        )
+    assert reply.choices[0].message.content == "recovered"
+    statuses = [e["status"] for e in control.get("/calls").json()["data"]]
+    assert statuses == [429, 503, 200]
+
+
+def test_scenario_header_selects_a_scenario_per_request(
+    server: BackgroundServer, api_key: str
+) -> None:
+    headers = {"x-mockserver-scenario": "no-such-scenario"}
+    with (
+        openai.OpenAI(
+            base_url=server.base_url, api_key=api_key, max_retries=0, default_headers=headers
+        ) as client,
+        pytest.raises(openai.BadRequestError, match="no built-in scenario named"),
+    ):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+
+
+def test_putting_a_broken_scenario_is_a_located_400(control: httpx.Client) -> None:
+    response = control.put(
+        "/scenario",
+        content="rules:\n  - reply: {txt: x}\n",
+        headers={"content-type": "application/yaml"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == (
+        "<PUT body>:2:13: rule #0, field 'rules[0].reply.txt': unknown key 'txt' "
+        "(did you mean 'text'?)"
+    )
+
+
+def test_reset_forgets_the_namespace(control: httpx.Client, client: openai.OpenAI) -> None:
+    use(control, WEATHER_AGENT)
+    control.post("/reset")
+    assert control.get("/scenario").json()["name"] == "default"
+    assert control.get("/calls").json()["data"] == []
