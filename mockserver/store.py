@@ -58,6 +58,8 @@ class Namespace:
     rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The scenario this namespace was switched to (``None``: the server's default).
     scenario: Any = None
+    #: A seed for this namespace only (``None``: the scenario's, else the server's).
+    seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
     responses: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     conversations: OrderedDict[str, Any] = field(default_factory=OrderedDict)

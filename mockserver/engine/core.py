@@ -89,6 +89,12 @@ class Engine:
         scenario = space.scenario
         return scenario if isinstance(scenario, Scenario) else self.default
 
+    def seed_for(self, space: Namespace, scenario: Scenario) -> int:
+        """The namespace's own seed, else the scenario's, else the server's."""
+        if space.seed is not None:
+            return space.seed
+        return self.settings.seed if scenario.seed is None else scenario.seed
+
     def rng_for(self, prompt: Prompt, *, seed: int, rule: str) -> random.Random:
         """Content derives from seed + rule + normalised request, never from shared counters."""
         return ids.derive_rng(seed, rule, prompt.fingerprint)
@@ -97,7 +103,7 @@ class Engine:
         """Match, commit the rule's hit, and produce the reply, atomically for the namespace."""
         with self.store.namespace(namespace) as space:
             scenario = self.active_scenario(space, prompt)
-            seed = self.settings.seed if scenario.seed is None else scenario.seed
+            seed = self.seed_for(space, scenario)
             hits = space.hits_of(scenario.name)
             chosen = select(scenario, prompt, hits)
             counter = space.next_counter()
