@@ -11,11 +11,24 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mockserver.errors import InvalidRequestError
 
-__all__ = ["JournalEntry", "Namespace", "Page", "Store", "StoredChatCompletion", "paginate"]
+if TYPE_CHECKING:
+    from mockserver.render.responses import ResponseMeta
+    from mockserver.reply.model import Reply
+
+__all__ = [
+    "JournalEntry",
+    "Namespace",
+    "Page",
+    "Store",
+    "StoredChatCompletion",
+    "StoredConversation",
+    "StoredResponse",
+    "paginate",
+]
 
 T = TypeVar("T")
 Json = dict[str, Any]
@@ -26,6 +39,34 @@ class StoredChatCompletion:
     body: Json
     messages: list[Json]
     metadata: dict[str, str]
+
+
+@dataclass(slots=True)
+class StoredResponse:
+    """A Responses API object: its reply, how to render it, and the conversation it ends."""
+
+    meta: ResponseMeta
+    reply: Reply
+    #: queued → in_progress → completed/incomplete, or cancelled (background responses).
+    status: str
+    #: This request's input items, in their stored form (``input_items``).
+    input_items: list[Json]
+    #: History + input + output: what a response continuing this one sees.
+    context: list[Json]
+    background: bool = False
+    completed_at: int | None = None
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+
+@dataclass(slots=True)
+class StoredConversation:
+    id: str
+    created_at: int
+    metadata: dict[str, str]
+    items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
 
 
 @dataclass(slots=True)
@@ -58,11 +99,13 @@ class Namespace:
     rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The scenario this namespace was switched to (``None``: the server's default).
     scenario: Any = None
+    #: One-off replies (scenario ``Reply`` objects) served to the next requests, before any rule.
+    pending: deque[Any] = field(default_factory=deque)
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
-    responses: OrderedDict[str, Any] = field(default_factory=OrderedDict)
-    conversations: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    responses: OrderedDict[str, StoredResponse] = field(default_factory=OrderedDict)
+    conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
 
     def next_counter(self) -> int:
         """A per-namespace sequence number, for ids that must differ between identical requests."""
@@ -107,6 +150,16 @@ class Store:
         space.chat_completions[stored.body["id"]] = stored
         while len(space.chat_completions) > self.store_limit:
             space.chat_completions.popitem(last=False)
+
+    def put_response(self, space: Namespace, stored: StoredResponse) -> None:
+        space.responses[stored.id] = stored
+        while len(space.responses) > self.store_limit:
+            space.responses.popitem(last=False)
+
+    def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
+        space.conversations[stored.id] = stored
+        while len(space.conversations) > self.store_limit:
+            space.conversations.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,14 +18,17 @@ from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.library import builtin, load_ref
 from mockserver.scenario.matcher import Miss, select
+from mockserver.scenario.model import Reply as ScriptedReply
 from mockserver.scenario.model import Scenario
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 
-__all__ = ["DEFAULT_SCENARIO", "SCENARIO_HEADER", "Engine", "Turn"]
+__all__ = ["DEFAULT_SCENARIO", "ONE_OFF", "SCENARIO_HEADER", "Engine", "Turn"]
 
 SCENARIO_HEADER = "x-mockserver-scenario"
 DEFAULT_SCENARIO = "default"
+#: The rule name journaled for replies queued with ``POST /__mockserver/next``.
+ONE_OFF = "(one-off)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,22 +107,39 @@ class Engine:
         with self.store.namespace(namespace) as space:
             scenario = self.active_scenario(space, prompt)
             seed = self.seed_for(space, scenario)
+            counter = space.next_counter()
+            if space.pending:
+                spec = space.pending.popleft()
+                return self._scripted(
+                    prompt, spec, scenario.name, seed=seed, counter=counter, rule=ONE_OFF
+                )
             hits = space.hits_of(scenario.name)
             chosen = select(scenario, prompt, hits)
-            counter = space.next_counter()
             if isinstance(chosen, Miss):
                 return self._fallback(prompt, scenario, chosen, seed=seed, counter=counter)
             hits[chosen.rule_id] = chosen.hits + 1
-            rng = self.rng_for(prompt, seed=seed, rule=chosen.rule_id)
-            if chosen.reply.error is not None:
-                error = error_for(chosen.reply.error)
-                error.rule = chosen.rule_id
-                raise error
-            content = scripted_content(
-                chosen.reply, prompt, rng=rng, generator=self.generator, rule=chosen.rule_id
+            return self._scripted(
+                prompt, chosen.reply, scenario.name, seed=seed, counter=counter, rule=chosen.rule_id
             )
-            reply = compose(prompt, content, rng=rng)
-            return Turn(reply, counter, rng.getrandbits(64), scenario.name, chosen.rule_id)
+
+    def _scripted(
+        self,
+        prompt: Prompt,
+        spec: ScriptedReply,
+        scenario: str,
+        *,
+        seed: int,
+        counter: int,
+        rule: str,
+    ) -> Turn:
+        rng = self.rng_for(prompt, seed=seed, rule=rule)
+        if spec.error is not None:
+            error = error_for(spec.error)
+            error.rule = rule
+            raise error
+        content = scripted_content(spec, prompt, rng=rng, generator=self.generator, rule=rule)
+        reply = compose(prompt, content, rng=rng)
+        return Turn(reply, counter, rng.getrandbits(64), scenario, rule)
 
     def _fallback(
         self, prompt: Prompt, scenario: Scenario, miss: Miss, *, seed: int, counter: int

@@ -17,7 +17,7 @@ from mockserver.routes.base import api_endpoint, engine_of, json_response, query
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
-from mockserver.scenario.model import Scenario
+from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Namespace
 
 __all__ = ["routes"]
@@ -135,6 +135,25 @@ async def calls(request: Request) -> Response:
 
 
 @api_endpoint
+async def queue_next(request: Request) -> Response:
+    """Queue one-off replies (scenario reply objects) for this namespace's next requests."""
+    from mockserver.wire.validation import parse_json_body
+
+    body = parse_json_body(await request.body())
+    raw = body.get("replies", [body])
+    try:
+        replies = [Reply.model_validate(r) for r in (raw if isinstance(raw, list) else [raw])]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise scenario_error(ScenarioError(first["msg"], field=where or None)) from None
+    engine = engine_of(request)
+    with engine.store.namespace(namespace_of(request)) as space:
+        space.pending.extend(replies)
+        return json_response({"namespace": space.name, "pending": len(space.pending)})
+
+
+@api_endpoint
 async def reset(request: Request) -> Response:
     name = namespace_of(request)
     engine_of(request).store.reset(name)
@@ -161,5 +180,6 @@ def routes() -> list[Route]:
         Route("/scenario", put_scenario, methods=["PUT"]),
         Route("/scenario", delete_scenario, methods=["DELETE"]),
         Route("/calls", calls, methods=["GET"]),
+        Route("/next", queue_next, methods=["POST"]),
         Route("/reset", reset, methods=["POST"]),
     ]

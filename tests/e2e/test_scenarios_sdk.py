@@ -152,3 +152,21 @@ def test_reset_forgets_the_namespace(control: httpx.Client, client: openai.OpenA
     control.post("/reset")
     assert control.get("/scenario").json()["name"] == "default"
     assert control.get("/calls").json()["data"] == []
+
+
+def test_one_off_replies_jump_the_queue(control: httpx.Client, client: openai.OpenAI) -> None:
+    queued = control.post(
+        "/next",
+        json={
+            "replies": [
+                {"error": {"preset": "overloaded"}},
+                {"text": "one-off text"},
+            ]
+        },
+    )
+    assert queued.json()["pending"] == 2
+    ask = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(**ask)  # type: ignore[call-overload]
+    assert client.chat.completions.create(**ask).choices[0].message.content == "one-off text"  # type: ignore[call-overload]
+    assert control.get("/calls").json()["data"][0]["rule"] == "(one-off)"
