@@ -140,7 +140,15 @@ def _tool_results(prompt: Prompt) -> Iterator[tuple[str, str, str]]:
             yield names.get(call_id, message.name or ""), call_id, message.text
 
 
-def _tool_result(wanted: ToolResultMatch, prompt: Prompt) -> str | None:
+def _tool_result(wanted: ToolResultMatch | list[ToolResultMatch], prompt: Prompt) -> str | None:
+    for one in wanted if isinstance(wanted, list) else [wanted]:
+        reason = _one_tool_result(one, prompt)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _one_tool_result(wanted: ToolResultMatch, prompt: Prompt) -> str | None:
     results = list(_tool_results(prompt))
     for name, call_id, content in results:
         pairs = [(wanted.name, name), (wanted.call_id, call_id), (wanted.content, content)]

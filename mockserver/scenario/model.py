@@ -81,7 +81,9 @@ class When(_Strict):
         default=None, description="every named tool must be offered"
     )
     tool_choice: Literal["none", "auto", "required"] | None = None
-    tool_result: ToolResultMatch | None = None
+    tool_result: ToolResultMatch | list[ToolResultMatch] | None = Field(
+        default=None, description="a tool result in the conversation (a list: one for each)"
+    )
     turn: NumberMatch | None = Field(default=None, description="assistant turns so far")
     response_format: FormatMatch | None = None
     metadata: dict[str, TextMatch] | None = None
