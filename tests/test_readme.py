@@ -37,7 +37,7 @@ def test_tutorial_runs_against_a_real_server(tmp_path: Path) -> None:
     server = start_server(scenario=str(tmp_path / "weather.yaml"))
     try:
         code = found[1][2].replace("http://127.0.0.1:8000/v1", server.base_url)
-        exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - our own README
+        exec(compile(code, "README.md", "exec"), {})
     finally:
         server.stop()
     assert scenario.fallback == "strict"
