@@ -1,15 +1,29 @@
-"""Failures on demand: HTTP error presets (more fault kinds join this module, all pure)."""
+"""Failures on demand: HTTP error presets, stream plans, and the pacing of a stream."""
 
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mockserver import sse
 from mockserver.errors import APIError
-from mockserver.scenario.model import ErrorSpec
+from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
 
-__all__ = ["PRESETS", "ErrorPreset", "error_for"]
+__all__ = [
+    "PRESETS",
+    "BodyPlan",
+    "ErrorPreset",
+    "StreamAborted",
+    "StreamPlan",
+    "deliver_body",
+    "error_for",
+    "paced",
+    "plan_body",
+    "plan_stream",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +148,171 @@ def error_for(spec: ErrorSpec) -> APIError:
         headers=headers,
         extra=dict(preset.extra),
     )
+
+
+# Streams and timing. Planning is pure (decided from the seed); ``paced`` is the one function
+# in the project that sleeps, cuts or aborts.
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPlan:
+    """What happens to a list of frames on the socket."""
+
+    #: Seconds to wait before each frame (empty: write everything at once).
+    waits: tuple[float, ...] = ()
+    delay: float = 0.0
+    #: ``(kind, after)``: after ``after`` frames, ``disconnect`` | ``stall`` | ``malformed`` |
+    #: ``error`` | ``no_done``.
+    cut: tuple[str, int] | None = None
+    stall_for: float = 0.0
+    keepalive: float | None = None
+
+    @property
+    def unpaced(self) -> bool:
+        """Nothing to time or break: the stream can be written in one go."""
+        return not self.waits and not self.delay and self.cut is None
+
+
+class StreamAborted(Exception):
+    """Raised inside a response to drop the connection on purpose (a scripted fault)."""
+
+
+def _interval(latency: LatencySpec, *, frames: int, tokens: int) -> float:
+    if latency.chunk_interval is not None:
+        return latency.chunk_interval
+    if latency.tokens_per_second:
+        return tokens / latency.tokens_per_second / max(frames - 1, 1)
+    return 0.0
+
+
+def plan_stream(
+    latency: LatencySpec | None,
+    fault: FaultSpec | None,
+    *,
+    frames: int,
+    tokens: int,
+    rng: random.Random,
+) -> StreamPlan:
+    """Waits per frame (``ttft`` first, then an even share of ``tokens`` at the rate, with
+    seeded jitter) and the first scripted cut."""
+    waits: tuple[float, ...] = ()
+    delay = 0.0
+    if latency is not None and latency.paced:
+        delay = latency.delay
+        gap = _interval(latency, frames=frames, tokens=tokens)
+        jitter = latency.jitter
+        waits = tuple(
+            (latency.ttft if i == 0 else gap) * (1 + rng.uniform(-jitter, jitter))
+            for i in range(frames)
+        )
+    cut = _first_cut(fault)
+    return StreamPlan(
+        waits=waits,
+        delay=delay,
+        cut=cut,
+        stall_for=fault.stall_for if fault else 0.0,
+        keepalive=fault.keepalive if fault else None,
+    )
+
+
+def _first_cut(fault: FaultSpec | None) -> tuple[str, int] | None:
+    if fault is None:
+        return None
+    cuts = [
+        (kind, after)
+        for kind, after in (
+            ("disconnect", fault.disconnect_after),
+            ("stall", fault.stall_after),
+            ("malformed", fault.malformed_after),
+            ("error", fault.error_after),
+        )
+        if after is not None
+    ]
+    if cuts:
+        return min(cuts, key=lambda c: c[1])
+    return ("no_done", 0) if fault.no_done else None
+
+
+async def _wait(
+    seconds: float, keepalive: float | None, sleep: Callable[[float], Awaitable[None]]
+) -> AsyncIterator[bytes]:
+    """Sleep ``seconds``, yielding an SSE comment every ``keepalive`` seconds meanwhile."""
+    while keepalive is not None and seconds > keepalive:
+        await sleep(keepalive)
+        seconds -= keepalive
+        yield sse.comment("keep-alive")
+    if seconds > 0:
+        await sleep(seconds)
+
+
+async def paced(
+    frames: Sequence[bytes],
+    plan: StreamPlan,
+    *,
+    tail: Sequence[bytes],
+    error_frames: Sequence[bytes],
+    sleep: Callable[[float], Awaitable[None]],
+) -> AsyncIterator[bytes]:
+    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, sleeping between them.
+
+    ``error_frames`` replace the rest of the stream at an ``error`` cut."""
+    kind, after = plan.cut or ("", len(frames) + 1)
+    async for comment in _wait(plan.delay, plan.keepalive, sleep):
+        yield comment
+    for index, frame in enumerate(frames):
+        if index == after:
+            if kind == "disconnect":
+                raise StreamAborted(f"scripted disconnect after {after} events")
+            if kind == "error":
+                for error_frame in error_frames:
+                    yield error_frame
+                return
+            if kind == "stall":
+                async for comment in _wait(plan.stall_for, plan.keepalive, sleep):
+                    yield comment
+            if kind == "malformed":
+                yield sse.raw_data_frame(frame[: max(8, len(frame) // 2)].split(b"data: ", 1)[-1])
+        if plan.waits:
+            async for comment in _wait(plan.waits[index], plan.keepalive, sleep):
+                yield comment
+        yield frame
+    if kind == "disconnect" and after >= len(frames):
+        raise StreamAborted("scripted disconnect at the end of the stream")
+    if kind != "no_done":
+        for frame in tail:
+            yield frame
+
+
+@dataclass(frozen=True, slots=True)
+class BodyPlan:
+    """What happens to a non-streamed answer: a delay, a reset, a truncated body."""
+
+    delay: float = 0.0
+    reset: bool = False
+    truncate: float | None = None
+
+    @property
+    def plain(self) -> bool:
+        return not self.delay and not self.reset and self.truncate is None
+
+
+def plan_body(
+    latency: LatencySpec | None, fault: FaultSpec | None, *, rng: random.Random
+) -> BodyPlan:
+    delay = 0.0
+    if latency is not None and latency.delay:
+        delay = latency.delay * (1 + rng.uniform(-latency.jitter, latency.jitter))
+    return BodyPlan(
+        delay=delay, reset=bool(fault and fault.reset), truncate=fault.truncate if fault else None
+    )
+
+
+async def deliver_body(
+    body: bytes, plan: BodyPlan, *, sleep: Callable[[float], Awaitable[None]]
+) -> bytes:
+    """Wait as planned, then the bytes to send (cut short for ``truncate``)."""
+    if plan.delay:
+        await sleep(plan.delay)
+    if plan.truncate is not None:
+        return body[: int(len(body) * plan.truncate)]
+    return body

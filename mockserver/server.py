@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from collections.abc import Callable
@@ -11,6 +12,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from mockserver.errors import MockServerError
+from mockserver.faults import StreamAborted
 from mockserver.ids import monotonic
 
 __all__ = ["BackgroundServer", "ServerStartError", "bind", "serve"]
@@ -35,7 +37,21 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _HideScriptedAborts(logging.Filter):
+    """uvicorn logs any exception that ends a response; a scripted disconnect is not news."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], StreamAborted))
+
+
+def _quiet_scripted_aborts() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _HideScriptedAborts) for f in logger.filters):
+        logger.addFilter(_HideScriptedAborts())
+
+
 def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Config:
+    _quiet_scripted_aborts()
     return uvicorn.Config(
         app, log_level=log_level, access_log=access_log, lifespan="off", timeout_graceful_shutdown=2
     )

@@ -8,11 +8,13 @@ from typing import Any
 
 from mockserver import ids
 from mockserver.engine.core import Engine, Turn
+from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
 from mockserver.prompt import Prompt
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import moderation_results
 from mockserver.reply.model import Reply
 from mockserver.reply.moderation import moderate
+from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import StoredChatCompletion
 
 __all__ = ["ChatResult", "complete_chat"]
@@ -38,6 +40,10 @@ class ChatResult:
     body: Json | None
     chunks: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
+    stream_plan: StreamPlan = field(default_factory=StreamPlan)
+    body_plan: BodyPlan = field(default_factory=BodyPlan)
+    #: What a scripted in-stream error sends (``{"error": {...}}``, as the real API does).
+    stream_error: Json | None = None
 
     @property
     def reply(self) -> Reply:
@@ -48,12 +54,25 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
     turn = engine.turn(prompt, namespace=namespace)
     meta = _meta(engine, prompt, namespace=namespace, turn=turn)
     headers = engine.request_headers(namespace, turn)
+    rng = ids.derive_rng(turn.seed, "pacing")
     if prompt.stream:
-        return ChatResult(turn, None, list(chat_chunks(turn.reply, meta)), headers)
+        chunks = list(chat_chunks(turn.reply, meta))
+        plan = plan_stream(
+            turn.latency,
+            turn.fault,
+            frames=len(chunks),
+            tokens=turn.reply.usage.completion_tokens,
+            rng=rng,
+        )
+        error = turn.fault.error if turn.fault else None
+        stream_error = error_for(error or ErrorSpec(preset="server_error")).body()
+        return ChatResult(turn, None, chunks, headers, stream_plan=plan, stream_error=stream_error)
     body = chat_completion(turn.reply, meta)
     if prompt.params.get("store") is True:
         _store(engine, namespace, body, prompt)
-    return ChatResult(turn, body, None, headers)
+    return ChatResult(
+        turn, body, None, headers, body_plan=plan_body(turn.latency, turn.fault, rng=rng)
+    )
 
 
 def _moderation(params: Mapping[str, Any], seed: int) -> Json | None:
@@ -80,6 +99,7 @@ def _meta(engine: Engine, prompt: Prompt, *, namespace: str, turn: Turn) -> Chat
         include_usage=bool(stream_options.get("include_usage")),
         obfuscation=stream_options.get("include_obfuscation", True) is not False,
         moderation=_moderation(params, turn.seed),
+        chunk=turn.latency.chunk if turn.latency else "token",
     )
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from mockserver import ids
 from mockserver.reply.model import Reply, Token, ToolCall, Usage
-from mockserver.reply.tokens import tokenize
+from mockserver.reply.tokens import group_tokens, tokenize
 
 __all__ = ["ChatMeta", "chat_chunks", "chat_completion", "usage_body"]
 
@@ -28,6 +28,8 @@ class ChatMeta:
     include_usage: bool = False
     obfuscation: bool = True
     moderation: Json | None = None
+    #: Stream granularity: one chunk per token, per word, or per N tokens.
+    chunk: int | Literal["token", "word"] = "token"
 
 
 def usage_body(usage: Usage) -> Json:
@@ -201,8 +203,8 @@ def chat_chunks(reply: Reply, meta: ChatMeta) -> Iterator[Json]:
         if field == "refusal":
             opener = {"role": "assistant", "content": None, "refusal": ""}
         yield chunks.delta(opener)
-        for token in reply.tokens:
-            yield chunks.delta({field: token.text}, tokens=(token,))
+        for group in group_tokens(reply.tokens, meta.chunk):
+            yield chunks.delta({field: "".join(t.text for t in group)}, tokens=group)
         if reply.annotations:
             yield chunks.delta({"annotations": _annotations(reply)})
         if reply.tool_calls:

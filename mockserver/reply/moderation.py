@@ -6,23 +6,9 @@ import random
 from collections.abc import Collection
 from dataclasses import dataclass
 
-__all__ = ["CATEGORIES", "ModerationVerdict", "moderate"]
+from mockserver.scenario.behaviour import CATEGORIES
 
-CATEGORIES: tuple[str, ...] = (
-    "harassment",
-    "harassment/threatening",
-    "hate",
-    "hate/threatening",
-    "illicit",
-    "illicit/violent",
-    "self-harm",
-    "self-harm/intent",
-    "self-harm/instructions",
-    "sexual",
-    "sexual/minors",
-    "violence",
-    "violence/graphic",
-)
+__all__ = ["CATEGORIES", "ModerationVerdict", "moderate"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,11 @@ the tokens concatenate to the text, so logprobs, stream deltas and ``usage`` alw
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Protocol, TypeVar
 
-__all__ = ["MAX_PIECE", "count_message_tokens", "count_tokens", "tokenize"]
+__all__ = ["MAX_PIECE", "count_message_tokens", "count_tokens", "group_tokens", "tokenize"]
 
 MAX_PIECE = 9
 CHUNK = 6
@@ -63,3 +64,28 @@ def count_message_tokens(texts: Iterable[tuple[str, bool]]) -> int:
     for text, has_name in texts:
         total += PER_MESSAGE + count_tokens(text) + (PER_NAME if has_name else 0)
     return total
+
+
+T = TypeVar("T", bound="HasText")
+
+
+class HasText(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+def group_tokens(tokens: Sequence[T], size: int | str) -> list[tuple[T, ...]]:
+    """Tokens grouped per stream chunk: ``"token"`` (one each), ``"word"`` (a word with its
+    leading space and trailing punctuation), or ``N`` tokens."""
+    if size == "token":
+        return [(t,) for t in tokens]
+    if isinstance(size, int):
+        return [tuple(tokens[i : i + size]) for i in range(0, len(tokens), size)]
+    groups: list[list[T]] = []
+    for token in tokens:
+        starts_word = token.text[:1].isspace() or not groups
+        if starts_word:
+            groups.append([token])
+        else:
+            groups[-1].append(token)
+    return [tuple(g) for g in groups]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -18,6 +20,7 @@ from mockserver.errors import (
     PayloadTooLargeError,
     UnsupportedMediaTypeError,
 )
+from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
 from mockserver.store import JournalEntry
 from mockserver.wire.validation import parse_json_body
 
@@ -95,6 +98,90 @@ class SSEResponse(Response):
         start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
         await send(start)
         await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+
+class PacedSSEResponse(Response):
+    """A stream written frame by frame as a :class:`faults.StreamPlan` says; stops early when
+    the client goes away, and lets a scripted :class:`StreamAborted` drop the connection."""
+
+    media_type = SSEResponse.media_type
+
+    def __init__(
+        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self.frames = frames
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = SSEResponse(b"", headers=headers).raw_headers
+
+    async def _write(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        async for frame in self.frames:
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def write_then_stop() -> None:
+                    await self._write(send)
+                    group.cancel_scope.cancel()
+
+                group.start_soon(write_then_stop)
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+        except BaseExceptionGroup as group_error:
+            aborted = group_error.subgroup(StreamAborted)
+            if aborted is not None:
+                raise aborted.exceptions[0] from None
+            raise
+
+
+class PlannedJSONResponse(Response):
+    """A JSON answer delivered as a :class:`faults.BodyPlan` says (delay, reset, truncation)."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes, *, plan: BodyPlan, headers: Mapping[str, str]) -> None:
+        super().__init__(b"", headers=dict(headers), media_type=self.media_type)
+        self.full_body = body
+        self.plan = plan
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await deliver_body(self.full_body, self.plan, sleep=asyncio.sleep)
+        self.body = body
+        self.init_headers(self._plain_headers)
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        if self.plan.reset:  # the status line and headers are out; then the connection drops
+            raise StreamAborted("scripted connection reset")
+        await send({"type": "http.response.body", "body": body})
+
+    @property
+    def _plain_headers(self) -> dict[str, str]:
+        return {k.decode(): v.decode() for k, v in self.raw_headers if k != b"content-length"}
+
+
+def body_response(body: Any, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
+    if plan.plain:
+        return json_response(body, headers=headers)
+    return PlannedJSONResponse(sse.encode_json_pretty(body), plan=plan, headers=headers)
+
+
+def stream_response(
+    frames: Sequence[bytes],
+    *,
+    plan: StreamPlan,
+    tail: Sequence[bytes] = (),
+    error_frames: Sequence[bytes] = (),
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """One write for an unpaced stream; the paced writer for anything timed or broken."""
+    if plan.unpaced:
+        return SSEResponse(b"".join([*frames, *tail]), headers=headers)
+    iterator = paced(frames, plan, tail=tail, error_frames=error_frames, sleep=asyncio.sleep)
+    return PacedSSEResponse(iterator, headers=headers)
 
 
 async def read_json(request: Request) -> dict[str, Any]:

@@ -13,14 +13,15 @@ from mockserver.engine.chat import complete_chat
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.routes.base import (
-    SSEResponse,
     api_endpoint,
+    body_response,
     engine_of,
     json_response,
     namespace_of,
     query_int,
     query_order,
     read_json,
+    stream_response,
 )
 from mockserver.store import JournalEntry, Namespace, StoredChatCompletion, paginate
 from mockserver.wire.chat import parse_chat_request
@@ -54,9 +55,14 @@ async def create(request: Request) -> Response:
         ),
     )
     if result.chunks is not None:
-        stream = b"".join(sse.frame(chunk) for chunk in result.chunks) + sse.DONE
-        return SSEResponse(stream, headers=result.headers)
-    return json_response(result.body, headers=result.headers)
+        return stream_response(
+            [sse.frame(chunk) for chunk in result.chunks],
+            plan=result.stream_plan,
+            tail=[sse.DONE],
+            error_frames=[sse.frame(result.stream_error)],
+            headers=result.headers,
+        )
+    return body_response(result.body, plan=result.body_plan, headers=result.headers)
 
 
 def _summary(text: str | None, calls: Any) -> str:

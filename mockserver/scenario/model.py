@@ -12,10 +12,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from mockserver.scenario.behaviour import (
+    ErrorSpec,
+    FaultSpec,
+    LatencySpec,
+    ModerationSpec,
+    RateLimitSpec,
+)
 from mockserver.scenario.lookups import LiteralMatch, NumberMatch, TextMatch
 
 __all__ = [
     "AnnotationSpec",
+    "ChaosSpec",
     "ErrorSpec",
     "Generate",
     "ReasoningSpec",
@@ -147,36 +155,6 @@ class AnnotationSpec(_Strict):
     cite: str
 
 
-class ErrorSpec(_Strict):
-    """An HTTP error instead of a reply: a preset, with any field overridden by hand."""
-
-    preset: (
-        Literal[
-            "rate_limited",
-            "insufficient_quota",
-            "overloaded",
-            "bad_request",
-            "invalid_api_key",
-            "permission_denied",
-            "model_not_found",
-            "conflict",
-            "unprocessable",
-            "server_error",
-            "bad_gateway",
-            "gateway_timeout",
-            "misalignment",
-        ]
-        | None
-    ) = None
-    status: int | None = Field(default=None, ge=400, le=599)
-    type: str | None = None
-    code: str | None = None
-    message: str | None = None
-    param: str | None = None
-    retry_after: float | None = Field(default=None, ge=0)
-    headers: dict[str, str] = Field(default_factory=dict)
-
-
 ReplyKind = Literal["text", "generate", "json", "refusal", "tool_calls", "error", "fixture"]
 
 
@@ -199,6 +177,9 @@ class Reply(_Strict):
         ]
         | None
     ) = None
+    latency: LatencySpec | None = None
+    fault: FaultSpec | None = None
+    moderation: ModerationSpec | None = None
     hosted: list[dict[str, Any]] | None = Field(
         default=None, description="Responses hosted-tool output items, emitted as given"
     )
@@ -238,6 +219,15 @@ class Reply(_Strict):
         return [kind for kind, value in fields if value is not None]
 
 
+class ChaosSpec(_Strict):
+    """Random failures, decided from the seed and the request (the same requests fail)."""
+
+    probability: float = Field(ge=0, le=1)
+    replies: list[Reply] = Field(
+        min_length=1, description="replies to pick from (e.g. errors, stream faults)"
+    )
+
+
 class Rule(_Strict):
     id: str | None = Field(default=None, description="defaults to rule-<index>")
     when: When = Field(default_factory=When)
@@ -247,6 +237,7 @@ class Rule(_Strict):
         default="repeat_last", description="what `replies` does after the last one"
     )
     times: int | None = Field(default=None, ge=1, description="match at most this many times")
+    chaos: ChaosSpec | None = Field(default=None, description="overrides the scenario's chaos")
 
     @model_validator(mode="after")
     def _reply_or_replies(self) -> Rule:
@@ -266,6 +257,11 @@ class Scenario(_Strict):
     description: str = ""
     seed: int | None = Field(default=None, description="defaults to the server's --seed")
     fallback: Literal["generate", "strict"] = "generate"
+    latency: LatencySpec | None = Field(
+        default=None, description="pacing for every reply that sets none"
+    )
+    chaos: ChaosSpec | None = None
+    rate_limits: RateLimitSpec | None = None
     rules: list[Rule] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -1,0 +1,181 @@
+"""Scripted failures reach the official SDK exactly as real ones do (real sockets: in-process
+ASGI clients would buffer whole bodies)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from mockserver.server import BackgroundServer
+
+ASK: dict[str, Any] = {
+    "model": "gpt-4o-mini",
+    "messages": [{"role": "user", "content": "Tell me a story"}],
+}
+
+
+@pytest.fixture
+def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
+    with httpx.Client(
+        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(
+        base_url=server.base_url, api_key=api_key, max_retries=0, timeout=5
+    ) as client:
+        yield client
+
+
+def script(control: httpx.Client, **reply: Any) -> None:
+    reply.setdefault("text", "One two three four five six seven eight nine ten.")
+    assert control.post("/next", json=reply).status_code == 200
+
+
+def raw_stream(server: BackgroundServer, api_key: str) -> bytes:
+    with httpx.stream(
+        "POST",
+        f"{server.base_url}/chat/completions",
+        json={**ASK, "stream": True},
+        headers={"Authorization": f"Bearer {api_key}"},
+    ) as response:
+        return b"".join(response.iter_raw())
+
+
+def test_disconnect_after_n_events_breaks_the_sdk_iterator(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    script(control, fault={"disconnect_after": 3})
+    chunks = iter(client.chat.completions.create(**ASK, stream=True))
+    first_three = [next(chunks) for _ in range(3)]
+    assert first_three[0].choices[0].delta.role == "assistant"
+    with pytest.raises((openai.APIConnectionError, httpx.RemoteProtocolError)):
+        next(chunks)
+
+
+def test_in_stream_error_is_raised_by_the_sdk(control: httpx.Client, client: openai.OpenAI) -> None:
+    script(control, fault={"error_after": 2, "error": {"preset": "server_error"}})
+    with pytest.raises(openai.APIError, match="The server had an error"):
+        list(client.chat.completions.create(**ASK, stream=True))
+
+
+def test_malformed_frame_fails_decoding(control: httpx.Client, client: openai.OpenAI) -> None:
+    script(control, fault={"malformed_after": 1})
+    with pytest.raises(json.JSONDecodeError):
+        list(client.chat.completions.create(**ASK, stream=True))
+
+
+def test_stall_ends_in_the_clients_timeout(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, fault={"stall_after": 2, "stall_for": 30})
+    with (
+        openai.OpenAI(
+            base_url=server.base_url, api_key=api_key, max_retries=0, timeout=0.5
+        ) as impatient,
+        pytest.raises((openai.APITimeoutError, httpx.ReadTimeout)),
+    ):
+        list(impatient.chat.completions.create(**ASK, stream=True))
+
+
+def test_stream_without_done(control: httpx.Client, server: BackgroundServer, api_key: str) -> None:
+    script(control, fault={"no_done": True})
+    raw = raw_stream(server, api_key)
+    assert raw.startswith(b"data: {")
+    assert b"[DONE]" not in raw
+
+
+def test_keepalive_comments_while_waiting(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, latency={"ttft": 0.25}, fault={"keepalive": 0.1})
+    raw = raw_stream(server, api_key)
+    assert raw.startswith(b": keep-alive\n\n")
+    assert raw.endswith(b"data: [DONE]\n\n")
+
+
+def test_paced_stream_takes_its_time_and_keeps_its_bytes(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    unpaced = raw_stream(server, api_key)
+    control.put("/scenario", json={"scenario": {"latency": {"ttft": 0.2, "chunk_interval": 0.01}}})
+    started = time.monotonic()
+    paced = raw_stream(server, api_key)
+    assert time.monotonic() - started >= 0.2  # a lower bound: the ttft was waited
+    assert paced.count(b"\n\ndata: ") == unpaced.count(b"\n\ndata: ")
+
+
+def test_word_chunks_group_tokens(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, text="Internationalization matters.", latency={"chunk": "word"})
+    frames = raw_stream(server, api_key).split(b"\n\n")
+    contents = [
+        json.loads(f[6:])["choices"][0]["delta"].get("content")
+        for f in frames
+        if f.startswith(b"data: {")
+    ]
+    assert contents[1:3] == ["Internationalization", " matters."]
+
+
+def test_delay_longer_than_the_client_timeout(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, latency={"delay": 5})
+    with (
+        openai.OpenAI(
+            base_url=server.base_url, api_key=api_key, max_retries=0, timeout=0.3
+        ) as impatient,
+        pytest.raises(openai.APITimeoutError),
+    ):
+        impatient.chat.completions.create(**ASK)
+
+
+def test_connection_reset(control: httpx.Client, client: openai.OpenAI) -> None:
+    script(control, fault={"reset": True})
+    with pytest.raises(openai.APIConnectionError):
+        client.chat.completions.create(**ASK)
+
+
+def test_truncated_body(control: httpx.Client, server: BackgroundServer, api_key: str) -> None:
+    script(control, fault={"truncate": 0.5})
+    response = httpx.post(
+        f"{server.base_url}/chat/completions",
+        json=ASK,
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    assert response.status_code == 200
+    with pytest.raises(json.JSONDecodeError):
+        response.json()
+
+
+def test_chaos_fails_the_same_requests_every_run(server: BackgroundServer) -> None:
+    chaos = {
+        "scenario": {
+            "seed": 5,
+            "chaos": {"probability": 0.5, "replies": [{"error": {"preset": "overloaded"}}]},
+        }
+    }
+
+    def run(key: str) -> list[int]:
+        headers = {"Authorization": f"Bearer {key}"}
+        httpx.put(f"{server.url}/__mockserver/scenario", json=chaos, headers=headers)
+        return [
+            httpx.post(
+                f"{server.base_url}/chat/completions", headers=headers, json={**ASK, "seed": n}
+            ).status_code
+            for n in range(12)
+        ]
+
+    first, second = run("sk-chaos-a"), run("sk-chaos-b")
+    assert first == second
+    assert set(first) == {200, 503}
