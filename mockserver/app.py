@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
+from mockserver.access import Access, check_exposure
 from mockserver.engine import Engine
 from mockserver.errors import (
     APIError,
@@ -18,7 +19,16 @@ from mockserver.errors import (
     MethodNotAllowedError,
     NotFoundError,
 )
-from mockserver.routes import chat, control, models
+from mockserver.faults import StreamAborted
+from mockserver.routes import (
+    chat,
+    control,
+    conversations,
+    inspector,
+    models,
+    moderations,
+    responses,
+)
 from mockserver.routes.base import error_response
 from mockserver.settings import Settings
 
@@ -47,6 +57,8 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     """A bug of ours: log it, keep it for the pytest plugin, answer like the real API's 500."""
+    if isinstance(exc, StreamAborted):  # a scripted disconnect, not a bug
+        return Response(status_code=500)
     log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
     engine: Engine = request.app.state.engine
     engine.internal_errors.append("".join(traceback.format_exception(exc)))
@@ -59,11 +71,21 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
     settings = settings or Settings()
+    check_exposure(settings)
     engine = engine or Engine(settings)
     app = Starlette(
         routes=[
-            Mount("/v1", routes=[*chat.routes(), *models.routes()]),
-            Mount("/__mockserver", routes=control.routes()),
+            Mount(
+                "/v1",
+                routes=[
+                    *chat.routes(),
+                    *responses.routes(),
+                    *conversations.routes(),
+                    *models.routes(),
+                    *moderations.routes(),
+                ],
+            ),
+            Mount("/__mockserver", routes=[*control.routes(), *inspector.routes()]),
         ],
         exception_handlers={
             HTTPException: _http_error,
@@ -71,6 +93,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             Exception: _unexpected,
         },
     )
+    app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.engine = engine
     app.state.settings = settings
     return app

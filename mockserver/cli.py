@@ -37,6 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--watch", action="store_true", help="reload the scenario files when they change"
     )
+    serve.add_argument(
+        "--rpm",
+        type=int,
+        dest="requests_per_minute",
+        help="requests-per-minute budget per namespace (429 beyond it)",
+    )
+    serve.add_argument(
+        "--tpm",
+        type=int,
+        dest="tokens_per_minute",
+        help="tokens-per-minute budget per namespace (429 beyond it)",
+    )
     serve.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
     validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
@@ -58,6 +70,8 @@ def _serve(args: argparse.Namespace) -> int:
         clock=args.clock,
         scenario=args.scenario,
         log_level=args.log_level,
+        requests_per_minute=args.requests_per_minute,
+        tokens_per_minute=args.tokens_per_minute,
     )
     app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)

@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mockserver.errors import MockServerError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
@@ -39,6 +39,23 @@ class Settings(BaseModel):
     journal_limit: int = Field(default=1000, gt=0)
     store_limit: int = Field(default=10_000, gt=0)
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    #: Per-namespace budgets; exceeding one gives a 429 (unset: headers only, not enforced).
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    tokens_per_minute: int | None = Field(default=None, ge=1)
+    #: Browser origins allowed to call the server (empty: ``*`` on loopback, none elsewhere).
+    cors_origins: tuple[str, ...] = ()
+    #: Required by the control plane when set (and to serve on a non-loopback address).
+    admin_token: str | None = None
+    #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
+    api_keys: tuple[str, ...] = ()
+
+    @field_validator("cors_origins", "api_keys", mode="before")
+    @classmethod
+    def _split_list(cls, value: object) -> object:
+        """``MOCKSERVER_API_KEYS=a,b`` (comma or whitespace separated) from the environment."""
+        if isinstance(value, str):
+            return tuple(part for part in value.replace(",", " ").split() if part)
+        return value
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:

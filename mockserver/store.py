@@ -6,10 +6,12 @@ and its stored objects. Nothing here decides anything about rules or replies.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -20,6 +22,9 @@ if TYPE_CHECKING:
     from mockserver.reply.model import Reply
 
 __all__ = [
+    "Change",
+    "Exchange",
+    "Feed",
     "JournalEntry",
     "Namespace",
     "Page",
@@ -27,6 +32,7 @@ __all__ = [
     "StoredChatCompletion",
     "StoredConversation",
     "StoredResponse",
+    "current_exchange",
     "paginate",
 ]
 
@@ -86,6 +92,86 @@ class JournalEntry:
     miss: str | None = None
     summary: str = ""
     duration_ms: float = 0.0
+    #: For streamed answers: when each write left the server (ms since the request arrived).
+    timing: list[float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One thing a live view should learn: a journal entry (new or completed), a namespace whose
+    scenario or queue changed, or a namespace that was reset."""
+
+    version: int
+    kind: Literal["entry", "state", "reset"]
+    namespace: str
+    seq: int = 0
+
+
+class Feed:
+    """Change notifications: a version counter, a short log of changes, and waiters to wake.
+
+    Writers may be on any thread (scenario reloads, test threads); waiters are coroutines, each
+    woken on its own event loop. Nothing polls: a waiter sleeps until something changes."""
+
+    def __init__(self, *, size: int) -> None:
+        self._lock = threading.Lock()
+        self._log: deque[Change] = deque(maxlen=size)
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self.version = 0
+
+    def publish(
+        self, kind: Literal["entry", "state", "reset"], namespace: str, seq: int = 0
+    ) -> None:
+        with self._lock:
+            self.version += 1
+            self._log.append(Change(self.version, kind, namespace, seq))
+            waiters, self._waiters = self._waiters, []
+        for loop, event in waiters:
+            with suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
+                loop.call_soon_threadsafe(event.set)
+
+    def since(self, version: int) -> list[Change] | None:
+        """The changes after ``version``; ``None`` if some of them already left the log."""
+        with self._lock:
+            if version >= self.version:
+                return []
+            if not self._log or self._log[0].version > version + 1:
+                return None
+            start = version + 1 - self._log[0].version
+            return list(self._log)[start:]
+
+    def recent(self) -> tuple[int, list[Change]]:
+        """The current version and every change still in the log, oldest first."""
+        with self._lock:
+            return self.version, list(self._log)
+
+    async def wait(self, version: int, *, timeout: float) -> bool:
+        """Until the version passes ``version`` (``True``) or ``timeout`` seconds pass."""
+        event = asyncio.Event()
+        waiter = (asyncio.get_running_loop(), event)
+        with self._lock:
+            if self.version > version:
+                return True
+            self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            with self._lock, suppress(ValueError):
+                self._waiters.remove(waiter)
+            return False
+        return True
+
+
+@dataclass(slots=True)
+class Exchange:
+    """The HTTP exchange served in the current context, and what it journaled (the HTTP layer
+    times the exchange and completes those entries once the answer has been sent)."""
+
+    entries: list[tuple[str, JournalEntry]] = field(default_factory=list)
+
+
+#: Set by the HTTP layer around each request: a context variable, so per task, never shared.
+current_exchange: ContextVar[Exchange | None] = ContextVar("mockserver_exchange", default=None)
 
 
 @dataclass(slots=True)
@@ -101,11 +187,17 @@ class Namespace:
     scenario: Any = None
     #: One-off replies (scenario ``Reply`` objects) served to the next requests, before any rule.
     pending: deque[Any] = field(default_factory=deque)
+    #: Seconds this namespace's clock runs ahead (``POST /__mockserver/clock``).
+    clock_offset: float = 0.0
+    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use.
+    budgets: Any = None
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
     responses: OrderedDict[str, StoredResponse] = field(default_factory=OrderedDict)
     conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
+    #: Where new journal entries are announced (the store's feed).
+    feed: Feed | None = field(default=None, repr=False)
 
     def next_counter(self) -> int:
         """A per-namespace sequence number, for ids that must differ between identical requests."""
@@ -119,6 +211,18 @@ class Namespace:
         self.journal_seq += 1
         entry.seq = self.journal_seq
         self.journal.append(entry)
+        exchange = current_exchange.get()
+        if exchange is not None:
+            exchange.entries.append((self.name, entry))
+        if self.feed is not None:
+            self.feed.publish("entry", self.name, entry.seq)
+
+    def entry(self, seq: int) -> JournalEntry | None:
+        """The journal entry numbered ``seq``, unless it has left the journal."""
+        if not self.journal or not self.journal[0].seq <= seq <= self.journal[-1].seq:
+            return None
+        found = self.journal[seq - self.journal[0].seq]
+        return found if found.seq == seq else None
 
 
 class Store:
@@ -127,6 +231,7 @@ class Store:
         self._namespaces: dict[str, Namespace] = {}
         self.journal_limit = journal_limit
         self.store_limit = store_limit
+        self.feed = Feed(size=max(journal_limit, 1000))
 
     @contextmanager
     def namespace(self, name: str) -> Iterator[Namespace]:
@@ -134,7 +239,9 @@ class Store:
         with self._lock:
             space = self._namespaces.get(name)
             if space is None:
-                space = Namespace(name=name, journal=deque(maxlen=self.journal_limit))
+                space = Namespace(
+                    name=name, journal=deque(maxlen=self.journal_limit), feed=self.feed
+                )
                 self._namespaces[name] = space
             yield space
 
@@ -145,6 +252,25 @@ class Store:
     def reset(self, name: str) -> None:
         with self._lock:
             self._namespaces.pop(name, None)
+        self.feed.publish("reset", name)
+
+    @contextmanager
+    def peek(self, name: str) -> Iterator[Namespace | None]:
+        """Like :meth:`namespace`, but ``None`` instead of creating a namespace."""
+        with self._lock:
+            yield self._namespaces.get(name)
+
+    def complete(
+        self, exchange: Exchange, *, duration_ms: float, timing: list[float] | None
+    ) -> None:
+        """Stamp the entries an exchange journaled with how long it took, and announce them."""
+        with self._lock:
+            for _, entry in exchange.entries:
+                entry.duration_ms = duration_ms
+                if timing is not None and entry.stream:
+                    entry.timing = timing
+        for name, entry in exchange.entries:
+            self.feed.publish("entry", name, entry.seq)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
         space.chat_completions[stored.body["id"]] = stored

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from mockserver import ids
 from mockserver.engine.core import Engine, Turn
+from mockserver.engine.moderation import moderate_turn
 from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
 from mockserver.prompt import Prompt
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
-from mockserver.render.moderation import moderation_results
+from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
-from mockserver.reply.moderation import moderate
 from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import StoredChatCompletion
 
@@ -52,7 +53,14 @@ class ChatResult:
 
 def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResult:
     turn = engine.turn(prompt, namespace=namespace)
-    meta = _meta(engine, prompt, namespace=namespace, turn=turn)
+    moderation = moderate_turn(turn, prompt.params)
+    moderation_body = None
+    if moderation is not None:
+        turn = dataclasses.replace(turn, reply=moderation.reply)
+        moderation_body = chat_moderation(
+            (moderation.input, moderation.output), model=moderation.model
+        )
+    meta = _meta(engine, prompt, namespace=namespace, turn=turn, moderation=moderation_body)
     headers = engine.request_headers(namespace, turn)
     rng = ids.derive_rng(turn.seed, "pacing")
     if prompt.stream:
@@ -75,19 +83,9 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
     )
 
 
-def _moderation(params: Mapping[str, Any], seed: int) -> Json | None:
-    config = params.get("moderation")
-    if not isinstance(config, Mapping):
-        return None
-    model = str(config.get("model", "omni-moderation-latest"))
-    rng = ids.derive_rng(seed, "moderation")
-    return {
-        "input": moderation_results(moderate(rng), model=model),
-        "output": moderation_results(moderate(rng), model=model),
-    }
-
-
-def _meta(engine: Engine, prompt: Prompt, *, namespace: str, turn: Turn) -> ChatMeta:
+def _meta(
+    engine: Engine, prompt: Prompt, *, namespace: str, turn: Turn, moderation: Json | None
+) -> ChatMeta:
     params = prompt.params
     stream_options = params.get("stream_options") or {}
     return ChatMeta(
@@ -98,7 +96,7 @@ def _meta(engine: Engine, prompt: Prompt, *, namespace: str, turn: Turn) -> Chat
         service_tier=SERVICE_TIERS.get(str(params.get("service_tier") or "auto"), "default"),
         include_usage=bool(stream_options.get("include_usage")),
         obfuscation=stream_options.get("include_obfuscation", True) is not False,
-        moderation=_moderation(params, turn.seed),
+        moderation=moderation,
         chunk=turn.latency.chunk if turn.latency else "token",
     )
 

@@ -7,13 +7,15 @@ generator; it knows nothing of HTTP (the routes adapt it), so it is testable wit
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from mockserver import ids
 from mockserver.errors import InvalidRequestError, NoMatchError, ScenarioError
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
-from mockserver.reply.generate import Generator, compose
+from mockserver.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
+from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
@@ -48,6 +50,8 @@ class Turn:
     latency: LatencySpec | None = None
     fault: FaultSpec | None = None
     moderation: ModerationSpec | None = None
+    #: Extra response headers (the rate-limit arithmetic).
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,10 @@ class Engine:
         with self.store.namespace(namespace) as space:
             scenario = self.active_scenario(space, prompt)
             seed = self.seed_for(space, scenario)
+            budgets = self._budgets(space, scenario)
+            budgets.charge(
+                tokens=count_prompt_tokens(prompt), now=self.now_in(space), model=prompt.model
+            )
             counter = space.next_counter()
             choice = self._choose(space, scenario, prompt)
             spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
@@ -137,6 +145,7 @@ class Engine:
                     spec, prompt, rng=rng, generator=self.generator, rule=rule
                 )
             reply = compose(prompt, content, rng=rng)
+            budgets.spend(reply.usage.completion_tokens)
             return Turn(
                 reply,
                 counter,
@@ -147,6 +156,7 @@ class Engine:
                 latency=(spec.latency if spec else None) or scenario.latency,
                 fault=spec.fault if spec else None,
                 moderation=spec.moderation if spec else None,
+                headers=budgets.headers(),
             )
 
     def _choose(self, space: Namespace, scenario: Scenario, prompt: Prompt) -> _Choice:
@@ -179,6 +189,25 @@ class Engine:
     def now(self) -> int:
         return int(self.clock.now())
 
+    def now_in(self, space: Namespace) -> float:
+        """The namespace's clock: the server's, plus what a test advanced it by."""
+        return self.clock.now() + space.clock_offset
+
+    def _budgets(self, space: Namespace, scenario: Scenario) -> Budgets:
+        limits = scenario.rate_limits
+        rpm = (limits and limits.requests_per_minute) or self.settings.requests_per_minute
+        tpm = (limits and limits.tokens_per_minute) or self.settings.tokens_per_minute
+        wanted = (rpm or NOMINAL_RPM, tpm or NOMINAL_TPM, bool(rpm or tpm))
+        budgets = space.budgets
+        if (
+            not isinstance(budgets, Budgets)
+            or (budgets.requests.limit, budgets.tokens.limit, budgets.enforced) != wanted
+        ):
+            now = self.now_in(space)
+            budgets = Budgets(Bucket.full(wanted[0], now), Bucket.full(wanted[1], now), wanted[2])
+            space.budgets = budgets
+        return budgets
+
     def request_headers(self, namespace: str, turn: Turn) -> dict[str, str]:
         """The headers the real API puts on every answer."""
         return {
@@ -186,6 +215,7 @@ class Engine:
             "openai-processing-ms": str(120 + 9 * turn.reply.usage.completion_tokens),
             "openai-version": "2020-10-01",
             "openai-organization": "mockserver",
+            **turn.headers,
         }
 
     def record(self, namespace: str, entry: JournalEntry) -> None:

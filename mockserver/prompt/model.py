@@ -20,7 +20,7 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses"]
+Api = Literal["chat", "responses", "moderations"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 

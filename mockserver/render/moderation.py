@@ -6,7 +6,7 @@ from typing import Any
 
 from mockserver.reply.moderation import ModerationVerdict
 
-__all__ = ["moderation_result", "moderation_results"]
+__all__ = ["chat_moderation", "moderation_error", "moderation_result", "moderation_results"]
 
 Json = dict[str, Any]
 
@@ -28,3 +28,26 @@ def moderation_results(verdict: ModerationVerdict, *, model: str) -> Json:
         "model": model,
         "results": [moderation_result(verdict, model=model)],
     }
+
+
+def moderation_error(*, side: str) -> Json:
+    """A ``ChatCompletionModerationError``: moderation itself failed on that side."""
+    return {
+        "type": "error",
+        "code": "moderation_unavailable",
+        "message": f"Moderation of the {side} could not be completed. Please try again.",
+    }
+
+
+def chat_moderation(
+    verdicts: tuple[ModerationVerdict | None, ModerationVerdict | None], *, model: str
+) -> Json:
+    """The ``moderation`` object of a moderated chat completion (input, then output)."""
+    out: Json = {}
+    for side, verdict in zip(("input", "output"), verdicts, strict=True):
+        out[side] = (
+            moderation_error(side=side)
+            if verdict is None
+            else moderation_results(verdict, model=model)
+        )
+    return out

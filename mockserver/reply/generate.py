@@ -60,6 +60,8 @@ class Content:
 
 def count_prompt_tokens(prompt: Prompt) -> int:
     messages = [(m.text, m.name is not None) for m in prompt.messages]
+    if prompt.instructions:  # the Responses API's instructions are one more system message
+        messages.insert(0, (prompt.instructions, False))
     total = count_message_tokens(messages)
     for message in prompt.messages:
         total += sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
@@ -150,8 +152,9 @@ class Generator:
     def message_text(self, prompt: Prompt, *, rng: random.Random) -> str:
         fmt = prompt.output_format
         if fmt.type == "json_schema" and fmt.schema is not None:
+            param = "text.format" if prompt.api == "responses" else "response_format"
             value = self.json_value(
-                fmt.schema, rng=rng, what=f"response format '{fmt.name}'", param="response_format"
+                fmt.schema, rng=rng, what=f"response format '{fmt.name}'", param=param
             )
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         if fmt.type in ("json_object", "json_schema"):

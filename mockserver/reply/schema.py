@@ -297,10 +297,11 @@ class _Gen:
         """A k with k*step inside the named range if it meets the bounds, else the bounds."""
         a, b = _k_span(max(low, nlow), min(high, nhigh), step)
         if a >= b:  # the named range misses the bounds or only touches them
-            a, b = _k_span(low, high, step)
-            if a > b:
+            c, d = _k_span(low, high, step)
+            if c > d:
                 raise UnsatisfiableSchemaError(f"{path}: no multiple of {step} within bounds")
-            a, b = (b - _SPAN, b) if math.isinf(a) else (a, a + _SPAN if math.isinf(b) else b)
+            anchor = min(max(a, c), d)  # finite: a is, and it is clamped into [c, d]
+            a, b = max(c, anchor - _SPAN), min(d, anchor + _SPAN)
         return self.rng.randint(int(a), int(b))
 
     def boolean(self, s: Mapping[str, Any], name: str | None, path: str, depth: int) -> bool:
@@ -727,7 +728,7 @@ _FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
         r"(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*"
     ),
 }
-_FORMAT_CHECKS |= {"url": _FORMAT_CHECKS["uri"], "iri": _FORMAT_CHECKS["uri"]}
+_FORMAT_CHECKS["iri"] = _FORMAT_CHECKS["uri"]  # "url" is no standard format: not asserted
 
 
 # --- realism by property name ---------------------------------------------------------------
@@ -766,7 +767,7 @@ _TEXT_RULES: tuple[tuple[str, _Text], ...] = (
     ("file_?name|filename|path$", _fake("file_name")),
     ("company|organi[sz]ation|employer|org$|business|brand", _fake("company")),
     ("url|uri$|link|website|homepage|href|endpoint", _fake("url")),
-    ("location|place|destination|origin|venue", _one_of(*_LOCATIONS)),
+    ("location|place(?![a-z])|destination|origin(?![a-z])|venue", _one_of(*_LOCATIONS)),
     ("city|town", _one_of(*_CITIES)),
     ("country|nation", _fake("country")),
     ("address|street", _fake("street_address")),
@@ -776,7 +777,7 @@ _TEXT_RULES: tuple[tuple[str, _Text], ...] = (
     ("units?$|units?_|temperature_unit", _one_of("celsius", "fahrenheit")),
     ("status|state$", _one_of("active", "pending", "completed")),
     ("priority|severity|level|urgency", _one_of("low", "medium", "high")),
-    ("sort|order$|direction", _one_of("asc", "desc")),
+    ("sort_?order|sort_?dir|order$|direction", _one_of("asc", "desc")),
     ("colou?r", _fake("color_name")),
     ("timezone|tz$", _fake("timezone")),
     (
@@ -800,20 +801,22 @@ _COMPILED_TEXT_RULES = tuple((re.compile(f"(?<![a-z])(?:{p})"), f) for p, f in _
 
 _NUM_RULES: tuple[tuple[str, float, float, int], ...] = (
     ("age$|age_", 18, 90, 0),
+    ("years|experience|tenure", 1, 30, 0),
     ("year", 1990, 2030, 0),
     ("month", 1, 12, 0),
     ("day$|dom$|day_of", 1, 28, 0),
     ("hour", 0, 23, 0),
     ("minute|second", 0, 59, 0),
-    ("lat", -90, 90, 4),
-    ("lon|lng", -180, 180, 4),
+    ("lat$|lat_|latitude", -90, 90, 4),
+    ("lon$|lng$|lon_|lng_|longitude", -180, 180, 4),
     ("temp", -10, 35, 1),
     ("percent|pct", 0, 100, 1),
     ("prob|confidence|likelihood|ratio|similarity|certainty|fraction", 0, 1, 2),
     ("price|cost|amount|total|salary|fee|balance|budget|revenue|subtotal", 1, 500, 2),
     ("rating|stars", 1, 5, 1),
     ("score", 0, 100, 0),
-    ("quantity|qty|count|num|n$|k$|top_k|limit|page|size|max|min|guests|people|nights", 1, 10, 0),
+    ("quantity|qty|count(?!r)|num|n$|k$|top_k|limit|page|size", 1, 10, 0),
+    ("max|min|guests|people|adults|children|days|nights", 1, 10, 0),
     ("id$|_id", 1, 99999, 0),
 )
 _COMPILED_NUM_RULES = tuple((re.compile(f"(?<![a-z])(?:{p[0]})"), p[1:]) for p in _NUM_RULES)

@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 import mockserver
 from mockserver.engine import Engine
-from mockserver.errors import InvalidRequestError, ScenarioError
+from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
 from mockserver.routes.base import api_endpoint, engine_of, json_response, query_int
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
@@ -44,6 +44,7 @@ def _scenario_body(engine: Engine, space: Namespace) -> Json:
         "fallback": scenario.fallback,
         "seed": scenario.seed if scenario.seed is not None else engine.settings.seed,
         "is_default": space.scenario is None,
+        "pending": len(space.pending),
         "rules": [
             {
                 "id": rule.id,
@@ -94,6 +95,7 @@ async def put_scenario(request: Request) -> Response:
     with engine.store.namespace(namespace_of(request)) as space:
         space.scenario = scenario
         space.rule_hits.pop(scenario.name, None)
+        engine.store.feed.publish("state", space.name)
         return json_response(_scenario_body(engine, space))
 
 
@@ -103,6 +105,7 @@ async def delete_scenario(request: Request) -> Response:
     with engine.store.namespace(namespace_of(request)) as space:
         space.scenario = None
         space.rule_hits.clear()
+        engine.store.feed.publish("state", space.name)
         return json_response(_scenario_body(engine, space))
 
 
@@ -134,6 +137,41 @@ async def calls(request: Request) -> Response:
     return json_response({"object": "list", "data": entries[-limit:]})
 
 
+async def call(request: Request) -> Response:
+    """One journal entry, whole (request and response bodies, stream events, timing)."""
+    engine = engine_of(request)
+    name = namespace_of(request)
+    seq = request.path_params["seq"]
+    with engine.store.peek(name) as space:
+        entry = space.entry(seq) if space is not None else None
+        if entry is None:
+            raise NotFoundError(f"No call #{seq} in the journal of namespace '{name}'.")
+        return json_response({"namespace": name, **asdict(entry)})
+
+
+async def namespaces(request: Request) -> Response:
+    """Every namespace with state, newest first: its scenario, journal size and queue."""
+    engine = engine_of(request)
+    limit = query_int(request, "limit", default=200, low=1, high=10_000)
+    data = []
+    for name in reversed(engine.store.names()):
+        with engine.store.peek(name) as space:
+            if space is None:
+                continue
+            data.append(
+                {
+                    "name": name,
+                    "scenario": engine.active_scenario(space).name,
+                    "calls": len(space.journal),
+                    "last_seq": space.journal_seq,
+                    "pending": len(space.pending),
+                }
+            )
+        if len(data) >= limit:
+            break
+    return json_response({"object": "list", "data": data})
+
+
 @api_endpoint
 async def queue_next(request: Request) -> Response:
     """Queue one-off replies (scenario reply objects) for this namespace's next requests."""
@@ -150,7 +188,31 @@ async def queue_next(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.namespace(namespace_of(request)) as space:
         space.pending.extend(replies)
+        engine.store.feed.publish("state", space.name)
         return json_response({"namespace": space.name, "pending": len(space.pending)})
+
+
+@api_endpoint
+async def clock(request: Request) -> Response:
+    """``POST {"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
+    engine = engine_of(request)
+    advance = 0.0
+    if request.method == "POST":
+        from mockserver.wire.validation import parse_json_body
+
+        value = parse_json_body(await request.body()).get("advance")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise InvalidRequestError(
+                "Invalid 'advance': expected a number of seconds >= 0.",
+                param="advance",
+                code="invalid_value",
+            )
+        advance = float(value)
+    with engine.store.namespace(namespace_of(request)) as space:
+        space.clock_offset += advance
+        return json_response(
+            {"namespace": space.name, "now": engine.now_in(space), "offset": space.clock_offset}
+        )
 
 
 @api_endpoint
@@ -180,6 +242,9 @@ def routes() -> list[Route]:
         Route("/scenario", put_scenario, methods=["PUT"]),
         Route("/scenario", delete_scenario, methods=["DELETE"]),
         Route("/calls", calls, methods=["GET"]),
+        Route("/calls/{seq:int}", call, methods=["GET"]),
+        Route("/namespaces", namespaces, methods=["GET"]),
         Route("/next", queue_next, methods=["POST"]),
+        Route("/clock", clock, methods=["GET", "POST"]),
         Route("/reset", reset, methods=["POST"]),
     ]

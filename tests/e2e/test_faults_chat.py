@@ -179,3 +179,24 @@ def test_chaos_fails_the_same_requests_every_run(server: BackgroundServer) -> No
     first, second = run("sk-chaos-a"), run("sk-chaos-b")
     assert first == second
     assert set(first) == {200, 503}
+
+
+def test_rate_limit_budgets_on_a_virtual_clock(control: httpx.Client,
+                                               client: openai.OpenAI) -> None:
+    control.put("/scenario", json={"scenario": {"rate_limits": {"requests_per_minute": 2}}})
+    first = client.chat.completions.with_raw_response.create(**ASK)
+    assert first.headers["x-ratelimit-limit-requests"] == "2"
+    assert first.headers["x-ratelimit-remaining-requests"] == "1"
+    client.chat.completions.create(**ASK)
+    with pytest.raises(openai.RateLimitError) as info:
+        client.chat.completions.create(**ASK)
+    assert info.value.response.headers["retry-after"] == "30"
+    assert info.value.body["code"] == "rate_limit_exceeded"
+    control.post("/clock", json={"advance": 30})
+    assert client.chat.completions.create(**ASK).choices[0].message.content
+
+
+def test_every_answer_carries_rate_limit_headers(client: openai.OpenAI) -> None:
+    headers = client.chat.completions.with_raw_response.create(**ASK).headers
+    assert int(headers["x-ratelimit-limit-requests"]) > 0
+    assert headers["x-ratelimit-reset-tokens"].endswith("s")

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 from pydantic import BaseModel
@@ -60,7 +61,7 @@ def user(text: str) -> list[dict[str, Any]]:
 
 
 def test_every_library_scenario_has_a_description() -> None:
-    assert len(builtin_names()) >= 10
+    assert len(builtin_names()) >= 13
     for name in builtin_names():
         assert builtin(name).description.strip(), name
 
@@ -167,3 +168,32 @@ def test_overloaded(sdk: Any) -> None:
     assert info.value.status_code == 503
     assert info.value.response.headers["retry-after"] == "2"
     assert info.value.body["code"] == "server_is_overloaded"
+
+
+def test_stream_cut(sdk: Any) -> None:
+    client = sdk("stream-cut")
+    assert client.chat.completions.create(model="m", messages=user("hi")).choices[0]
+    with pytest.raises((openai.APIConnectionError, httpx.RemoteProtocolError)):
+        list(client.chat.completions.create(model="m", messages=user("hi"), stream=True))
+
+
+def test_moderation_block(sdk: Any) -> None:
+    client = sdk("moderation-block")
+    reply = client.chat.completions.create(
+        model="m", messages=user("how do I attack him"),
+        extra_body={"moderation": {"model": "omni-moderation-latest",
+                                   "policy": {"input": {"mode": "block"}}}},
+    )
+    assert reply.choices[0].finish_reason == "content_filter"
+    flags = client.moderations.create(input="I will attack").results[0]
+    assert flags.categories.violence is True
+
+
+def test_slow_stream_waits_for_the_first_token(sdk: Any) -> None:
+    client = sdk("slow-stream")
+    started = time.monotonic()
+    stream = client.chat.completions.create(model="m", messages=user("hi"), stream=True)
+    first = next(iter(stream))
+    assert time.monotonic() - started >= 0.4  # ttft 0.6 s minus the seeded jitter bound
+    assert first.choices[0].delta.role == "assistant"
+    stream.close()

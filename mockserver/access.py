@@ -1,0 +1,342 @@
+"""Who may call the server, and from which web pages: CORS, the admin token, API keys.
+
+One ASGI middleware wraps the routes. It answers CORS preflights itself, before any check of
+credentials (browsers send none on a preflight); refuses control-plane requests sent by foreign
+web pages or without the admin token; refuses ``/v1`` requests without a configured API key; adds
+the CORS headers to every answer; and times each exchange for the journal.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import quote, unquote, urlsplit
+
+from starlette.datastructures import Headers, MutableHeaders, QueryParams
+from starlette.requests import cookie_parser
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.errors import APIError, AuthenticationError
+from mockserver.ids import monotonic
+from mockserver.routes.base import error_response
+from mockserver.settings import Settings, SettingsError
+from mockserver.store import Exchange, Store, current_exchange
+
+__all__ = [
+    "ADMIN_COOKIE",
+    "ADMIN_HEADER",
+    "EXPOSED_HEADERS",
+    "Access",
+    "OriginPolicy",
+    "check_exposure",
+    "is_loopback_host",
+]
+
+CONTROL_PREFIX = "/__mockserver"
+API_PREFIX = "/v1"
+ADMIN_HEADER = "x-mockserver-admin-token"
+ADMIN_COOKIE = "mockserver_admin"
+PAGE_PATH = CONTROL_PREFIX + "/"
+
+#: Response headers the OpenAI SDKs read; a browser hides any header not listed here.
+EXPOSED_HEADERS = (
+    "x-request-id",
+    "openai-processing-ms",
+    "openai-version",
+    "openai-organization",
+    "openai-project",
+    "retry-after",
+    "retry-after-ms",
+    "x-ratelimit-limit-requests",
+    "x-ratelimit-limit-tokens",
+    "x-ratelimit-remaining-requests",
+    "x-ratelimit-remaining-tokens",
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-reset-tokens",
+)
+#: Allowed when a preflight names no headers (normally the request's own list is reflected).
+DEFAULT_ALLOWED_HEADERS = (
+    "authorization, content-type, openai-organization, openai-project, openai-beta, "
+    "idempotency-key, x-stainless-arch, x-stainless-lang, x-stainless-os, "
+    "x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, "
+    "x-stainless-runtime-version, x-stainless-timeout, x-mockserver-session, "
+    "x-mockserver-scenario, x-mockserver-admin-token"
+)
+ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+#: A list of header names (RFC 9110 tokens), the only thing we reflect back.
+_HEADER_LIST = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*")
+_MAX_TIMINGS = 10_000
+
+NO_API_KEY = (
+    "You didn't provide an API key. You need to provide your API key in an Authorization header "
+    "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with "
+    "blank username) if you're accessing the API from your browser and are prompted for a "
+    "username and password. You can obtain an API key from "
+    "https://platform.openai.com/account/api-keys."
+)
+
+
+def is_loopback_host(host: str) -> bool:
+    """``localhost``, ``127.0.0.0/8`` or ``::1`` (other names may resolve anywhere)."""
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(settings: Settings) -> None:
+    """Refuse to serve the control plane to a network without an admin token."""
+    if settings.admin_token or is_loopback_host(settings.host):
+        return
+    raise SettingsError(
+        f"refusing to listen on {settings.host}, which is not a loopback address, without an "
+        "admin token: anyone on the network could rewrite the scenarios under /__mockserver/. "
+        "Pass --admin-token TOKEN (or set MOCKSERVER_ADMIN_TOKEN), or bind to 127.0.0.1."
+    )
+
+
+def _secret_equals(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _masked(key: str) -> str:
+    """How the real API quotes a wrong key: its start and last four characters."""
+    if len(key) <= 8:
+        return "*" * len(key)
+    return key[:3] + "*" * (len(key) - 7) + key[-4:]
+
+
+def _bearer(headers: Headers) -> str | None:
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+@dataclass(frozen=True, slots=True)
+class OriginPolicy:
+    """Which web pages may read our answers.
+
+    ``/v1`` serves any page (``*``) on loopback unless a list is configured. The control plane
+    never serves ``*``: only listed origins, pages on loopback, and the server's own pages (the
+    inspector), so a web site a developer happens to visit cannot rewrite the scenarios."""
+
+    listed: frozenset[str]
+    any_for_api: bool
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OriginPolicy:
+        listed = frozenset(o.rstrip("/").lower() for o in settings.cors_origins if o != "*")
+        any_for_api = "*" in settings.cors_origins or (
+            not settings.cors_origins and is_loopback_host(settings.host)
+        )
+        return cls(listed, any_for_api)
+
+    def allow(self, origin: str, *, control: bool, host: str | None) -> str | None:
+        """The ``Access-Control-Allow-Origin`` value for ``origin``, or ``None`` (refused)."""
+        normal = origin.rstrip("/").lower()
+        if normal in self.listed or _same_origin(normal, host):
+            return origin
+        if control:
+            return origin if _is_loopback_origin(normal) else None
+        return "*" if self.any_for_api else None
+
+
+def _same_origin(origin: str, host: str | None) -> bool:
+    return host is not None and urlsplit(origin).netloc == host.lower()
+
+
+def _is_loopback_origin(origin: str) -> bool:
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+
+
+def _cors_headers(allow: str) -> dict[str, str]:
+    headers = {
+        "access-control-allow-origin": allow,
+        "access-control-expose-headers": ", ".join(EXPOSED_HEADERS),
+    }
+    if allow != "*":
+        headers["vary"] = "Origin"
+    return headers
+
+
+def _preflight(headers: Headers, allow: str | None, *, origin: str) -> Response:
+    if allow is None:
+        return _origin_refused(origin)
+    requested = headers.get("access-control-request-headers", "").strip()
+    answer = {
+        "access-control-allow-origin": allow,
+        "access-control-allow-methods": ALLOWED_METHODS,
+        "access-control-allow-headers": (
+            requested if _HEADER_LIST.fullmatch(requested) else DEFAULT_ALLOWED_HEADERS
+        ),
+        "access-control-max-age": "600",
+        "vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+    }
+    if headers.get("access-control-request-private-network") == "true":
+        # Chrome asks before a public page may call a loopback server.
+        answer["access-control-allow-private-network"] = "true"
+    return Response(status_code=204, headers=answer)
+
+
+def _origin_refused(origin: str) -> Response:
+    return error_response(
+        APIError(
+            f"Requests from the web page at {origin} are not allowed here. Start mockserver "
+            f"with --cors-origin {origin} (or MOCKSERVER_CORS_ORIGINS) to allow them.",
+            status=403,
+            type="invalid_request_error",
+            code="mockserver_origin_not_allowed",
+        )
+    )
+
+
+def _admin_refused(headers: Headers, *, given: bool) -> Response:
+    if "text/html" in headers.get("accept", ""):
+        return HTMLResponse(
+            "<!doctype html><title>mockserver</title><p>This mockserver needs its admin token. "
+            "Open <code>/__mockserver/?token=YOUR_ADMIN_TOKEN</code> once; a cookie keeps it.",
+            status_code=401,
+        )
+    what = "a wrong admin token" if given else "no admin token"
+    return error_response(
+        AuthenticationError(
+            f"The control plane needs the admin token and got {what}. Send it in the "
+            f"{ADMIN_HEADER} header (or open /__mockserver/?token=YOUR_ADMIN_TOKEN in a browser).",
+            code="mockserver_admin_token_required",
+        )
+    )
+
+
+def _api_key_refused(key: str | None) -> Response:
+    if key is None:
+        return error_response(APIError(NO_API_KEY, status=401, type="invalid_request_error"))
+    return error_response(
+        AuthenticationError(
+            f"Incorrect API key provided: {_masked(key)}. You can find your API key at "
+            "https://platform.openai.com/account/api-keys."
+        )
+    )
+
+
+class Access:
+    """The ASGI middleware described in this module's docstring."""
+
+    def __init__(self, app: ASGIApp, *, settings: Settings, store: Store) -> None:
+        self.app = app
+        self.settings = settings
+        self.store = store
+        self.policy = OriginPolicy.from_settings(settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        path: str = scope["path"]
+        control = path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/")
+        origin = headers.get("origin")
+        allow = None
+        if origin is not None:
+            allow = self.policy.allow(origin, control=control, host=headers.get("host"))
+        if (
+            origin is not None
+            and scope["method"] == "OPTIONS"
+            and "access-control-request-method" in headers
+        ):
+            await _preflight(headers, allow, origin=origin)(scope, receive, send)
+            return
+        if origin is not None and control and allow is None:
+            refusal: Response | None = _origin_refused(origin)
+        else:
+            refusal = self._refusal(scope, headers, control=control)
+        if refusal is not None:
+            if allow is not None:
+                refusal.headers.update(_cors_headers(allow))
+            await refusal(scope, receive, send)
+            return
+        await self._serve(scope, receive, send, allow=allow)
+
+    def _refusal(self, scope: Scope, headers: Headers, *, control: bool) -> Response | None:
+        if control and self.settings.admin_token:
+            return self._admin_check(scope, headers, self.settings.admin_token)
+        if self.settings.api_keys and (
+            scope["path"] == API_PREFIX or scope["path"].startswith(API_PREFIX + "/")
+        ):
+            key = _bearer(headers)
+            if not any(_secret_equals(key, k) for k in self.settings.api_keys):
+                return _api_key_refused(key)
+        return None
+
+    def _admin_check(self, scope: Scope, headers: Headers, token: str) -> Response | None:
+        query = QueryParams(scope.get("query_string", b""))
+        if scope["path"] == PAGE_PATH and "token" in query:
+            if not _secret_equals(query["token"], token):
+                return _admin_refused(headers, given=True)
+            # Trade the token in the address for a cookie, and drop it from the address bar.
+            page = RedirectResponse(PAGE_PATH, status_code=303)
+            page.set_cookie(
+                ADMIN_COOKIE, quote(token), path=CONTROL_PREFIX, httponly=True, samesite="strict"
+            )
+            return page
+        given = headers.get(ADMIN_HEADER)
+        if given is None:
+            cookie = cookie_parser(headers.get("cookie", "")).get(ADMIN_COOKIE)
+            given = unquote(cookie) if cookie is not None else None
+        if _secret_equals(given, token):
+            return None
+        return _admin_refused(headers, given=given is not None)
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, *, allow: str | None
+    ) -> None:
+        exchange = Exchange()
+        reset_token = current_exchange.set(exchange)
+        started = monotonic()
+        writes: list[float] = []
+        streamed = False
+        completed = False
+
+        async def timed_send(message: Message) -> None:
+            nonlocal streamed, completed
+            if message["type"] == "http.response.start":
+                response_headers = MutableHeaders(scope=message)
+                if allow is not None:
+                    _add(response_headers, _cors_headers(allow))
+                streamed = response_headers.get("content-type", "").startswith("text/event-stream")
+            await send(message)
+            if message["type"] != "http.response.body" or completed:
+                return
+            if streamed and exchange.entries and len(writes) < _MAX_TIMINGS:
+                writes.append(round((monotonic() - started) * 1000, 1))
+            if not message.get("more_body", False):
+                completed = True
+                self._complete(exchange, started, writes if streamed else None)
+
+        try:
+            await self.app(scope, receive, timed_send)
+        finally:
+            current_exchange.reset(reset_token)
+            if not completed:  # the client went away, or the answer was cut on purpose
+                self._complete(exchange, started, writes if streamed else None)
+
+    def _complete(self, exchange: Exchange, started: float, timing: list[float] | None) -> None:
+        if exchange.entries:
+            elapsed = round((monotonic() - started) * 1000, 1)
+            self.store.complete(exchange, duration_ms=elapsed, timing=timing)
+
+
+def _add(headers: MutableHeaders, extra: Mapping[str, str]) -> None:
+    for name, value in extra.items():
+        if name == "vary":
+            headers.add_vary_header(value)
+        elif name not in headers:
+            headers[name] = value

@@ -1,0 +1,76 @@
+"""Moderated completions: score the input and the reply, and withhold what a policy blocks.
+
+Shared by every API family; each renders the verdicts in its own shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mockserver import ids
+from mockserver.engine.core import Turn
+from mockserver.reply.model import Reply, Usage
+from mockserver.reply.moderation import ModerationVerdict, moderate
+
+__all__ = ["Moderation", "moderate_turn"]
+
+Side = Literal["input", "output"]
+DEFAULT_MODEL = "omni-moderation-latest"
+
+
+@dataclass(frozen=True, slots=True)
+class Moderation:
+    """The verdict on each side (``None``: moderation failed there) and the reply to send."""
+
+    model: str
+    input: ModerationVerdict | None
+    output: ModerationVerdict | None
+    reply: Reply
+    blocked: Side | None = None
+
+
+def _mode(config: Mapping[str, Any], side: Side) -> str:
+    policy = config.get("policy") or {}
+    return str((policy.get(side) or {}).get("mode") or "score")
+
+
+def withheld(reply: Reply, *, generated: bool) -> Reply:
+    """The reply with its content held back: ``finish_reason: content_filter``."""
+    usage = reply.usage if generated else Usage(reply.usage.prompt_tokens, 0)
+    return dataclasses.replace(
+        reply,
+        text=None,
+        refusal=None,
+        tokens=(),
+        tool_calls=(),
+        annotations=(),
+        hosted=(),
+        finish_reason="content_filter",
+        usage=usage,
+    )
+
+
+def moderate_turn(turn: Turn, params: Mapping[str, Any]) -> Moderation | None:
+    """``None`` unless the request asked for moderation (``moderation: {model, policy}``)."""
+    config = params.get("moderation")
+    if not isinstance(config, Mapping):
+        return None
+    spec = turn.moderation
+    rng = ids.derive_rng(turn.seed, "moderation")
+    failing = spec.error if spec else None
+    verdicts = {
+        side: None
+        if failing == side
+        else moderate(rng, flagged=getattr(spec, side) if spec else ())
+        for side in ("input", "output")
+    }
+    model = str(config.get("model") or DEFAULT_MODEL)
+    for side in ("input", "output"):
+        verdict = verdicts[side]
+        if verdict is not None and verdict.flagged and _mode(config, side) == "block":
+            reply = withheld(turn.reply, generated=side == "output")
+            return Moderation(model, verdicts["input"], verdicts["output"], reply, side)
+    return Moderation(model, verdicts["input"], verdicts["output"], turn.reply)

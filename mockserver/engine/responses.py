@@ -1,0 +1,356 @@
+"""One Responses API request: resolve the conversation → turn → render → store.
+
+The conversation a response continues is data in the store: the stored chain of a
+``previous_response_id`` (its inputs and outputs), or a conversation's items. Either is
+prepended to this request's input before the Prompt is built, so matching, token counting and
+the agent-loop rule see everything the model would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mockserver import ids
+from mockserver.engine.chat import SERVICE_TIERS
+from mockserver.engine.core import Engine, Turn
+from mockserver.errors import InvalidRequestError, NotFoundError
+from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
+from mockserver.prompt.model import Prompt
+from mockserver.prompt.responses import (
+    input_items,
+    messages_from_items,
+    prompt_from_responses,
+    seal_compaction,
+)
+from mockserver.render.responses import (
+    ResponseMeta,
+    echo_params,
+    final_status,
+    output_items,
+    response_body,
+    usage_body,
+)
+from mockserver.render.responses_items import stored_item
+from mockserver.render.responses_stream import response_events
+from mockserver.reply.generate import count_prompt_tokens
+from mockserver.reply.model import Usage
+from mockserver.reply.tokens import count_tokens
+from mockserver.scenario.behaviour import ErrorSpec
+from mockserver.store import Namespace, Page, StoredResponse, paginate
+
+__all__ = [
+    "Context",
+    "ResponseResult",
+    "cancel_response",
+    "compact",
+    "conversation_of",
+    "count_input_tokens",
+    "create_response",
+    "delete_response",
+    "list_input_items",
+    "resolve_context",
+    "retrieve_events",
+    "retrieve_response",
+    "stored_response",
+]
+
+Json = dict[str, Any]
+_TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseResult:
+    """A rendered response: ``body`` when not streamed, ``events`` when streamed."""
+
+    turn: Turn
+    prompt: Prompt
+    body: Json | None
+    events: list[Json] | None
+    headers: dict[str, str] = field(default_factory=dict)
+    stream_plan: StreamPlan = field(default_factory=StreamPlan)
+    body_plan: BodyPlan = field(default_factory=BodyPlan)
+    #: The ``error`` event a scripted in-stream error sends instead of the rest of the stream.
+    stream_error: Json | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The conversation so far (stored form) and this request's input (references resolved)."""
+
+    history: list[Json]
+    input: list[Json]
+
+    @property
+    def items(self) -> list[Json]:
+        return [*self.history, *self.input]
+
+
+def conversation_of(body: Mapping[str, Any]) -> str | None:
+    raw = body.get("conversation")
+    if raw is None:
+        return None
+    return raw if isinstance(raw, str) else str(raw["id"])
+
+
+def stored_response(space: Namespace, response_id: str) -> StoredResponse:
+    stored = space.responses.get(response_id)
+    if stored is None:
+        raise NotFoundError(f"Response with id '{response_id}' not found.")
+    return stored
+
+
+def _previous(space: Namespace, response_id: str) -> list[Json]:
+    stored = space.responses.get(response_id)
+    if stored is None:
+        raise NotFoundError(
+            f"Previous response with id '{response_id}' not found.",
+            param="previous_response_id",
+            code="previous_response_not_found",
+        )
+    return list(stored.context)
+
+
+def _conversation_items(space: Namespace, conversation_id: str) -> list[Json]:
+    stored = space.conversations.get(conversation_id)
+    if stored is None:
+        raise NotFoundError(
+            f"Conversation with id '{conversation_id}' not found.", param="conversation"
+        )
+    return list(stored.items.values())
+
+
+def _referenced(space: Namespace, item_id: str, index: int) -> Json:
+    """The stored item an ``item_reference`` names (newest owner first)."""
+    for conversation in reversed(space.conversations.values()):
+        if item_id in conversation.items:
+            return dict(conversation.items[item_id])
+    for response in reversed(space.responses.values()):
+        for item in response.context:
+            if item.get("id") == item_id:
+                return dict(item)
+    raise NotFoundError(f"Item with id '{item_id}' not found.", param=f"input[{index}].id")
+
+
+def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Context:
+    """History from ``previous_response_id`` or ``conversation``, and the resolved input."""
+    with engine.store.namespace(namespace) as space:
+        history: list[Json] = []
+        if body.get("previous_response_id") is not None:
+            history = _previous(space, str(body["previous_response_id"]))
+        conversation = conversation_of(body)
+        if conversation is not None:
+            history = _conversation_items(space, conversation)
+        raw = input_items(body)
+        resolved = [
+            _referenced(space, str(item["id"]), n) if item["type"] == "item_reference" else item
+            for n, item in enumerate(raw)
+        ]
+    return Context(history, resolved)
+
+
+def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn) -> ResponseMeta:
+    stream_options = body.get("stream_options") or {}
+    tier = _TIERS.get(str(body.get("service_tier") or "auto"), "default")
+    return ResponseMeta(
+        id=ids.hex_id("resp_", engine.settings.seed, namespace, turn.counter, length=50),
+        created_at=engine.now(),
+        echo=echo_params(body, service_tier=tier),
+        include=frozenset(body.get("include") or ()),
+        obfuscation=stream_options.get("include_obfuscation") is not False,
+        chunk=turn.latency.chunk if turn.latency else "token",
+    )
+
+
+def create_response(
+    engine: Engine, body: Mapping[str, Any], *, namespace: str, headers: Mapping[str, str]
+) -> ResponseResult:
+    context = resolve_context(engine, body, namespace=namespace)
+    prompt = prompt_from_responses(body, items=context.items, headers=headers)
+    turn = engine.turn(prompt, namespace=namespace)
+    meta = _meta(engine, body, namespace=namespace, turn=turn)
+    stored = _stored(engine, body, context, meta=meta, turn=turn)
+    turn_items = stored.context[len(context.history) :]
+    _keep(engine, body, stored, turn_items=turn_items, namespace=namespace)
+    response_headers = engine.request_headers(namespace, turn)
+    rng = ids.derive_rng(turn.seed, "pacing")
+    if prompt.stream:
+        events = response_events(turn.reply, meta, completed_at=stored.completed_at)
+        plan = plan_stream(
+            turn.latency,
+            turn.fault,
+            frames=len(events),
+            tokens=turn.reply.usage.completion_tokens,
+            rng=rng,
+        )
+        error = _stream_error(turn, at=plan.cut[1] if plan.cut else len(events))
+        return ResponseResult(
+            turn, prompt, None, events, response_headers, stream_plan=plan, stream_error=error
+        )
+    rendered = response_body(
+        meta, turn.reply, status=stored.status, completed_at=stored.completed_at
+    )
+    plan_of_body = plan_body(turn.latency, turn.fault, rng=rng)
+    return ResponseResult(turn, prompt, rendered, None, response_headers, body_plan=plan_of_body)
+
+
+def _stream_error(turn: Turn, *, at: int) -> Json:
+    """The ``error`` event that replaces the rest of a stream cut by a scripted error."""
+    spec = turn.fault.error if turn.fault else None
+    error = error_for(spec or ErrorSpec(preset="server_error"))
+    return {
+        "type": "error",
+        "sequence_number": at,
+        "code": error.code,
+        "message": error.message,
+        "param": error.param,
+    }
+
+
+def _stored(
+    engine: Engine, body: Mapping[str, Any], context: Context, *, meta: ResponseMeta, turn: Turn
+) -> StoredResponse:
+    background = body.get("background") is True
+    queued = background and body.get("stream") is not True
+    inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
+    outputs = output_items(turn.reply, meta)
+    return StoredResponse(
+        meta=meta,
+        reply=turn.reply,
+        status="queued" if queued else final_status(turn.reply),
+        input_items=inputs,
+        context=[*context.history, *inputs, *outputs],
+        background=background,
+        completed_at=None if queued else engine.now(),
+    )
+
+
+def _keep(
+    engine: Engine,
+    body: Mapping[str, Any],
+    stored: StoredResponse,
+    *,
+    turn_items: Sequence[Json],
+    namespace: str,
+) -> None:
+    """Store the response (unless ``store: false``) and add this turn to its conversation."""
+    conversation = conversation_of(body)
+    with engine.store.namespace(namespace) as space:
+        if body.get("store") is not False:
+            engine.store.put_response(space, stored)
+        if conversation is not None and conversation in space.conversations:
+            items = space.conversations[conversation].items
+            for item in turn_items:
+                items[str(item["id"])] = item
+
+
+def _advance(engine: Engine, stored: StoredResponse) -> None:
+    """A background response moves one state each time it is looked at (no timers, no threads)."""
+    if not stored.background:
+        return
+    if stored.status == "queued":
+        stored.status = "in_progress"
+    elif stored.status == "in_progress":
+        stored.status = final_status(stored.reply)
+        stored.completed_at = engine.now()
+
+
+def _render(stored: StoredResponse, include: Sequence[str] = ()) -> Json:
+    meta = replace(stored.meta, include=stored.meta.include | frozenset(include))
+    return response_body(meta, stored.reply, status=stored.status, completed_at=stored.completed_at)
+
+
+def retrieve_response(
+    engine: Engine, response_id: str, *, namespace: str, include: Sequence[str] = ()
+) -> Json:
+    with engine.store.namespace(namespace) as space:
+        stored = stored_response(space, response_id)
+        _advance(engine, stored)
+        return _render(stored, include)
+
+
+def retrieve_events(
+    engine: Engine, response_id: str, *, namespace: str, starting_after: int | None = None
+) -> list[Json]:
+    """A stored response's events (a background response is followed to its end)."""
+    with engine.store.namespace(namespace) as space:
+        stored = stored_response(space, response_id)
+        while stored.status in ("queued", "in_progress"):
+            _advance(engine, stored)
+        events = response_events(stored.reply, stored.meta, completed_at=stored.completed_at)
+    return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
+
+
+def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
+    with engine.store.namespace(namespace) as space:
+        stored = stored_response(space, response_id)
+        if not stored.background:
+            raise InvalidRequestError("Cannot cancel a synchronous response.")
+        if stored.status in ("queued", "in_progress"):
+            stored.status = "cancelled"
+        return _render(stored)
+
+
+def delete_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
+    with engine.store.namespace(namespace) as space:
+        stored_response(space, response_id)
+        del space.responses[response_id]
+    return {"id": response_id, "object": "response.deleted", "deleted": True}
+
+
+def list_input_items(
+    engine: Engine,
+    response_id: str,
+    *,
+    namespace: str,
+    after: str | None,
+    limit: int,
+    order: Any,
+) -> Page:
+    with engine.store.namespace(namespace) as space:
+        stored = stored_response(space, response_id)
+        return paginate(
+            stored.input_items,
+            key=lambda item: str(item["id"]),
+            render=dict,
+            after=after,
+            limit=limit,
+            order=order,
+        )
+
+
+def count_input_tokens(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:
+    """What ``usage.input_tokens`` of a create with this body would be."""
+    context = resolve_context(engine, body, namespace=namespace)
+    prompt = prompt_from_responses(
+        {**body, "model": body.get("model") or ""}, items=context.items, headers={}
+    )
+    return {"object": "response.input_tokens", "input_tokens": count_prompt_tokens(prompt)}
+
+
+def compact(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:
+    """User messages kept as they are, everything else packed into one compaction item."""
+    context = resolve_context(engine, body, namespace=namespace)
+    with engine.store.namespace(namespace) as space:
+        counter = space.next_counter()
+    owner = ids.hex_id("resp_", engine.settings.seed, namespace, counter, length=50)
+    items = [stored_item(item, owner=owner, index=n) for n, item in enumerate(context.items)]
+    kept = [i for i in items if i["type"] == "message" and i.get("role") == "user"]
+    packed = [m.text for m in messages_from_items([i for i in items if i not in kept]) if m.text]
+    prompt = prompt_from_responses(body, items=context.items, headers={})
+    sealed = seal_compaction(packed)
+    compaction = {
+        "id": ids.hex_id("cmp_", owner, length=50),
+        "type": "compaction",
+        "encrypted_content": sealed,
+    }
+    output_tokens = max(1, count_tokens(" ".join(packed)) // 4)
+    usage = Usage(prompt_tokens=count_prompt_tokens(prompt), completion_tokens=output_tokens)
+    return {
+        "id": owner,
+        "object": "response.compaction",
+        "created_at": engine.now(),
+        "output": [*kept, compaction],
+        "usage": usage_body(usage),
+    }

@@ -1,0 +1,122 @@
+"""Rate-limit arithmetic: per-namespace token buckets and the ``x-ratelimit-*`` headers.
+
+Budgets refill continuously (``limit`` per 60 s), on the namespace's clock, which a test can
+advance (``POST /__mockserver/clock``) so that nothing has to sleep for real.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mockserver.errors import RateLimitError
+
+__all__ = ["NOMINAL_RPM", "NOMINAL_TPM", "Bucket", "Budgets", "duration", "rate_limited"]
+
+#: Budgets shown in the headers when none is configured (not enforced).
+NOMINAL_RPM = 30_000
+NOMINAL_TPM = 150_000_000
+
+
+def duration(seconds: float) -> str:
+    """The real API's reset format: ``120ms``, ``1.5s``, ``6m0s``, ``1h2m3s``."""
+    if seconds < 1:
+        return f"{max(0, round(seconds * 1000))}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{int(hours)}h{int(minutes)}m{text}"
+    return f"{int(minutes)}m{text}" if minutes else text
+
+
+@dataclass(slots=True)
+class Bucket:
+    limit: int
+    level: float
+    updated: float
+
+    @classmethod
+    def full(cls, limit: int, now: float) -> Bucket:
+        return cls(limit=limit, level=float(limit), updated=now)
+
+    def refill(self, now: float) -> None:
+        elapsed = max(0.0, now - self.updated)
+        self.level = min(float(self.limit), self.level + elapsed * self.limit / 60)
+        self.updated = now
+
+    def wait_for(self, amount: float) -> float:
+        """Seconds until ``amount`` is available."""
+        return max(0.0, (amount - self.level) * 60 / self.limit)
+
+    def reset_in(self) -> float:
+        """Seconds until the bucket is full again."""
+        return self.wait_for(float(self.limit))
+
+
+@dataclass(slots=True)
+class Budgets:
+    """A namespace's request and token buckets; ``enforced`` when a budget is configured."""
+
+    requests: Bucket
+    tokens: Bucket
+    enforced: bool
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "x-ratelimit-limit-requests": str(self.requests.limit),
+            "x-ratelimit-limit-tokens": str(self.tokens.limit),
+            "x-ratelimit-remaining-requests": str(max(0, math.floor(self.requests.level))),
+            "x-ratelimit-remaining-tokens": str(max(0, math.floor(self.tokens.level))),
+            "x-ratelimit-reset-requests": duration(self.requests.reset_in()),
+            "x-ratelimit-reset-tokens": duration(self.tokens.reset_in()),
+        }
+
+    def charge(self, *, tokens: int, now: float, model: str) -> None:
+        """Take one request and ``tokens``, or raise the real API's 429 (nothing taken)."""
+        self.requests.refill(now)
+        self.tokens.refill(now)
+        if self.enforced:
+            for bucket, amount, what, unit in (
+                (self.requests, 1, "requests per min (RPM)", "requests"),
+                (self.tokens, tokens, "tokens per min (TPM)", "tokens"),
+            ):
+                if bucket.level < amount:
+                    raise rate_limited(
+                        bucket, amount, what=what, unit=unit, model=model, headers=self.headers()
+                    )
+        self.requests.level -= 1
+        self.tokens.level -= tokens
+
+    def spend(self, tokens: int) -> None:
+        """Charge the tokens a reply produced (after the request was admitted)."""
+        self.tokens.level = max(0.0, self.tokens.level - tokens)
+
+
+def rate_limited(
+    bucket: Bucket, amount: float, *, what: str, unit: str, model: str, headers: dict[str, str]
+) -> RateLimitError:
+    wait = bucket.wait_for(amount)
+    used = bucket.limit - max(0, math.floor(bucket.level))
+    if amount > bucket.limit:
+        message = (
+            f"Request too large for {model} in organization org-mockserver on {what}: "
+            f"Limit {bucket.limit}, Requested {int(amount)}."
+        )
+        wait = 0.0
+    else:
+        message = (
+            f"Rate limit reached for {model} in organization org-mockserver on {what}: "
+            f"Limit {bucket.limit}, Used {used}, Requested {int(amount)}. "
+            f"Please try again in {duration(wait)}."
+        )
+    return RateLimitError(
+        message,
+        type=unit,
+        code="rate_limit_exceeded",
+        headers={
+            **headers,
+            "retry-after": str(max(1, math.ceil(wait))),
+            "retry-after-ms": str(round(wait * 1000)),
+        },
+    )

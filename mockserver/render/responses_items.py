@@ -1,0 +1,70 @@
+"""Input items as the API stores and lists them: with an ``id``, a ``status`` and content parts.
+
+``input_items`` of a response and the items of a conversation are listed in this shape (the
+SDK's ``ResponseItem`` / ``ConversationItem``): a string ``content`` becomes one text part, an
+item sent without ``id`` gets one derived from its owner and position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mockserver import ids
+from mockserver.render.responses_hosted import HOSTED
+
+__all__ = ["stored_item"]
+
+Json = dict[str, Any]
+
+_PREFIXES: Final = {
+    "message": "msg_",
+    "function_call": "fc_",
+    "function_call_output": "fco_",
+    "custom_tool_call": "ctc_",
+    "custom_tool_call_output": "ctco_",
+    "reasoning": "rs_",
+    "compaction": "cmp_",
+    "computer_call_output": "cuo_",
+    "shell_call_output": "sho_",
+    "local_shell_call_output": "lsho_",
+    "apply_patch_call_output": "apco_",
+    "mcp_approval_response": "mcpa_",
+    **{kind: entry.prefix for kind, entry in HOSTED.items()},
+}
+#: Item types whose stored form always has a ``status``.
+_WITH_STATUS: Final = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "computer_call_output",
+        "shell_call",
+        "shell_call_output",
+        "local_shell_call_output",
+    }
+)
+
+
+def _parts(role: str, content: Any) -> list[Any]:
+    if not isinstance(content, str):
+        return list(content or [])
+    if role == "assistant":
+        return [{"type": "output_text", "annotations": [], "logprobs": [], "text": content}]
+    return [{"type": "input_text", "text": content}]
+
+
+def stored_item(raw: Mapping[str, Any], *, owner: str, index: int) -> Json:
+    """``raw`` (an input item, references resolved) in its stored, listable form."""
+    kind = str(raw.get("type", "message"))
+    prefix = _PREFIXES.get(kind, "item_")
+    # "input" keeps these apart from the owner's output items, which derive from the same owner
+    item_id = raw.get("id") or ids.hex_id(prefix, owner, "input", index, length=50)
+    item: Json = {"id": item_id, "type": kind}
+    if kind in _WITH_STATUS:
+        item["status"] = raw.get("status") or "completed"
+    if kind == "message":
+        item["content"] = _parts(str(raw.get("role")), raw.get("content"))
+        item["role"] = raw.get("role")
+    item.update({k: v for k, v in raw.items() if k not in item})
+    return item

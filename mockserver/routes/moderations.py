@@ -1,0 +1,82 @@
+"""``/v1/moderations``, answered from the same scenario rules (deterministic scores)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from mockserver.engine.moderations import moderations
+from mockserver.errors import InvalidRequestError
+from mockserver.routes.base import api_endpoint, engine_of, json_response, namespace_of, read_json
+from mockserver.store import JournalEntry
+
+__all__ = ["routes"]
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        texts = [
+            v["text"] for v in value if v.get("type") == "text" and isinstance(v.get("text"), str)
+        ]
+        if len(texts) == sum(1 for v in value if v.get("type") == "text"):
+            return texts or [""]
+    if value is None:
+        raise InvalidRequestError(
+            "Missing required parameter: 'input'.", param="input", code="missing_required_parameter"
+        )
+    raise InvalidRequestError(
+        "Invalid type for 'input': expected a string, an array of strings, or an array of "
+        "content parts.",
+        param="input",
+        code="invalid_type",
+    )
+
+
+@api_endpoint
+async def create(request: Request) -> Response:
+    engine = engine_of(request)
+    namespace = namespace_of(request)
+    body = await read_json(request)
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        raise InvalidRequestError(
+            "Invalid type for 'model': expected a string, but got another type instead.",
+            param="model",
+            code="invalid_type",
+        )
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    result, response_headers = moderations(
+        engine,
+        _texts(body.get("input")),
+        model=model,
+        namespace=namespace,
+        headers=headers,
+        body=body,
+    )
+    engine.record(
+        namespace,
+        JournalEntry(
+            seq=0,
+            method="POST",
+            path=request.url.path,
+            status=200,
+            api="moderations",
+            model=result["model"],
+            request=body,
+            response=result,
+            summary=f"{sum(r['flagged'] for r in result['results'])} of "
+            f"{len(result['results'])} flagged",
+        ),
+    )
+    return json_response(result, headers=response_headers)
+
+
+def routes() -> list[Route]:
+    return [Route("/moderations", create, methods=["POST"])]

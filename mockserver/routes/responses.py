@@ -1,0 +1,204 @@
+"""``/v1/responses`` and the stored-response endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from mockserver import sse
+from mockserver.engine import responses as engine_responses
+from mockserver.errors import InvalidRequestError
+from mockserver.reply.model import Reply
+from mockserver.routes.base import (
+    SSEResponse,
+    api_endpoint,
+    body_response,
+    engine_of,
+    json_response,
+    namespace_of,
+    query_int,
+    query_order,
+    read_json,
+    stream_response,
+)
+from mockserver.store import JournalEntry
+from mockserver.wire.responses import (
+    INCLUDABLE,
+    parse_compact_request,
+    parse_input_tokens_request,
+    parse_responses_request,
+)
+
+__all__ = ["list_order", "query_flag", "query_list", "routes"]
+
+Json = dict[str, Any]
+
+
+def query_list(request: Request, name: str) -> list[str]:
+    """``name`` given as ``name=a&name=b`` or (as openai-python sends it) ``name[]=a``."""
+    params = request.query_params
+    return [*params.getlist(name), *params.getlist(f"{name}[]")]
+
+
+def query_flag(request: Request, name: str) -> bool:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise InvalidRequestError(
+            f"Invalid type for '{name}': expected a boolean, but got a string instead.",
+            param=name,
+            code="invalid_type",
+        )
+    return raw.lower() in ("true", "1")
+
+
+def list_order(request: Request) -> Any:
+    """``order`` of an item list: newest first unless asked otherwise."""
+    return query_order(request) if "order" in request.query_params else "desc"
+
+
+def _includes(request: Request) -> list[str]:
+    values = query_list(request, "include")
+    for value in values:
+        if value not in INCLUDABLE:
+            quoted = ", ".join(f"'{v}'" for v in INCLUDABLE)
+            raise InvalidRequestError(
+                f"Invalid value: '{value}'. Supported values are: {quoted}.",
+                param="include",
+                code="invalid_value",
+            )
+    return values
+
+
+def _summary(reply: Reply) -> str:
+    if reply.tool_calls:
+        calls = ", ".join(f"{c.name}({c.arguments[:60]})" for c in reply.tool_calls)
+        return "tool calls: " + calls
+    return (reply.text or reply.refusal or "")[:120]
+
+
+def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Response:
+    return SSEResponse(b"".join(sse.event_frame(e["type"], e) for e in events), headers=headers)
+
+
+@api_endpoint
+async def create(request: Request) -> Response:
+    engine = engine_of(request)
+    namespace = namespace_of(request)
+    body = await read_json(request)
+    parse_responses_request(body)
+    result = engine_responses.create_response(
+        engine, body, namespace=namespace, headers=request.headers
+    )
+    engine.record(
+        namespace,
+        JournalEntry(
+            seq=0,
+            method="POST",
+            path=request.url.path,
+            status=200,
+            api="responses",
+            model=result.prompt.model,
+            stream=result.prompt.stream,
+            request=body,
+            response=result.body or result.events,
+            summary=_summary(result.turn.reply),
+            rule=result.turn.rule,
+            miss=result.turn.miss,
+        ),
+    )
+    if result.events is not None:
+        frames = [sse.event_frame(e["type"], e) for e in result.events]
+        return stream_response(
+            frames[:-1],
+            plan=result.stream_plan,
+            tail=frames[-1:],  # the terminal event: what a ``no_done`` fault leaves out
+            error_frames=[sse.event_frame("error", result.stream_error)],
+            headers=result.headers,
+        )
+    return body_response(result.body, plan=result.body_plan, headers=result.headers)
+
+
+@api_endpoint
+async def retrieve(request: Request) -> Response:
+    engine = engine_of(request)
+    response_id = request.path_params["response_id"]
+    namespace = namespace_of(request)
+    if query_flag(request, "stream"):
+        raw_after = request.query_params.get("starting_after")
+        after = query_int(request, "starting_after", default=-1, low=-1, high=2**31)
+        events = engine_responses.retrieve_events(
+            engine,
+            response_id,
+            namespace=namespace,
+            starting_after=None if raw_after is None else after,
+        )
+        return _stream(events)
+    body = engine_responses.retrieve_response(
+        engine, response_id, namespace=namespace, include=_includes(request)
+    )
+    return json_response(body)
+
+
+@api_endpoint
+async def delete(request: Request) -> Response:
+    body = engine_responses.delete_response(
+        engine_of(request), request.path_params["response_id"], namespace=namespace_of(request)
+    )
+    return json_response(body)
+
+
+@api_endpoint
+async def cancel(request: Request) -> Response:
+    body = engine_responses.cancel_response(
+        engine_of(request), request.path_params["response_id"], namespace=namespace_of(request)
+    )
+    return json_response(body)
+
+
+@api_endpoint
+async def input_items(request: Request) -> Response:
+    _includes(request)
+    page = engine_responses.list_input_items(
+        engine_of(request),
+        request.path_params["response_id"],
+        namespace=namespace_of(request),
+        after=request.query_params.get("after"),
+        limit=query_int(request, "limit", default=20, low=1, high=100),
+        order=list_order(request),
+    )
+    return json_response(page.body())
+
+
+@api_endpoint
+async def compact(request: Request) -> Response:
+    body = await read_json(request)
+    parse_compact_request(body)
+    result = engine_responses.compact(engine_of(request), body, namespace=namespace_of(request))
+    return json_response(result)
+
+
+@api_endpoint
+async def input_tokens(request: Request) -> Response:
+    body = await read_json(request)
+    parse_input_tokens_request(body)
+    result = engine_responses.count_input_tokens(
+        engine_of(request), body, namespace=namespace_of(request)
+    )
+    return json_response(result)
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/responses", create, methods=["POST"]),
+        Route("/responses/compact", compact, methods=["POST"]),
+        Route("/responses/input_tokens", input_tokens, methods=["POST"]),
+        Route("/responses/{response_id}", retrieve, methods=["GET"]),
+        Route("/responses/{response_id}", delete, methods=["DELETE"]),
+        Route("/responses/{response_id}/cancel", cancel, methods=["POST"]),
+        Route("/responses/{response_id}/input_items", input_items, methods=["GET"]),
+    ]

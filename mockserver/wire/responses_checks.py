@@ -1,0 +1,157 @@
+"""Cross-field checks the real API makes on a schema-valid Responses request.
+
+Each check raises the API's 400 (message, ``param``, ``code``) or returns; they run in a fixed
+order so the first problem reported is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Protocol
+
+from mockserver.errors import InvalidRequestError
+from mockserver.wire.responses_tools import (
+    CustomToolParam,
+    FunctionToolParam,
+    ToolChoiceAllowed,
+    ToolChoiceCustom,
+    ToolChoiceFunction,
+    ToolChoiceMcp,
+)
+
+if TYPE_CHECKING:
+    from mockserver.wire.responses import ResponseCreateParams
+
+__all__ = ["check_compact_request", "check_responses_request"]
+
+_METADATA_KEY_MAX: Final = 64
+
+
+class _Context(Protocol):
+    @property
+    def previous_response_id(self) -> str | None: ...
+
+    @property
+    def conversation(self) -> object: ...
+
+
+def check_compact_request(params: _Context) -> None:
+    _one_conversation_source(params)
+
+
+def check_responses_request(params: ResponseCreateParams) -> None:
+    """Raise the first cross-field problem of ``params`` as an :class:`InvalidRequestError`."""
+    for check in _CHECKS:
+        check(params)
+
+
+def _one_conversation_source(params: _Context) -> None:
+    if params.previous_response_id is not None and params.conversation is not None:
+        raise InvalidRequestError(
+            "Mutually exclusive parameters: Ensure you are only providing one of: "
+            "'previous_response_id' or 'conversation'.",
+            code="mutually_exclusive_parameters",
+        )
+
+
+def _something_to_answer(params: ResponseCreateParams) -> None:
+    sources = (params.input, params.previous_response_id, params.conversation, params.prompt)
+    if all(source is None for source in sources):
+        raise InvalidRequestError(
+            "Missing required parameter: 'input'.",
+            param="input",
+            code="missing_required_parameter",
+        )
+
+
+def _stream_options_need_stream(params: ResponseCreateParams) -> None:
+    if params.stream_options is not None and params.stream is not True:
+        raise InvalidRequestError(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            param="stream_options",
+        )
+
+
+def _background_needs_store(params: ResponseCreateParams) -> None:
+    if params.background is True and params.store is False:
+        raise InvalidRequestError(
+            "Background mode requires 'store' to be true: a background response can only be "
+            "polled if it is stored.",
+            param="background",
+            code="invalid_value",
+        )
+
+
+def _metadata_keys_fit(params: ResponseCreateParams) -> None:
+    for key in params.metadata or {}:
+        if len(key) > _METADATA_KEY_MAX:
+            raise InvalidRequestError(
+                f"Invalid 'metadata': key too long. Expected a key with maximum length "
+                f"{_METADATA_KEY_MAX}, but got a key with length {len(key)} instead.",
+                param="metadata",
+                code="string_above_max_length",
+            )
+
+
+def _offered(params: ResponseCreateParams) -> set[tuple[str, str]]:
+    """``(type, name)`` of every function and custom tool; a name used twice is a 400."""
+    names: set[str] = set()
+    offered: set[tuple[str, str]] = set()
+    for index, tool in enumerate(params.tools or ()):
+        if not isinstance(tool, FunctionToolParam | CustomToolParam):
+            continue
+        if tool.name in names:
+            raise InvalidRequestError(
+                f"Invalid 'tools[{index}].name': duplicate tool name '{tool.name}'. Tool "
+                "names must be unique.",
+                param=f"tools[{index}].name",
+                code="invalid_value",
+            )
+        names.add(tool.name)
+        offered.add((tool.type, tool.name))
+    return offered
+
+
+def _tool_names_are_unique(params: ResponseCreateParams) -> None:
+    _offered(params)
+
+
+def _tool_choice_names_offered_tools(params: ResponseCreateParams) -> None:
+    choice = params.tool_choice
+    offered = _offered(params)
+    if isinstance(choice, ToolChoiceFunction | ToolChoiceCustom):
+        _require_offered(offered, choice.type, choice.name)
+    elif isinstance(choice, ToolChoiceAllowed):
+        for reference in choice.tools:
+            kind, name = reference.get("type"), reference.get("name")
+            if kind in ("function", "custom") and isinstance(name, str):
+                _require_offered(offered, kind, name, param="tool_choice.tools")
+    elif isinstance(choice, ToolChoiceMcp):
+        labels = {getattr(t, "server_label", None) for t in params.tools or ()}
+        if choice.server_label not in labels:
+            raise InvalidRequestError(
+                f"Tool choice 'mcp' with server_label '{choice.server_label}' not found in "
+                "'tools' parameter.",
+                param="tool_choice",
+            )
+
+
+def _require_offered(
+    offered: set[tuple[str, str]], kind: str, name: str, *, param: str = "tool_choice"
+) -> None:
+    if (kind, name) not in offered:
+        raise InvalidRequestError(
+            f"Tool choice '{kind}' with name '{name}' not found in 'tools' parameter.",
+            param=param,
+        )
+
+
+_CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
+    _one_conversation_source,
+    _something_to_answer,
+    _stream_options_need_stream,
+    _background_needs_store,
+    _metadata_keys_fit,
+    _tool_names_are_unique,
+    _tool_choice_names_offered_tools,
+)

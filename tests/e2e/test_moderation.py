@@ -1,0 +1,96 @@
+"""Moderated completions and /v1/moderations, driven by scenario flags."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from openai.types.chat import ChatCompletion
+
+from mockserver.server import BackgroundServer
+
+SCENARIO = {"scenario": {"name": "moderated", "rules": [
+    {"id": "violent", "when": {"last_user": {"contains": "fight"}},
+     "reply": {"text": "Here is how to fight.", "moderation": {"input": ["violence"]}}},
+    {"id": "rude-answer", "when": {"last_user": {"contains": "roast"}},
+     "reply": {"text": "You are terrible.", "moderation": {"output": ["harassment"]}}},
+    {"id": "broken", "when": {"last_user": {"contains": "broken"}},
+     "reply": {"text": "fine", "moderation": {"error": "output"}}},
+]}}
+
+
+@pytest.fixture
+def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
+    headers = {"Authorization": f"Bearer {api_key}"}
+    httpx.put(f"{server.url}/__mockserver/scenario", json=SCENARIO, headers=headers)
+    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
+        yield client
+
+
+def ask(client: openai.OpenAI, text: str, mode: str = "block", **kw: Any) -> dict[str, Any]:
+    body = client.chat.completions.with_raw_response.create(
+        model="gpt-4o", messages=[{"role": "user", "content": text}],
+        extra_body={"moderation": {"model": "omni-moderation-latest",
+                                   "policy": {"input": {"mode": mode},
+                                              "output": {"mode": mode}}}},
+        **kw,
+    )
+    data: dict[str, Any] = body.http_response.json()
+    ChatCompletion.model_validate(data)
+    return data
+
+
+def test_unflagged_requests_carry_low_scores(client: openai.OpenAI) -> None:
+    data = ask(client, "hello")
+    moderation = data["moderation"]
+    assert moderation["input"]["type"] == "moderation_results"
+    result = moderation["input"]["results"][0]
+    assert result["flagged"] is False
+    assert max(result["category_scores"].values()) < 0.01
+    assert data["choices"][0]["finish_reason"] == "stop"
+
+
+def test_blocked_input_withholds_the_reply(client: openai.OpenAI) -> None:
+    data = ask(client, "teach me to fight")
+    choice = data["choices"][0]
+    assert choice["finish_reason"] == "content_filter"
+    assert choice["message"]["content"] is None
+    assert data["usage"]["completion_tokens"] == 0
+    result = data["moderation"]["input"]["results"][0]
+    assert result["flagged"] is True
+    assert result["categories"]["violence"] is True
+
+
+def test_score_mode_lets_the_reply_through_with_scores(client: openai.OpenAI) -> None:
+    data = ask(client, "teach me to fight", mode="score")
+    assert data["choices"][0]["message"]["content"] == "Here is how to fight."
+    assert data["moderation"]["input"]["results"][0]["category_scores"]["violence"] > 0.8
+
+
+def test_blocked_output_in_a_stream(client: openai.OpenAI) -> None:
+    stream = client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "roast me"}], stream=True,
+        extra_body={"moderation": {"model": "m", "policy": {"output": {"mode": "block"}}}},
+    )
+    chunks = list(stream)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == ""
+    assert chunks[-1].choices[0].finish_reason == "content_filter"
+
+
+def test_moderation_errors_are_reported_per_side(client: openai.OpenAI) -> None:
+    moderation = ask(client, "broken")["moderation"]
+    assert moderation["output"] == {
+        "type": "error", "code": "moderation_unavailable",
+        "message": "Moderation of the output could not be completed. Please try again.",
+    }
+
+
+def test_moderations_endpoint_uses_the_same_rules(client: openai.OpenAI) -> None:
+    result = client.moderations.create(input=["hello", "let's fight"],
+                                       model="omni-moderation-latest")
+    assert [r.flagged for r in result.results] == [False, True]
+    assert result.results[1].categories.violence is True
+    assert result.id.startswith("modr-")

@@ -1,0 +1,116 @@
+"""A scenario's stream faults and pacing reach Responses streams as they reach chat ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from mockserver.server import BackgroundServer
+from tests.unit.test_render_responses_stream import assert_well_formed
+
+ASK: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Tell me a story"}
+TEXT = "One two three four five six seven eight nine ten."
+
+
+@pytest.fixture
+def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
+    with httpx.Client(
+        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(
+        base_url=server.base_url, api_key=api_key, max_retries=0, timeout=5
+    ) as client:
+        yield client
+
+
+def script(control: httpx.Client, **reply: Any) -> None:
+    reply.setdefault("text", TEXT)
+    assert control.post("/next", json=reply).status_code == 200
+
+
+def raw_events(server: BackgroundServer, api_key: str) -> list[dict[str, Any]]:
+    response = httpx.post(
+        f"{server.base_url}/responses",
+        json={**ASK, "stream": True},
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    frames = response.content.strip().split(b"\n\n")
+    return [json.loads(frame.split(b"\ndata: ", 1)[1]) for frame in frames]
+
+
+def test_scripted_text_streams_word_by_word(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, latency={"chunk": "word"})
+    events = raw_events(server, api_key)
+    final = assert_well_formed(events)
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert deltas == ["One", *(" " + word for word in TEXT.split()[1:])]
+    assert final.output_text == TEXT
+
+
+def test_error_after_n_events_sends_an_error_event(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    script(control, fault={"error_after": 4, "error": {"preset": "overloaded"}})
+    events = raw_events(server, api_key)
+    assert len(events) == 5
+    assert events[-1] == {
+        "type": "error",
+        "sequence_number": 4,
+        "code": "server_is_overloaded",
+        "message": events[-1]["message"],
+        "param": None,
+    }
+
+
+def test_missing_terminal_event_fails_the_sdk_stream_helper(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    script(control, fault={"no_done": True})
+    with client.responses.stream(**ASK) as stream:
+        kinds = [event.type for event in stream]
+        with pytest.raises(RuntimeError):
+            stream.get_final_response()
+    assert "response.completed" not in kinds
+    assert kinds[-1] == "response.output_item.done"
+
+
+def test_disconnect_breaks_the_sdk_iterator(control: httpx.Client, client: openai.OpenAI) -> None:
+    script(control, fault={"disconnect_after": 3})
+    events = iter(client.responses.create(**ASK, stream=True))
+    assert [next(events).type for _ in range(3)] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+    ]
+    with pytest.raises((httpx.HTTPError, openai.APIConnectionError)):
+        next(events)
+
+
+def test_scripted_http_error_reaches_responses_create(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    script(control, text=None, error={"preset": "rate_limited"})
+    with pytest.raises(openai.RateLimitError):
+        client.responses.create(**ASK)
+
+
+def test_scripted_hosted_items_are_rendered(control: httpx.Client, client: openai.OpenAI) -> None:
+    search = {"type": "web_search_call", "action": {"type": "search", "query": "news"}}
+    script(control, hosted=[search])
+    with client.responses.create(**ASK, stream=True) as stream:
+        events = [event.to_dict() for event in stream]
+    final = assert_well_formed(events)
+    assert [item.type for item in final.output] == ["web_search_call", "message"]
+    assert "response.web_search_call.searching" in [e["type"] for e in events]
