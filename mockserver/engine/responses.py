@@ -15,6 +15,7 @@ from typing import Any
 from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine, Turn
+from mockserver.engine.moderation import moderate_turn
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
 from mockserver.prompt.model import Prompt
@@ -24,6 +25,7 @@ from mockserver.prompt.responses import (
     prompt_from_responses,
     seal_compaction,
 )
+from mockserver.render.moderation import responses_moderation
 from mockserver.render.responses import (
     ResponseMeta,
     echo_params,
@@ -169,7 +171,13 @@ def create_response(
     context = resolve_context(engine, body, namespace=namespace)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
     turn = engine.turn(prompt, namespace=namespace)
+    moderation = moderate_turn(turn, body)
+    if moderation is not None:
+        turn = replace(turn, reply=moderation.reply)
     meta = _meta(engine, body, namespace=namespace, turn=turn)
+    if moderation is not None:
+        verdicts = (moderation.input, moderation.output)
+        meta = replace(meta, moderation=responses_moderation(verdicts, model=moderation.model))
     stored = _stored(engine, body, context, meta=meta, turn=turn)
     turn_items = stored.context[len(context.history) :]
     _keep(engine, body, stored, turn_items=turn_items, namespace=namespace)

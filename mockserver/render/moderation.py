@@ -6,7 +6,13 @@ from typing import Any
 
 from mockserver.reply.moderation import ModerationVerdict
 
-__all__ = ["chat_moderation", "moderation_error", "moderation_result", "moderation_results"]
+__all__ = [
+    "chat_moderation",
+    "moderation_error",
+    "moderation_result",
+    "moderation_results",
+    "responses_moderation",
+]
 
 Json = dict[str, Any]
 
@@ -49,5 +55,19 @@ def chat_moderation(
             moderation_error(side=side)
             if verdict is None
             else moderation_results(verdict, model=model)
+        )
+    return out
+
+
+def responses_moderation(
+    verdicts: tuple[ModerationVerdict | None, ModerationVerdict | None], *, model: str
+) -> Json:
+    """The Responses API's ``moderation``: one result (or error) per side, unwrapped."""
+    out: Json = {}
+    for side, verdict in zip(("input", "output"), verdicts, strict=True):
+        out[side] = (
+            moderation_error(side=side)
+            if verdict is None
+            else moderation_result(verdict, model=model)
         )
     return out

@@ -38,7 +38,7 @@ _ORDER: Final = (
     " instructions max_output_tokens max_tool_calls model output parallel_tool_calls"
     " previous_response_id prompt prompt_cache_key prompt_cache_retention reasoning"
     " safety_identifier service_tier store temperature text tool_choice tools top_logprobs"
-    " top_p truncation usage user metadata"
+    " top_p truncation usage user metadata moderation"
 ).split()
 _INCOMPLETE: Final = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
@@ -55,6 +55,8 @@ class ResponseMeta:
     obfuscation: bool = True
     #: Stream granularity of text deltas: one per token, per word, or per N tokens.
     chunk: int | Literal["token", "word"] = "token"
+    #: Verdicts of a moderated request (``moderation`` of the SDK's ``Response``).
+    moderation: Mapping[str, Any] | None = None
 
 
 def _format_echo(raw: Any) -> Json:
@@ -286,4 +288,6 @@ def response_body(
         "output": output,
         "usage": usage_body(reply.usage) if finished else None,
     }
+    if meta.moderation is not None:
+        values["moderation"] = meta.moderation
     return {key: values[key] for key in _ORDER if key in values}

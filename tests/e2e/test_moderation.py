@@ -12,14 +12,28 @@ from openai.types.chat import ChatCompletion
 
 from mockserver.server import BackgroundServer
 
-SCENARIO = {"scenario": {"name": "moderated", "rules": [
-    {"id": "violent", "when": {"last_user": {"contains": "fight"}},
-     "reply": {"text": "Here is how to fight.", "moderation": {"input": ["violence"]}}},
-    {"id": "rude-answer", "when": {"last_user": {"contains": "roast"}},
-     "reply": {"text": "You are terrible.", "moderation": {"output": ["harassment"]}}},
-    {"id": "broken", "when": {"last_user": {"contains": "broken"}},
-     "reply": {"text": "fine", "moderation": {"error": "output"}}},
-]}}
+SCENARIO = {
+    "scenario": {
+        "name": "moderated",
+        "rules": [
+            {
+                "id": "violent",
+                "when": {"last_user": {"contains": "fight"}},
+                "reply": {"text": "Here is how to fight.", "moderation": {"input": ["violence"]}},
+            },
+            {
+                "id": "rude-answer",
+                "when": {"last_user": {"contains": "roast"}},
+                "reply": {"text": "You are terrible.", "moderation": {"output": ["harassment"]}},
+            },
+            {
+                "id": "broken",
+                "when": {"last_user": {"contains": "broken"}},
+                "reply": {"text": "fine", "moderation": {"error": "output"}},
+            },
+        ],
+    }
+}
 
 
 @pytest.fixture
@@ -32,10 +46,14 @@ def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
 
 def ask(client: openai.OpenAI, text: str, mode: str = "block", **kw: Any) -> dict[str, Any]:
     body = client.chat.completions.with_raw_response.create(
-        model="gpt-4o", messages=[{"role": "user", "content": text}],
-        extra_body={"moderation": {"model": "omni-moderation-latest",
-                                   "policy": {"input": {"mode": mode},
-                                              "output": {"mode": mode}}}},
+        model="gpt-4o",
+        messages=[{"role": "user", "content": text}],
+        extra_body={
+            "moderation": {
+                "model": "omni-moderation-latest",
+                "policy": {"input": {"mode": mode}, "output": {"mode": mode}},
+            }
+        },
         **kw,
     )
     data: dict[str, Any] = body.http_response.json()
@@ -72,7 +90,9 @@ def test_score_mode_lets_the_reply_through_with_scores(client: openai.OpenAI) ->
 
 def test_blocked_output_in_a_stream(client: openai.OpenAI) -> None:
     stream = client.chat.completions.create(
-        model="gpt-4o", messages=[{"role": "user", "content": "roast me"}], stream=True,
+        model="gpt-4o",
+        messages=[{"role": "user", "content": "roast me"}],
+        stream=True,
         extra_body={"moderation": {"model": "m", "policy": {"output": {"mode": "block"}}}},
     )
     chunks = list(stream)
@@ -83,14 +103,36 @@ def test_blocked_output_in_a_stream(client: openai.OpenAI) -> None:
 def test_moderation_errors_are_reported_per_side(client: openai.OpenAI) -> None:
     moderation = ask(client, "broken")["moderation"]
     assert moderation["output"] == {
-        "type": "error", "code": "moderation_unavailable",
+        "type": "error",
+        "code": "moderation_unavailable",
         "message": "Moderation of the output could not be completed. Please try again.",
     }
 
 
 def test_moderations_endpoint_uses_the_same_rules(client: openai.OpenAI) -> None:
-    result = client.moderations.create(input=["hello", "let's fight"],
-                                       model="omni-moderation-latest")
+    result = client.moderations.create(
+        input=["hello", "let's fight"], model="omni-moderation-latest"
+    )
     assert [r.flagged for r in result.results] == [False, True]
     assert result.results[1].categories.violence is True
     assert result.id.startswith("modr-")
+
+
+def test_responses_api_maps_a_block_to_an_incomplete_response(client: openai.OpenAI) -> None:
+    response = client.responses.create(
+        model="gpt-4o",
+        input="teach me to fight",
+        extra_body={
+            "moderation": {
+                "model": "omni-moderation-latest",
+                "policy": {"input": {"mode": "block"}},
+            }
+        },
+    )
+    assert response.status == "incomplete"
+    assert response.incomplete_details is not None
+    assert response.incomplete_details.reason == "content_filter"
+    assert response.output_text == ""
+    assert response.moderation is not None
+    assert response.moderation.input.type == "moderation_result"
+    assert response.moderation.input.categories["violence"] is True
