@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from mockserver import ids
 from mockserver.errors import InvalidRequestError, NoMatchError, ScenarioError
@@ -52,6 +53,14 @@ class Turn:
     moderation: ModerationSpec | None = None
     #: Extra response headers (the rate-limit arithmetic).
     headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def summarize(reply: Reply) -> str:
+    """One line for the journal: the tool calls made, or the start of the text."""
+    if reply.tool_calls:
+        calls = ", ".join(f"{c.name}({c.arguments[:60]})" for c in reply.tool_calls)
+        return "tool calls: " + calls
+    return (reply.text or reply.refusal or "")[:120]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +226,28 @@ class Engine:
             "openai-organization": "mockserver",
             **turn.headers,
         }
+
+    def record_turn(
+        self, namespace: str, *, path: str, prompt: Prompt, turn: Turn, request: Any, response: Any
+    ) -> None:
+        """Journal a request that was answered with ``turn``."""
+        self.record(
+            namespace,
+            JournalEntry(
+                seq=0,
+                method="POST",
+                path=path,
+                status=200,
+                api=prompt.api,
+                model=prompt.model,
+                stream=prompt.stream,
+                request=request,
+                response=response,
+                summary=summarize(turn.reply),
+                rule=turn.rule,
+                miss=turn.miss,
+            ),
+        )
 
     def record(self, namespace: str, entry: JournalEntry) -> None:
         with self.store.namespace(namespace) as space:

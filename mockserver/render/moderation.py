@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mockserver.reply.moderation import ModerationVerdict
@@ -15,6 +16,7 @@ __all__ = [
 ]
 
 Json = dict[str, Any]
+Verdicts = tuple[ModerationVerdict | None, ModerationVerdict | None]
 
 
 def moderation_result(verdict: ModerationVerdict, *, model: str) -> Json:
@@ -45,29 +47,18 @@ def moderation_error(*, side: str) -> Json:
     }
 
 
-def chat_moderation(
-    verdicts: tuple[ModerationVerdict | None, ModerationVerdict | None], *, model: str
-) -> Json:
-    """The ``moderation`` object of a moderated chat completion (input, then output)."""
-    out: Json = {}
-    for side, verdict in zip(("input", "output"), verdicts, strict=True):
-        out[side] = (
-            moderation_error(side=side)
-            if verdict is None
-            else moderation_results(verdict, model=model)
-        )
-    return out
+def chat_moderation(verdicts: Verdicts, *, model: str) -> Json:
+    """Chat's ``moderation``: per side, a ``moderation_results`` list (or an error)."""
+    return _per_side(verdicts, lambda v: moderation_results(v, model=model))
 
 
-def responses_moderation(
-    verdicts: tuple[ModerationVerdict | None, ModerationVerdict | None], *, model: str
-) -> Json:
-    """The Responses API's ``moderation``: one result (or error) per side, unwrapped."""
-    out: Json = {}
-    for side, verdict in zip(("input", "output"), verdicts, strict=True):
-        out[side] = (
-            moderation_error(side=side)
-            if verdict is None
-            else moderation_result(verdict, model=model)
-        )
-    return out
+def responses_moderation(verdicts: Verdicts, *, model: str) -> Json:
+    """The Responses API's ``moderation``: per side, one ``moderation_result`` (or an error)."""
+    return _per_side(verdicts, lambda v: moderation_result(v, model=model))
+
+
+def _per_side(verdicts: Verdicts, render: Callable[[ModerationVerdict], Json]) -> Json:
+    return {
+        side: moderation_error(side=side) if verdict is None else render(verdict)
+        for side, verdict in zip(("input", "output"), verdicts, strict=True)
+    }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -23,7 +21,7 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
-from mockserver.store import JournalEntry, Namespace, StoredChatCompletion, paginate
+from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.wire.chat import parse_chat_request
 
 __all__ = ["routes"]
@@ -37,22 +35,13 @@ async def create(request: Request) -> Response:
     parse_chat_request(body)
     prompt = prompt_from_chat(body, headers=request.headers)
     result = complete_chat(engine, prompt, namespace=namespace)
-    engine.record(
+    engine.record_turn(
         namespace,
-        JournalEntry(
-            seq=0,
-            method="POST",
-            path=request.url.path,
-            status=200,
-            api="chat",
-            model=prompt.model,
-            stream=prompt.stream,
-            request=body,
-            response=result.body or result.chunks,
-            summary=_summary(result.reply.text, result.reply.tool_calls),
-            rule=result.turn.rule,
-            miss=result.turn.miss,
-        ),
+        path=request.url.path,
+        prompt=prompt,
+        turn=result.turn,
+        request=body,
+        response=result.body or result.chunks,
     )
     if result.chunks is not None:
         return stream_response(
@@ -63,12 +52,6 @@ async def create(request: Request) -> Response:
             headers=result.headers,
         )
     return body_response(result.body, plan=result.body_plan, headers=result.headers)
-
-
-def _summary(text: str | None, calls: Any) -> str:
-    if calls:
-        return "tool calls: " + ", ".join(f"{c.name}({c.arguments[:60]})" for c in calls)
-    return (text or "")[:120]
 
 
 def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:

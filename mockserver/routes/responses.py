@@ -11,7 +11,6 @@ from starlette.routing import Route
 from mockserver import sse
 from mockserver.engine import responses as engine_responses
 from mockserver.errors import InvalidRequestError
-from mockserver.reply.model import Reply
 from mockserver.routes.base import (
     SSEResponse,
     api_endpoint,
@@ -24,7 +23,6 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
-from mockserver.store import JournalEntry
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -74,13 +72,6 @@ def _includes(request: Request) -> list[str]:
     return values
 
 
-def _summary(reply: Reply) -> str:
-    if reply.tool_calls:
-        calls = ", ".join(f"{c.name}({c.arguments[:60]})" for c in reply.tool_calls)
-        return "tool calls: " + calls
-    return (reply.text or reply.refusal or "")[:120]
-
-
 def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Response:
     return SSEResponse(b"".join(sse.event_frame(e["type"], e) for e in events), headers=headers)
 
@@ -94,22 +85,13 @@ async def create(request: Request) -> Response:
     result = engine_responses.create_response(
         engine, body, namespace=namespace, headers=request.headers
     )
-    engine.record(
+    engine.record_turn(
         namespace,
-        JournalEntry(
-            seq=0,
-            method="POST",
-            path=request.url.path,
-            status=200,
-            api="responses",
-            model=result.prompt.model,
-            stream=result.prompt.stream,
-            request=body,
-            response=result.body or result.events,
-            summary=_summary(result.turn.reply),
-            rule=result.turn.rule,
-            miss=result.turn.miss,
-        ),
+        path=request.url.path,
+        prompt=result.prompt,
+        turn=result.turn,
+        request=body,
+        response=result.body or result.events,
     )
     if result.events is not None:
         frames = [sse.event_frame(e["type"], e) for e in result.events]

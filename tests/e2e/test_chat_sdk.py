@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import openai
 import pytest
@@ -30,12 +29,6 @@ WEATHER_TOOL = {
         },
     },
 }
-
-
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
-        yield client
 
 
 def test_create_returns_a_valid_chat_completion(client: openai.OpenAI) -> None:

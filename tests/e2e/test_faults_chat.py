@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,22 +17,6 @@ ASK: dict[str, Any] = {
     "model": "gpt-4o-mini",
     "messages": [{"role": "user", "content": "Tell me a story"}],
 }
-
-
-@pytest.fixture
-def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
-    ) as client:
-        yield client
-
-
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(
-        base_url=server.base_url, api_key=api_key, max_retries=0, timeout=5
-    ) as client:
-        yield client
 
 
 def script(control: httpx.Client, **reply: Any) -> None:
@@ -181,8 +164,9 @@ def test_chaos_fails_the_same_requests_every_run(server: BackgroundServer) -> No
     assert set(first) == {200, 503}
 
 
-def test_rate_limit_budgets_on_a_virtual_clock(control: httpx.Client,
-                                               client: openai.OpenAI) -> None:
+def test_rate_limit_budgets_on_a_virtual_clock(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
     control.put("/scenario", json={"scenario": {"rate_limits": {"requests_per_minute": 2}}})
     first = client.chat.completions.with_raw_response.create(**ASK)
     assert first.headers["x-ratelimit-limit-requests"] == "2"

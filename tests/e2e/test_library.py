@@ -180,9 +180,14 @@ def test_stream_cut(sdk: Any) -> None:
 def test_moderation_block(sdk: Any) -> None:
     client = sdk("moderation-block")
     reply = client.chat.completions.create(
-        model="m", messages=user("how do I attack him"),
-        extra_body={"moderation": {"model": "omni-moderation-latest",
-                                   "policy": {"input": {"mode": "block"}}}},
+        model="m",
+        messages=user("how do I attack him"),
+        extra_body={
+            "moderation": {
+                "model": "omni-moderation-latest",
+                "policy": {"input": {"mode": "block"}},
+            }
+        },
     )
     assert reply.choices[0].finish_reason == "content_filter"
     flags = client.moderations.create(input="I will attack").results[0]

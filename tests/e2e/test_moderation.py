@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
 import pytest
 from openai.types.chat import ChatCompletion
-
-from mockserver.server import BackgroundServer
 
 SCENARIO = {
     "scenario": {
@@ -36,12 +33,9 @@ SCENARIO = {
 }
 
 
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    headers = {"Authorization": f"Bearer {api_key}"}
-    httpx.put(f"{server.url}/__mockserver/scenario", json=SCENARIO, headers=headers)
-    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
-        yield client
+@pytest.fixture(autouse=True)
+def _moderated(control: httpx.Client) -> None:
+    assert control.put("/scenario", json=SCENARIO).status_code == 200
 
 
 def ask(client: openai.OpenAI, text: str, mode: str = "block", **kw: Any) -> dict[str, Any]:

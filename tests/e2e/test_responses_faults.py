@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -15,22 +14,6 @@ from tests.unit.test_render_responses_stream import assert_well_formed
 
 ASK: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Tell me a story"}
 TEXT = "One two three four five six seven eight nine ten."
-
-
-@pytest.fixture
-def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
-    ) as client:
-        yield client
-
-
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(
-        base_url=server.base_url, api_key=api_key, max_retries=0, timeout=5
-    ) as client:
-        yield client
 
 
 def script(control: httpx.Client, **reply: Any) -> None:

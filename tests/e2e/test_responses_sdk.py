@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -30,12 +29,6 @@ WEATHER_TOOL: dict[str, Any] = {
     "strict": True,
 }
 QUESTION = "What is a good way to learn sourdough baking?"
-
-
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
-        yield client
 
 
 def _valid(response: Response) -> Response:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import openai
@@ -34,20 +33,6 @@ TOOL = {
         },
     },
 }
-
-
-@pytest.fixture
-def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
-    ) as client:
-        yield client
-
-
-@pytest.fixture
-def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
-        yield client
 
 
 def use(control: httpx.Client, yaml_text: str) -> dict[str, object]:
