@@ -271,7 +271,7 @@ async def paced(
                 async for comment in _wait(plan.stall_for, plan.keepalive, sleep):
                     yield comment
             if kind == "malformed":
-                yield sse.raw_data_frame(frame[: max(8, len(frame) // 2)].split(b"data: ", 1)[-1])
+                yield sse.malformed(frame)
         if plan.waits:
             async for comment in _wait(plan.waits[index], plan.keepalive, sleep):
                 yield comment

@@ -7,7 +7,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["DONE", "comment", "encode_json", "encode_json_pretty", "event_frame", "frame"]
+__all__ = [
+    "DONE",
+    "comment",
+    "encode_json",
+    "encode_json_pretty",
+    "event_frame",
+    "frame",
+    "malformed",
+]
 
 #: The chat stream's terminator.
 DONE = b"data: [DONE]\n\n"
@@ -33,9 +41,10 @@ def event_frame(event: str, value: Any) -> bytes:
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
 
 
-def raw_data_frame(payload: bytes) -> bytes:
-    """A ``data:`` frame around arbitrary bytes (used to script malformed frames)."""
-    return b"data: " + payload + b"\n\n"
+def malformed(frame: bytes) -> bytes:
+    """A copy of ``frame`` whose JSON is cut in half (a scripted malformed frame)."""
+    head, _, payload = frame.rstrip(b"\n").rpartition(b"data: ")
+    return head + b"data: " + payload[: max(1, len(payload) // 2)] + b"\n\n"
 
 
 def comment(text: str = "") -> bytes:
