@@ -86,23 +86,21 @@ class TextGenerator:
         self.faker.seed_instance(rng.getrandbits(64))
         return self.faker
 
-    def sentence(self, rng: random.Random, *, topic: str) -> str:
+    def sentence(self, rng: random.Random, *, topic: str, template: str | None = None) -> str:
         faker = self.seeded_faker(rng)
-        template = rng.choice(_TEMPLATES)
+        chosen = template if template is not None else rng.choice(_TEMPLATES)
 
         def fill(match: re.Match[str]) -> str:
             slot = match.group(1)
             return topic if slot == "topic" else _SLOTS[slot](faker)
 
-        text = _SLOT_RE.sub(fill, template)
+        text = _SLOT_RE.sub(fill, chosen)
         return text[0].upper() + text[1:]
 
     def prose(self, rng: random.Random, *, topic_text: str, sentences: int) -> str:
-        """``sentences`` sentences, never the same template twice in a row."""
+        """``sentences`` sentences; no template repeats until every one has been used."""
         topic = topic_of(topic_text)
-        out: list[str] = []
-        while len(out) < sentences:
-            candidate = self.sentence(rng, topic=topic)
-            if not out or candidate.split()[:2] != out[-1].split()[:2]:
-                out.append(candidate)
-        return " ".join(out)
+        order: list[str] = []
+        while len(order) < sentences:
+            order += rng.sample(_TEMPLATES, len(_TEMPLATES))
+        return " ".join(self.sentence(rng, topic=topic, template=t) for t in order[:sentences])
