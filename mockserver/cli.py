@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,6 +51,23 @@ def _parser() -> argparse.ArgumentParser:
         help="tokens-per-minute budget per namespace (429 beyond it)",
     )
     serve.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a web page origin allowed to call the server (repeatable; default * on loopback)",
+    )
+    serve.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="required by /__mockserver/ (and to listen on a non-loopback address)",
+    )
+    serve.add_argument(
+        "--api-key",
+        action="append",
+        metavar="KEY",
+        help="only these API keys may call /v1 (repeatable; default: any key)",
+    )
     validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
@@ -72,6 +90,9 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         requests_per_minute=args.requests_per_minute,
         tokens_per_minute=args.tokens_per_minute,
+        cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
+        admin_token=args.admin_token,
+        api_keys=tuple(args.api_key) if args.api_key else None,
     )
     app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)
@@ -93,7 +114,10 @@ def _serve(args: argparse.Namespace) -> int:
             "-H 'Authorization: Bearer sk-mock' "
             """-d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'"""
         )
+        token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
+        print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
         print("Ctrl-C to stop.", flush=True)
+        threading.Thread(target=app.state.engine.generator.warm, daemon=True).start()
 
     serve(app, sock, log_level=settings.log_level, on_ready=ready)
     return 0

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -25,8 +27,11 @@ class ServerStartError(MockServerError):
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket, bound before uvicorn starts so port 0 resolves to a known port."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that name their protocol,
+    # and without it Nagle holds each response's body until the client's delayed ACK (~40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -50,10 +55,69 @@ def _quiet_scripted_aborts() -> None:
         logger.addFilter(_HideScriptedAborts())
 
 
+class _OneWriteTransport:
+    """A transport that sends what one event-loop step wrote in one ``send``.
+
+    uvicorn writes the status line and headers, then the body, then (chunked) the terminator,
+    each straight to the socket; on a loopback each ``send`` costs about as much as rendering
+    a reply. Here they go out together at the end of the step, so an answer is one segment.
+    A paced stream sleeps between frames, which ends the step: it still goes frame by frame.
+    """
+
+    __slots__ = ("_loop", "_pending", "_transport")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+        self._loop = asyncio.get_running_loop()
+        self._pending: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if self._pending is None:
+            self._pending = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            self._pending.append(data)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending and not self._transport.is_closing():
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+def _protocol() -> type[asyncio.Protocol]:
+    """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step."""
+    base: type[Any]
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+
+    class OneWriteProtocol(base):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(_OneWriteTransport(transport))
+
+    return OneWriteProtocol
+
+
 def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Config:
     _quiet_scripted_aborts()
     return uvicorn.Config(
-        app, log_level=log_level, access_log=access_log, lifespan="off", timeout_graceful_shutdown=2
+        app,
+        log_level=log_level,
+        access_log=access_log,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+        http=_protocol(),
+        proxy_headers=False,  # a mock is called directly, never through a proxy
     )
 
 

@@ -33,6 +33,8 @@ SCENARIO_HEADER = "x-mockserver-scenario"
 DEFAULT_SCENARIO = "default"
 #: The rule name journaled for replies queued with ``POST /__mockserver/next``.
 ONE_OFF = "(one-off)"
+#: Generated replies kept for identical requests (a load test repeats one request).
+REPLY_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,8 @@ class Engine:
         self.generator = generator or Generator()
         #: Tracebacks of our own bugs, for the pytest plugin to fail the test with.
         self.internal_errors: list[str] = []
+        #: Generated replies by what determines them (see ``_generated``), oldest first.
+        self._replies: dict[tuple[object, ...], tuple[Reply, int]] = {}
         if scenarios is None:
             scenarios = load_ref(settings.scenario) if settings.scenario else []
         self.library: dict[str, Scenario] = {}
@@ -142,23 +146,23 @@ class Engine:
             choice = self._choose(space, scenario, prompt)
             spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
             rule = choice.rule or "default"
-            rng = self.rng_for(prompt, seed=seed, rule=rule)
             if spec is not None and spec.error is not None:
                 error = error_for(spec.error)
                 error.rule, error.miss = choice.rule, choice.miss
                 raise error
             if spec is None:
-                content = self.generator.content(prompt, rng=rng)
+                reply, turn_seed = self._generated(prompt, seed=seed, rule=rule)
             else:
+                rng = self.rng_for(prompt, seed=seed, rule=rule)
                 content = scripted_content(
                     spec, prompt, rng=rng, generator=self.generator, rule=rule
                 )
-            reply = compose(prompt, content, rng=rng)
+                reply, turn_seed = compose(prompt, content, rng=rng), rng.getrandbits(64)
             budgets.spend(reply.usage.completion_tokens)
             return Turn(
                 reply,
                 counter,
-                rng.getrandbits(64),
+                turn_seed,
                 scenario.name,
                 choice.rule,
                 choice.miss,
@@ -167,6 +171,27 @@ class Engine:
                 moderation=spec.moderation if spec else None,
                 headers=budgets.headers(),
             )
+
+    def _generated(self, prompt: Prompt, *, seed: int, rule: str) -> tuple[Reply, int]:
+        """The generator's reply and the turn's seed: a pure function of the seed, the rule and
+        the request, so the same request asked again is answered from a small cache."""
+        key = (
+            seed,
+            rule,
+            prompt.fingerprint,
+            prompt.stop,
+            prompt.max_output_tokens,
+            prompt.logprobs,
+            prompt.top_logprobs,
+        )
+        known = self._replies.get(key)
+        if known is None:
+            rng = self.rng_for(prompt, seed=seed, rule=rule)
+            reply = compose(prompt, self.generator.content(prompt, rng=rng), rng=rng)
+            known = self._replies[key] = (reply, rng.getrandbits(64))
+            if len(self._replies) > REPLY_CACHE_SIZE:
+                del self._replies[next(iter(self._replies))]
+        return known
 
     def _choose(self, space: Namespace, scenario: Scenario, prompt: Prompt) -> _Choice:
         if space.pending:

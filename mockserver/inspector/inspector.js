@@ -10,6 +10,7 @@
     selected: "default", // the namespace the side panel shows
     picked: false, // the user chose a namespace (else: follow the newest call)
     open: null, // key of the call shown in the detail pane
+    scenario: null, // the selected namespace's active scenario, as last shown
     known: new Set(), // namespaces in the side list
   };
   const timers = {};
@@ -62,7 +63,7 @@
         if (ns.name === state.selected) button.setAttribute("aria-current", "true");
         button.append(
           el("span", { class: "name" }, ns.name),
-          el("span", { class: "sub" }, (ns.scenario ? ns.scenario + " · " : "") + ns.calls + " calls")
+          el("span", { class: "sub" }, (ns.scenario ? ns.scenario + " · " : "") + ns.calls + (ns.calls === 1 ? " call" : " calls"))
         );
         button.addEventListener("click", () => select(ns.name, true));
         return el("li").appendChild(button).parentNode;
@@ -74,6 +75,7 @@
     if (byUser) state.picked = true;
     if (name === state.selected) return;
     state.selected = name;
+    state.scenario = null;
     $("ns-name").textContent = name;
     for (const b of $("namespaces").querySelectorAll("button")) {
       b.setAttribute("aria-current", String(b.dataset.namespace === name));
@@ -98,7 +100,11 @@
     const pending = $("sc-pending");
     pending.hidden = !sc.pending;
     pending.textContent = sc.pending + " one-off queued";
-    $("switch").value = sc.name;
+    if (sc.name !== state.scenario) {
+      // Only when the scenario changed: a refresh must not undo what the user is choosing.
+      state.scenario = sc.name;
+      $("switch").value = sc.name;
+    }
     const rows = sc.rules.map((r) => {
       const tr = el("tr", r.hits ? { class: "hit" } : {});
       tr.append(el("td", {}, r.id || "(unnamed)"), el("td", { class: "num" }, r.hits), el("td", { class: "num" }, r.replies));
@@ -223,6 +229,7 @@
       return;
     }
     const full = await res.json();
+    $("detail-why").className = full.rule || !full.miss ? "why" : "why miss";
     $("detail-why").textContent = [full.rule ? "rule " + full.rule : full.miss, full.summary]
       .filter(Boolean)
       .join("\n");

@@ -5,7 +5,7 @@ Key order follows what the real API sends, so bodies diff cleanly against record
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -59,7 +59,7 @@ def _token_body(token: Token) -> Json:
     }
 
 
-def _logprobs(reply: Reply, tokens: tuple[Token, ...]) -> Json | None:
+def _logprobs(reply: Reply, tokens: Sequence[Token]) -> Json | None:
     if not reply.logprobs:
         return None
     entries = [_token_body(t) for t in tokens]

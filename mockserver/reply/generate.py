@@ -17,7 +17,7 @@ from typing import Any
 from mockserver import ids
 from mockserver.errors import InvalidRequestError
 from mockserver.prompt import Prompt, Tool
-from mockserver.reply.logprobs import score_tokens
+from mockserver.reply.logprobs import ScoredTokens
 from mockserver.reply.model import (
     Annotation,
     FinishReason,
@@ -79,7 +79,7 @@ def _cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
 
 def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
     """Apply stop sequences, the token budget, logprobs and usage to ``content``."""
-    score_rng = ids.derive_rng(rng.getrandbits(64), "logprobs")
+    score_seed = rng.getrandbits(64)
     reasoning = content.reasoning
     reasoning_tokens = reasoning.tokens if reasoning else 0
     finish: FinishReason = content.finish_reason or ("tool_calls" if content.tool_calls else "stop")
@@ -98,8 +98,8 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
             pieces = pieces[: max(budget, 0)]
             visible = "".join(pieces)
             finish = "length"
-    tokens = score_tokens(
-        pieces, rng=score_rng, top_k=prompt.top_logprobs if prompt.logprobs else 0
+    tokens = ScoredTokens(
+        pieces, seed=score_seed, top_k=prompt.top_logprobs if prompt.logprobs else 0
     )
     call_tokens = sum(
         count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
@@ -138,6 +138,11 @@ class Generator:
 
     def __init__(self, text: TextGenerator | None = None) -> None:
         self.text = text or TextGenerator()
+
+    def warm(self) -> None:
+        """Build the expensive parts now (``serve`` does it in the background once it listens,
+        so neither start-up nor, usually, the first reply waits for faker)."""
+        self.text.faker  # noqa: B018 - the cached property is the point
 
     def reply(self, prompt: Prompt, *, rng: random.Random) -> Reply:
         return compose(prompt, self.content(prompt, rng=rng), rng=rng)

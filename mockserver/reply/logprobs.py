@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
+from mockserver import ids
 from mockserver.reply.model import Token
 
-__all__ = ["score_tokens"]
+__all__ = ["ScoredTokens", "score_tokens"]
 
 # Alternatives are drawn from frequent tokens, like a real top-k list would be.
 _ALTERNATIVES: tuple[str, ...] = (
@@ -44,3 +47,47 @@ def score_tokens(texts: tuple[str, ...], *, rng: random.Random, top_k: int) -> t
         top = tuple(_alternatives(rng, text, logprob, top_k)) if top_k else ()
         out.append(Token(text=text, logprob=min(logprob, 0.0), top=top))
     return tuple(out)
+
+
+class ScoredTokens(Sequence[Token]):
+    """A reply's tokens, scored on first use: most replies never show their logprobs, and
+    scoring is most of the cost of a short reply. The result is what :func:`score_tokens`
+    gives for the same seed, whenever it is asked for."""
+
+    __slots__ = ("_scored", "_seed", "_top_k", "texts")
+
+    def __init__(self, texts: tuple[str, ...], *, seed: int, top_k: int) -> None:
+        self.texts = texts
+        self._seed = seed
+        self._top_k = top_k
+        self._scored: tuple[Token, ...] | None = None
+
+    def scored(self) -> tuple[Token, ...]:
+        if self._scored is None:
+            rng = ids.derive_rng(self._seed, "logprobs")
+            self._scored = score_tokens(self.texts, rng=rng, top_k=self._top_k)
+        return self._scored
+
+    @overload
+    def __getitem__(self, index: int) -> Token: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Token, ...]: ...
+    def __getitem__(self, index: int | slice) -> Token | tuple[Token, ...]:
+        return self.scored()[index]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __iter__(self) -> Iterator[Token]:
+        return iter(self.scored())
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, ScoredTokens):
+            other = other.scored()
+        return isinstance(other, Sequence) and self.scored() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self.scored())
+
+    def __repr__(self) -> str:
+        return f"ScoredTokens({self.texts!r}, seed={self._seed}, top_k={self._top_k})"

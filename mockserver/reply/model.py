@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -73,7 +73,8 @@ class Reply:
     usage: Usage
     text: str | None = None
     refusal: str | None = None
-    tokens: tuple[Token, ...] = ()
+    #: A tuple, or (from ``compose``) a ``ScoredTokens`` that draws the logprobs when read.
+    tokens: Sequence[Token] = ()
     tool_calls: tuple[ToolCall, ...] = ()
     reasoning: Reasoning | None = None
     annotations: tuple[Annotation, ...] = ()

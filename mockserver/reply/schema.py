@@ -20,12 +20,13 @@ import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from faker import Faker
-
 from mockserver.reply.regex_sample import RegexUnsupportedError, sample_regex
+
+if TYPE_CHECKING:  # faker is imported on the first generated reply, not at start-up
+    from faker import Faker
 
 __all__ = ["UnsatisfiableSchemaError", "value_for_schema"]
 
@@ -64,7 +65,7 @@ _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
 }
 
 Schema = Any  # a JSON Schema: a mapping or a boolean
-_Groups = list[tuple[str, Sequence[Any]]]
+_Groups = list[tuple[str, Sequence[Any], frozenset[str]]]  # kind, branches, $refs in play
 
 
 class UnsatisfiableSchemaError(ValueError):
@@ -98,6 +99,7 @@ class _Gen:
     def __init__(self, root: Schema, rng: random.Random, faker: Faker) -> None:
         self.root, self.rng, self.faker = root, rng, faker
         self.budget = _BUDGET
+        self.active: set[tuple[int, int]] = set()  # ($ref target, value) pairs being checked
 
     def resolve(self, ref: str, path: str) -> Schema:
         if ref == "#":
@@ -135,7 +137,7 @@ class _Gen:
                 for member in val:
                     self.merge_in(base, groups, member, path, chain)
             elif key in ("anyOf", "oneOf"):
-                groups.append((key, val))
+                groups.append((key, val, chain))
             else:
                 _merge_kw(
                     base, "enum" if key == "const" else key, [val] if key == "const" else val, path
@@ -169,13 +171,14 @@ class _Gen:
     ) -> Any:
         if not groups:
             return self.emit(base, name, path, depth)
-        kind, branches = groups[0]
+        kind, branches, chain = groups[0]
         error = UnsatisfiableSchemaError(f"{path}: {kind} has no satisfiable branch")
         for i in self.branch_order(branches, depth) * (2 if kind == "oneOf" else 1):
             try:
                 merged: dict[str, Any] = dict(base)
                 rest = list(groups[1:])
-                self.merge_in(merged, rest, branches[i], path, frozenset())
+                # A branch that re-enters a $ref already expanded at this position is circular.
+                self.merge_in(merged, rest, branches[i], path, chain)
                 value = self.choose(merged, rest, name, path, depth)
             except UnsatisfiableSchemaError as exc:
                 error = exc
@@ -403,6 +406,17 @@ class _Gen:
                 return value
         raise UnsatisfiableSchemaError(f"{path}: no further unique item")
 
+    def check_ref(self, ref: str, v: Any, path: str) -> str | None:
+        target = self.resolve(ref, path)
+        key = (id(target), id(v))
+        if key in self.active:  # the same value against the same schema again: never ends
+            raise UnsatisfiableSchemaError(f"{path}: $ref {ref!r} loops without nesting")
+        self.active.add(key)
+        try:
+            return self.check(target, v, path)
+        finally:
+            self.active.discard(key)
+
     def check(self, s: Schema, v: Any, path: str) -> str | None:
         """Why ``v`` fails ``s``, or None if it validates."""
         if s is True:
@@ -587,7 +601,7 @@ _Checker = Callable[[_Gen, Mapping[str, Any], Any, str], "str | None"]
 
 
 def _check_logic(g: _Gen, s: Mapping[str, Any], v: Any, path: str) -> str | None:
-    if "$ref" in s and (problem := g.check(g.resolve(s["$ref"], path), v, path)):
+    if "$ref" in s and (problem := g.check_ref(s["$ref"], v, path)):
         return problem
     for sub in s.get("allOf", ()):
         if problem := g.check(sub, v, path):
@@ -683,7 +697,7 @@ def _parses(parse: Callable[[str], object], text: str) -> bool:
     return True
 
 
-_Maker = Callable[[random.Random, Faker], str]
+_Maker = Callable[[random.Random, "Faker"], str]
 _FORMAT_MAKERS: dict[str, _Maker] = {
     "date-time": lambda r, f: _moment(r, "%Y-%m-%dT%H:%M:%SZ"),
     "date": lambda r, f: _moment(r, "%Y-%m-%d"),
@@ -733,7 +747,7 @@ _FORMAT_CHECKS["iri"] = _FORMAT_CHECKS["uri"]  # "url" is no standard format: no
 
 # --- realism by property name ---------------------------------------------------------------
 
-_Text = Callable[[Faker, random.Random, str], str]
+_Text = Callable[["Faker", random.Random, str], str]
 _CITIES = ("Boston", "Paris", "Tokyo", "London", "Berlin", "Madrid", "Toronto", "Sydney")
 _LOCATIONS = ("Boston, MA", "San Francisco, CA", "New York, NY", "Paris, France", "Tokyo, Japan")
 

@@ -11,12 +11,14 @@ import random
 import re
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from faker import Faker
+if TYPE_CHECKING:  # imported on first use: faker is the slowest import on the start-up path
+    from faker import Faker
 
 __all__ = ["TextGenerator"]
 
-Slot = Callable[[Faker], str]
+Slot = Callable[["Faker"], str]
 
 _SLOTS: dict[str, Slot] = {
     "name": lambda f: f.name(),
@@ -80,6 +82,8 @@ class TextGenerator:
 
     @cached_property
     def faker(self) -> Faker:
+        from faker import Faker
+
         return Faker(self._locale)
 
     def seeded_faker(self, rng: random.Random) -> Faker:

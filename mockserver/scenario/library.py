@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib.resources import files
 from pathlib import Path
 
 from mockserver.errors import ScenarioError
@@ -12,22 +11,20 @@ from mockserver.scenario.model import Scenario
 
 __all__ = ["builtin", "builtin_names", "fixtures_dir", "library_dir", "load_ref"]
 
-_CHECKOUT = Path(__file__).resolve().parents[2]
+_PACKAGE = Path(__file__).resolve().parents[1]
+_CHECKOUT = _PACKAGE.parent
 
 
 def library_dir() -> Path:
-    """The built-in scenarios: shipped in the wheel, or ``scenarios/`` of a checkout."""
-    try:
-        return Path(str(files("mockserver.library")))
-    except ModuleNotFoundError:  # an editable install maps only the top-level package
-        return _CHECKOUT / "scenarios"
+    """The built-in scenarios: ``mockserver/library`` in a wheel, ``scenarios/`` in a checkout
+    (an editable install maps only the top-level package)."""
+    shipped = _PACKAGE / "library"
+    return shipped if shipped.is_dir() else _CHECKOUT / "scenarios"
 
 
 def fixtures_dir() -> Path:
-    try:
-        return Path(str(files("mockserver.library.fixtures")))
-    except ModuleNotFoundError:
-        return _CHECKOUT / "fixtures"
+    shipped = _PACKAGE / "library" / "fixtures"
+    return shipped if shipped.is_dir() else _CHECKOUT / "fixtures"
 
 
 def _scenario_files(directory: Path) -> list[Path]:

@@ -1,0 +1,317 @@
+"""The ``mockserver`` fixture's value: one test's namespace on the session's server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from mockserver.errors import ScenarioError
+from mockserver.scenario.model import Scenario
+from mockserver.store import Namespace
+from pytest_mockserver import verdict
+from pytest_mockserver.builder import RuleBuilder, when_from_keywords
+from pytest_mockserver.calls import Call
+from pytest_mockserver.options import MarkerOptions
+from pytest_mockserver.session import MockServerSession, ScenarioRef
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["MockServer", "open_handle"]
+
+#: What a handle-made client is given unless the test says otherwise: never hang a test.
+CLIENT_TIMEOUT = 30.0
+IN_PROCESS_URL = "http://mockserver.in-process/v1"
+
+
+class MockServer:
+    """This test's own namespace: its scenario, rule counters, journal and stored objects.
+
+    Made by the ``mockserver`` fixture; the fixture checks the verdict and drops the
+    namespace at teardown.
+    """
+
+    def __init__(
+        self,
+        session: MockServerSession,
+        *,
+        api_key: str,
+        options: MarkerOptions | None = None,
+        test_dir: Path | None = None,
+    ) -> None:
+        self.session = session
+        #: The bearer token that selects this test's namespace on the server.
+        self.api_key = api_key
+        self.options = options or MarkerOptions()
+        self._test_dir = test_dir
+        self._engine = session.engine
+        self._errors_before = len(self._engine.internal_errors)
+        self._base: Scenario | None = None
+        self._builders: list[RuleBuilder] = []
+        self._installed: dict[str, Scenario] = {}
+        #: Clients to close at teardown, each with whether it is async.
+        self._clients: list[tuple[Any, bool]] = []
+        self._apply_options()
+
+    def __repr__(self) -> str:
+        return f"<MockServer api_key={self.api_key!r}>"
+
+    # -- where to send requests ----------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL of the session's server (``http://127.0.0.1:<port>/v1``)."""
+        return self.session.base_url
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers that select this test's namespace, for a hand-made HTTP client."""
+        return {"Authorization": f"Bearer {self.api_key}"}
+
+    def client(self, *, in_process: bool | None = None, **options: Any) -> openai.OpenAI:
+        """An ``openai.OpenAI`` for this namespace, closed at teardown.
+
+        ``options`` go to the constructor (``max_retries=0``, ``timeout=5``, …).
+        ``in_process=True`` skips the socket (default: ``--mockserver-in-process``).
+        """
+        _require_openai()
+        import openai
+
+        if self._in_process(in_process, options):
+            from pytest_mockserver.transport import SyncASGITransport, http_module
+
+            module = http_module()
+            transport = SyncASGITransport(module, self.session.app, self.session.portal())
+            options["http_client"] = module.Client(transport=transport)
+            options["base_url"] = IN_PROCESS_URL
+        client = openai.OpenAI(**self._client_options(options))
+        self._clients.append((client, False))
+        return client
+
+    def async_client(self, *, in_process: bool | None = None, **options: Any) -> openai.AsyncOpenAI:
+        """An ``openai.AsyncOpenAI`` for this namespace, closed at teardown (like ``client``)."""
+        _require_openai()
+        import openai
+
+        # A client given its own http_client is the test's to close: its connections may
+        # belong to an event loop that is gone by teardown.
+        ours = "http_client" not in options
+        if self._in_process(in_process, options):
+            from pytest_mockserver.transport import async_transport, http_module
+
+            module = http_module()
+            transport = async_transport(module, self.session.app)
+            options["http_client"] = module.AsyncClient(transport=transport)
+            options["base_url"] = IN_PROCESS_URL
+        elif ours:
+            from pytest_mockserver.transport import http_module
+
+            # No pooled connection outlives a request: the test's event loop may be gone by
+            # teardown, and a socket left open on it is a ResourceWarning.
+            module = http_module()
+            limits = module.Limits(max_keepalive_connections=0)
+            options["http_client"] = module.AsyncClient(limits=limits)
+        client = openai.AsyncOpenAI(**self._client_options(options))
+        if ours:
+            self._clients.append((client, True))
+        return client
+
+    def _in_process(self, wanted: bool | None, options: dict[str, Any]) -> bool:
+        for taken in ("api_key", "base_url"):
+            if taken in options:
+                raise TypeError(f"the handle sets {taken}: it selects this test's namespace")
+        own_client = "http_client" in options
+        if wanted and own_client:
+            raise TypeError("give in_process=True or http_client=..., not both")
+        return wanted if wanted is not None else self.session.in_process and not own_client
+
+    def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        if "base_url" not in options:
+            options["base_url"] = self.base_url
+        return {"timeout": CLIENT_TIMEOUT, **options, "api_key": self.api_key}
+
+    # -- what the server answers ---------------------------------------------------------
+
+    def use(self, scenario: ScenarioRef) -> Scenario:
+        """Serve this scenario to this test: a Scenario, a mapping, YAML text, a file path or a
+        scenario name. Rules written with :meth:`on` stay in front of it."""
+        self._base = self.session.resolve(scenario, near=self._test_dir)
+        self._install(fresh=True)
+        return self._base
+
+    def on(self, *, id: str | None = None, **when: Any) -> RuleBuilder:
+        """A rule for requests matching ``when`` (``last_user_contains="weather"``, ``model=``,
+        ``tools_offered=``, …); give it a reply with ``.reply()``, ``.replies()`` or ``.fail()``.
+        Rules are tried in the order written, before the scenario's own."""
+        rule_id = id or f"inline-{len(self._builders) + 1}"
+        if any(b.id == rule_id for b in self._builders):
+            raise ValueError(f"a rule with id {rule_id!r} already exists in this test")
+        label = "on(" + ", ".join(f"{k}={v!r}" for k, v in when.items()) + ")"
+        builder = RuleBuilder(
+            when_from_keywords(when), rule_id=rule_id, label=label, on_change=self._install
+        )
+        self._builders.append(builder)
+        return builder
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario this test's requests are matched against."""
+        with self._space() as space:
+            return self._engine.active_scenario(space)
+
+    @property
+    def seed(self) -> int:
+        """The seed of this test's generated replies (settable)."""
+        with self._space() as space:
+            return self._engine.seed_for(space, self._engine.active_scenario(space))
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        with self._space() as space:
+            space.seed = value
+
+    def reset(self) -> None:
+        """Back to how the test started: journal, counters, stored objects, rules and scenario."""
+        self._engine.store.reset(self.api_key)
+        self._base = None
+        self._builders.clear()
+        self._installed.clear()
+        self._apply_options()
+
+    # -- what happened -------------------------------------------------------------------
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """Every request of this test so far, oldest first."""
+        with self._space() as space:
+            return tuple(Call.from_entry(entry) for entry in space.journal)
+
+    @property
+    def hits(self) -> dict[str, int]:
+        """How many times each rule of the current scenario has matched."""
+        with self._space() as space:
+            scenario = self._engine.active_scenario(space)
+            counts = space.rule_hits.get(scenario.name, {})
+            return {r.id: counts.get(r.id, 0) for r in scenario.rules if r.id is not None}
+
+    # -- the fixture's side --------------------------------------------------------------
+
+    def verdict(self, *, check_unused: bool = True) -> str | None:
+        """Why the test should fail, or ``None``: server bugs, strict misses, unused rules."""
+        with self._space() as space:
+            journal = list(space.journal)
+            hits = {name: dict(counts) for name, counts in space.rule_hits.items()}
+        sections = [
+            verdict.internal_errors(self._engine.internal_errors[self._errors_before :]),
+            verdict.incomplete_rules([b.label for b in self._builders if not b.complete]),
+        ]
+        if self.options.assert_all_matched:
+            sections.append(verdict.unexpected_requests(journal))
+        if self.options.assert_all_used and check_unused:
+            labels = {b.id: b.label for b in self._builders}
+            scenarios = list(self._installed.values()) or [self.scenario]
+            sections.append(verdict.unused_rules(scenarios, hits, labels=labels))
+        found = [s for s in sections if s is not None]
+        return "\n".join(found) if found else None
+
+    def close(self) -> None:
+        """Close the clients this handle made and drop the namespace."""
+        for client, is_async in reversed(self._clients):
+            _close(client, is_async=is_async)
+        self._clients.clear()
+        self._engine.store.reset(self.api_key)
+
+    # -- internals -----------------------------------------------------------------------
+
+    @contextmanager
+    def _space(self) -> Iterator[Namespace]:
+        with self._engine.store.namespace(self.api_key) as space:
+            yield space
+
+    def _apply_options(self) -> None:
+        options = self.options
+        if options.scenario is not None:
+            self._base = self.session.resolve(options.scenario, near=self._test_dir)
+        if options.seed is not None:
+            with self._space() as space:
+                space.seed = options.seed
+        if self._base is not None or options.strict is not None:
+            self._install(fresh=True)
+
+    def _effective(self) -> Scenario:
+        inline = [b.rule() for b in self._builders if b.complete]
+        base = self._base or self._engine.default
+        name = base.name if self._base is not None or not inline else "inline"
+        strict = self.options.strict
+        fallback = base.fallback if strict is None else ("strict" if strict else "generate")
+        if not inline and name == base.name and fallback == base.fallback:
+            return base
+        return Scenario(
+            name=name,
+            description=base.description,
+            seed=base.seed,
+            fallback=fallback,
+            rules=[*inline, *base.rules],
+        )
+
+    def _install(self, *, fresh: bool = False) -> None:
+        scenario = self._effective()
+        self._installed[scenario.name] = scenario
+        with self._space() as space:
+            space.scenario = scenario
+            if fresh:
+                space.rule_hits.pop(scenario.name, None)
+
+
+def open_handle(
+    session: MockServerSession,
+    *,
+    nodeid: str,
+    options: MarkerOptions | None,
+    test_dir: Path | None,
+) -> MockServer:
+    """A handle for the test ``nodeid``; a scenario that cannot be loaded fails the test."""
+    try:
+        session.engine  # noqa: B018 - loads --mockserver-scenarios
+        return MockServer(
+            session, api_key=session.new_key(nodeid), options=options, test_dir=test_dir
+        )
+    except ScenarioError as exc:
+        where = (
+            "@pytest.mark.mockserver(scenario=...)"
+            if session.engine_ready
+            else "--mockserver-scenarios"
+        )
+        problem = f"mockserver: {where}: {exc}"
+    pytest.fail(problem, pytrace=False)
+
+
+def _require_openai() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("openai") is None:
+        raise ModuleNotFoundError(
+            "mockserver.client() and async_client() need the openai package: "
+            "pip install openai (or talk to mockserver.base_url with any HTTP client)"
+        )
+
+
+def _close(client: Any, *, is_async: bool) -> None:
+    """Close a client the handle made; an async one on a private event loop (the test's may be
+    closed by now; no pooled connection outlives a request, so nothing there is left open)."""
+    if not is_async:
+        client.close()
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(client.close())
+        finally:
+            loop.close()

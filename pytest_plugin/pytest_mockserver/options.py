@@ -1,0 +1,164 @@
+"""Command-line options, ini keys and the marker: every knob of the plugin, in one place.
+
+Imported when the plugin loads, so it imports nothing beyond pytest and the standard library.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = [
+    "MARKER",
+    "MarkerError",
+    "MarkerOptions",
+    "add_options",
+    "in_process",
+    "marker_options",
+    "resolve_seed",
+    "scenario_dirs",
+]
+
+MARKER = "mockserver"
+MARKER_DOC = (
+    "mockserver(scenario=None, seed=None, strict=None, assert_all_used=False, "
+    "assert_all_matched=True): configure the mockserver fixture for this test"
+)
+#: The key under which pytest-xdist's controller hands its seed to the workers.
+WORKER_SEED = "mockserver_seed"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mockserver", "mockserver (deterministic OpenAI API fake)")
+    group.addoption(
+        "--mockserver-seed",
+        dest="mockserver_seed",
+        metavar="SEED",
+        help="seed of generated replies: an integer, or 'random' (default: ini mockserver_seed)",
+    )
+    group.addoption(
+        "--mockserver-scenarios",
+        dest="mockserver_scenarios",
+        metavar="DIR",
+        action="append",
+        help="a directory of scenario files that use() and the marker can name (repeatable)",
+    )
+    group.addoption(
+        "--mockserver-in-process",
+        dest="mockserver_in_process",
+        action="store_true",
+        default=None,
+        help="clients made by the fixture call the app in-process, without a socket",
+    )
+    parser.addini(
+        "mockserver_seed", "seed of generated replies: an integer or 'random'", default="0"
+    )
+    parser.addini(
+        "mockserver_scenarios",
+        "directories of scenario files (relative to the ini file)",
+        type="paths",
+    )
+    parser.addini(
+        "mockserver_in_process",
+        "clients made by the fixture skip the socket",
+        type="bool",
+        default=False,
+    )
+
+
+def _parse_seed(raw: str, *, source: str) -> int:
+    if raw.strip().lower() == "random":
+        import secrets
+
+        return secrets.randbelow(2**32)
+    try:
+        return int(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{source}: expected an integer or 'random', got {raw!r}") from None
+
+
+def resolve_seed(config: pytest.Config) -> int:
+    """The session's seed: the xdist controller's, else the option's, else the ini's."""
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_SEED in workerinput:
+        return int(workerinput[WORKER_SEED])
+    option = config.getoption("mockserver_seed")
+    if option is not None:
+        return _parse_seed(option, source="--mockserver-seed")
+    return _parse_seed(str(config.getini("mockserver_seed")), source="ini mockserver_seed")
+
+
+def scenario_dirs(config: pytest.Config) -> list[Path]:
+    given: list[str] | None = config.getoption("mockserver_scenarios")
+    if given:
+        return [Path(d).resolve() for d in given]
+    return [Path(p) for p in config.getini("mockserver_scenarios")]
+
+
+def in_process(config: pytest.Config) -> bool:
+    option: bool | None = config.getoption("mockserver_in_process")
+    return bool(option) if option is not None else bool(config.getini("mockserver_in_process"))
+
+
+class MarkerError(Exception):
+    """``@pytest.mark.mockserver(...)`` was given arguments it does not take."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerOptions:
+    """What ``@pytest.mark.mockserver(...)`` says (the defaults when a test has no marker)."""
+
+    #: A Scenario, a file path, YAML text or a scenario name (as ``mockserver.use()`` takes).
+    scenario: Any = None
+    seed: int | None = None
+    #: ``True``: unmatched requests get the strict error; ``False``: a generated reply;
+    #: ``None``: as the scenario says.
+    strict: bool | None = None
+    #: Fail the test if a rule was never used (or a sequence was not played to its end).
+    assert_all_used: bool = False
+    #: Fail the test if a request matched no rule of a strict scenario.
+    assert_all_matched: bool = True
+
+
+_KEYWORDS = tuple(f.name for f in fields(MarkerOptions))
+_TYPES: dict[str, tuple[type, ...]] = {
+    "seed": (int,),
+    "strict": (bool,),
+    "assert_all_used": (bool,),
+    "assert_all_matched": (bool,),
+}
+
+
+def _check(kwargs: dict[str, Any]) -> None:
+    for key, value in kwargs.items():
+        if key not in _KEYWORDS:
+            guess = difflib.get_close_matches(key, _KEYWORDS, n=1)
+            hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+            raise MarkerError(
+                f"@pytest.mark.mockserver got an unexpected keyword '{key}'{hint}; "
+                f"valid keywords: {', '.join(_KEYWORDS)}"
+            )
+        types = _TYPES.get(key)
+        wrong_bool = key == "seed" and isinstance(value, bool)
+        if types is not None and value is not None and (not isinstance(value, types) or wrong_bool):
+            raise MarkerError(
+                f"@pytest.mark.mockserver({key}=...) takes {types[0].__name__}, got {value!r}"
+            )
+
+
+def marker_options(item: pytest.Item) -> MarkerOptions:
+    """The test's marker options; a marker closer to the test overrides a module's or class's."""
+    merged: dict[str, Any] = {}
+    for mark in reversed(list(item.iter_markers(MARKER))):
+        if mark.args:
+            raise MarkerError(
+                "@pytest.mark.mockserver takes keyword arguments only "
+                f"({', '.join(_KEYWORDS)}), got positional {mark.args!r}"
+            )
+        _check(dict(mark.kwargs))
+        merged.update(mark.kwargs)
+    return MarkerOptions(**merged)

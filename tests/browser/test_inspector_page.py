@@ -1,0 +1,126 @@
+"""The inspector page, in headless Chromium, beside a page that uses the official SDK: the journal
+shows the SDK's request live, and the page's controls change what the next request gets."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mockserver.server import BackgroundServer
+from tests.browser.conftest import sdk_page
+from tests.conftest import start_server
+
+KEY = "sk-inspected"
+#: Where the screenshots go (look at them: they are how the page reads to a person).
+SHOTS = Path(os.environ.get("MOCKSERVER_SCREENSHOTS", "/tmp"))
+
+
+@pytest.fixture
+def mock() -> Iterator[BackgroundServer]:
+    server = start_server(seed=3)  # its own server: the journal starts empty
+    yield server
+    server.stop()
+
+
+def text(page: Any, selector: str) -> str:
+    return str(page.text_content(selector) or "")
+
+
+def wait_text(page: Any, selector: str, expected: str) -> None:
+    page.wait_for_function(
+        "([s, t]) => (document.querySelector(s)?.textContent || '').includes(t)",
+        arg=[selector, expected],
+    )
+
+
+def chat(sdk: Any, prompt: str) -> str:
+    sdk.fill("#prompt", prompt)
+    sdk.click("#chat")
+    sdk.wait_for_function(
+        "document.getElementById('chat-meta').textContent"
+        " || document.getElementById('error').textContent"
+    )
+    return text(sdk, "#error") or text(sdk, "#chat-output")
+
+
+def open_inspector(new_page: Any, mock: BackgroundServer) -> Any:
+    page, errors = new_page()
+    page.goto(mock.url + "/__mockserver/")
+    page.wait_for_selector("#live.on")
+    return page, errors
+
+
+def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
+    mock: BackgroundServer, site: BackgroundServer, new_page: Any
+) -> None:
+    inspector, errors = open_inspector(new_page, mock)
+    sdk, _ = sdk_page(new_page, site, mock, KEY)
+    chat(sdk, "hello there")
+
+    row = inspector.locator("#calls tr").first
+    wait_text(inspector, "#calls tr", "/v1/chat/completions")
+    assert KEY in row.inner_text()
+    assert "200" in row.inner_text()
+    wait_text(inspector, "#ns-name", KEY)  # the side panel follows the newest call
+    wait_text(inspector, "#namespaces", KEY)
+    inspector.screenshot(path=str(SHOTS / "inspector-journal.png"))
+
+    row.focus()
+    inspector.keyboard.press("Enter")
+    wait_text(inspector, "#detail-request", "hello there")
+    assert "events" in text(inspector, "#detail-response-title")
+    assert "chat.completion.chunk" in text(inspector, "#detail-response")
+    inspector.screenshot(path=str(SHOTS / "inspector-detail.png"))
+    inspector.keyboard.press("Escape")
+    assert inspector.locator("#detail").is_hidden()
+    assert errors == []
+
+
+def test_switching_the_scenario_changes_the_next_reply(
+    mock: BackgroundServer, site: BackgroundServer, new_page: Any
+) -> None:
+    inspector, errors = open_inspector(new_page, mock)
+    sdk, _ = sdk_page(new_page, site, mock, KEY)
+    generated = chat(sdk, "hello")
+    wait_text(inspector, "#ns-name", KEY)
+
+    inspector.select_option("#switch", "plain-chat")
+    inspector.click("#switch-form button")
+    wait_text(inspector, "#notice", f"Scenario plain-chat is active in {KEY}.")
+    wait_text(inspector, "#rules", "greeting")
+
+    scripted = chat(sdk, "hello")
+    assert scripted == "Hello! How can I help you today?" != generated
+    wait_text(inspector, "#calls tr:first-child", "greeting")
+    inspector.wait_for_function(
+        "() => document.querySelector('#rules tr.hit td')?.textContent === 'greeting'"
+    )
+    inspector.screenshot(path=str(SHOTS / "inspector-scenario.png"))
+    assert errors == []
+
+
+def test_a_fault_queued_from_the_page_fails_the_next_request_and_reset_clears(
+    mock: BackgroundServer, site: BackgroundServer, new_page: Any
+) -> None:
+    inspector, errors = open_inspector(new_page, mock)
+    sdk, _ = sdk_page(new_page, site, mock, KEY)
+    chat(sdk, "first")
+    wait_text(inspector, "#ns-name", KEY)
+
+    inspector.select_option("#fault", "overloaded")
+    inspector.focus("#fault-form button")
+    inspector.keyboard.press("Enter")
+    wait_text(inspector, "#sc-pending", "1 one-off queued")
+    assert chat(sdk, "second") == "503 server_is_overloaded retry-after=1"
+    wait_text(inspector, "#calls tr:first-child", "503")
+    assert "(one-off)" in inspector.locator("#calls tr").first.inner_text()
+    inspector.screenshot(path=str(SHOTS / "inspector-fault.png"))
+
+    inspector.click("#reset")
+    wait_text(inspector, "#notice", f"Namespace {KEY} was reset.")
+    inspector.wait_for_function("() => document.querySelectorAll('#calls tr').length === 0")
+    assert errors == []
