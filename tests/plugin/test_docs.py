@@ -1,5 +1,6 @@
-"""docs/pytest.md runs: every named code block is written to its file, its tests are run, and
-every ``text`` block (a failure report, the run header) must appear in pytest's output."""
+"""The README's pytest section runs: every named code block is written to its file, its tests
+are run, and every ``text`` block (a failure report, the run header) must appear in pytest's
+output."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "pytest.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def section() -> str:
+    """From ``## The pytest fixture`` to the next ``## `` heading."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## The pytest fixture")
+    end = text.index("\n## ", start + 1)
+    return text[start:end]
+
+
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 NAMED = re.compile(r"\A# ([\w./-]+)\n")
 
@@ -17,7 +28,7 @@ Run = Callable[..., pytest.RunResult]
 
 
 def blocks(kind: str | None = None) -> list[tuple[str, str]]:
-    found = [(m.group(1), m.group(2)) for m in FENCE.finditer(DOC.read_text(encoding="utf-8"))]
+    found = [(m.group(1), m.group(2)) for m in FENCE.finditer(section())]
     return [(lang, body) for lang, body in found if kind is None or lang == kind]
 
 
