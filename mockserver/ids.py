@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 import string
+import struct
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -63,10 +64,15 @@ def monotonic() -> float:
     return time.perf_counter()
 
 
+_LENGTH = struct.Struct(">I").pack
+
+
 def _encode(parts: Iterable[Part]) -> bytes:
-    out = bytearray()
+    out: list[bytes] = []
     for part in parts:
-        if part is None:
+        if part.__class__ is str:  # the common case first: this runs per stream frame
+            chunk = b"s" + part.encode("utf-8", "surrogatepass")
+        elif part is None:
             chunk = b"\x00"
         elif isinstance(part, bytes):
             chunk = b"b" + part
@@ -74,8 +80,9 @@ def _encode(parts: Iterable[Part]) -> bytes:
             chunk = b"i" + str(part).encode()
         else:
             chunk = b"s" + part.encode("utf-8", "surrogatepass")
-        out += len(chunk).to_bytes(4, "big") + chunk
-    return bytes(out)
+        out.append(_LENGTH(len(chunk)))
+        out.append(chunk)
+    return b"".join(out)
 
 
 def stable_digest(*parts: Part, size: int = 16) -> bytes:

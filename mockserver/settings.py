@@ -36,8 +36,11 @@ class Settings(BaseModel):
     frozen_epoch: int = DEFAULT_FROZEN_EPOCH
     scenario: str | None = None
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    #: Per namespace: journal entries kept, and stored objects kept of each kind.
     journal_limit: int = Field(default=1000, gt=0)
     store_limit: int = Field(default=10_000, gt=0)
+    #: Namespaces kept; past it the least recently used one is dropped (journal and all).
+    namespace_limit: int = Field(default=1000, gt=0)
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     #: Per-namespace budgets; exceeding one gives a 429 (unset: headers only, not enforced).
     requests_per_minute: int | None = Field(default=None, ge=1)

@@ -226,24 +226,40 @@ class Namespace:
 
 
 class Store:
-    def __init__(self, *, journal_limit: int = 1000, store_limit: int = 10_000) -> None:
+    """Every bound is here: ``namespace_limit`` namespaces (the least recently used leaves
+    first), each with at most ``journal_limit`` journal entries and ``store_limit`` stored
+    objects of each kind, so a long-running server (a load test with a new API key per
+    request, say) keeps a flat memory."""
+
+    def __init__(
+        self, *, journal_limit: int = 1000, store_limit: int = 10_000, namespace_limit: int = 1000
+    ) -> None:
         self._lock = threading.RLock()
+        #: Least recently used first.
         self._namespaces: dict[str, Namespace] = {}
         self.journal_limit = journal_limit
         self.store_limit = store_limit
+        self.namespace_limit = namespace_limit
         self.feed = Feed(size=max(journal_limit, 1000))
 
     @contextmanager
     def namespace(self, name: str) -> Iterator[Namespace]:
         """The namespace called ``name`` (created on first use), held under the store's lock."""
         with self._lock:
-            space = self._namespaces.get(name)
+            space = self._namespaces.pop(name, None)
             if space is None:
                 space = Namespace(
                     name=name, journal=deque(maxlen=self.journal_limit), feed=self.feed
                 )
-                self._namespaces[name] = space
+                self._evict(keep=self.namespace_limit - 1)
+            self._namespaces[name] = space
             yield space
+
+    def _evict(self, *, keep: int) -> None:
+        while len(self._namespaces) > max(keep, 0):
+            oldest = next(iter(self._namespaces))
+            del self._namespaces[oldest]
+            self.feed.publish("reset", oldest)
 
     def names(self) -> list[str]:
         with self._lock:

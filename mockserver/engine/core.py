@@ -87,7 +87,9 @@ class Engine:
         self.settings = settings
         self.clock = settings.make_clock()
         self.store = store or Store(
-            journal_limit=settings.journal_limit, store_limit=settings.store_limit
+            journal_limit=settings.journal_limit,
+            store_limit=settings.store_limit,
+            namespace_limit=settings.namespace_limit,
         )
         self.generator = generator or Generator()
         #: Tracebacks of our own bugs, for the pytest plugin to fail the test with.

@@ -1,0 +1,5 @@
+"""``python -m benchmarks`` (see ``benchmarks/README.md``)."""
+
+from benchmarks.run import main
+
+raise SystemExit(main())

@@ -1,0 +1,298 @@
+"""``python -m benchmarks``: mockserver against a bare Starlette app, interleaved, in one run.
+
+Each round spawns both servers afresh (their order alternates between rounds), times each to
+its first 200, reads their memory, then drives every selected row on the baseline and on
+mockserver back to back. The table shows per-row medians over the rounds, and the median of
+the per-round ratios, with the row's target and PASS/MISS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from benchmarks import fixture, soak
+from benchmarks.servers import Server, raw_request, spawn
+from benchmarks.workloads import (
+    CHAT,
+    CHAT_STREAM,
+    RESPONSES_STREAM,
+    Load,
+    Workload,
+    drive,
+    first_chunk_ms,
+    wrk_version,
+)
+
+__all__ = ["main"]
+
+ROWS = ("W1", "W1v", "W2", "W3", "W4", "W5", "W6", "W7")
+NAMES = ("baseline", "mockserver")
+
+W1 = Workload("/v1/chat/completions")
+W1V = Workload("/v1/chat/completions", varied=True)
+W3 = Workload("/v1/chat/completions", CHAT_STREAM, base_path="/v1/stream")
+W4 = Workload("/v1/responses", RESPONSES_STREAM, base_path="/v1/stream")
+
+
+@dataclass
+class Metric:
+    """One line of the table: values per round for each server, and what it must reach."""
+
+    row: str
+    label: str
+    unit: str
+    #: ``("ratio", ">=", 0.8)``, ``("ratio", "<=", 1.25)``, ``("abs", "<=", 300)`` or ``None``.
+    target: tuple[str, str, float] | None = None
+    values: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in NAMES})
+    note: str = ""
+
+    def add(self, name: str, value: float) -> None:
+        self.values[name].append(value)
+
+    def median(self, name: str) -> float | None:
+        values = self.values[name]
+        return statistics.median(values) if values else None
+
+    def ratio(self) -> float | None:
+        pairs = list(zip(self.values["baseline"], self.values["mockserver"], strict=False))
+        ratios = [m / b for b, m in pairs if b]
+        return statistics.median(ratios) if ratios else None
+
+    def verdict(self) -> str:
+        if self.target is None:
+            return ""
+        kind, op, bound = self.target
+        value = self.ratio() if kind == "ratio" else self.median("mockserver")
+        if value is None:
+            return "n/a"
+        ok = value >= bound if op == ">=" else value <= bound
+        return "PASS" if ok else "MISS"
+
+    def target_text(self) -> str:
+        if self.target is None:
+            return ""
+        kind, op, bound = self.target
+        sign = "≥" if op == ">=" else "≤"
+        return f"{sign} {bound:g}×" if kind == "ratio" else f"{sign} {bound:g} {self.unit}"
+
+
+def _metrics() -> list[Metric]:
+    return [
+        Metric("W1", "chat req/s, 16 conns", "req/s", ("ratio", ">=", 0.8)),
+        Metric("W1v", "chat req/s, new message each", "req/s", ("ratio", ">=", 0.6)),
+        Metric("W2", "chat req/s, 1 conn", "req/s", ("ratio", ">=", 0.8)),
+        Metric("W2", "  p50 latency", "ms", ("ratio", "<=", 1.25)),
+        Metric("W2", "  p99 latency", "ms"),
+        Metric("W3", "chat streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
+        Metric("W3", "  time to first chunk", "ms"),
+        Metric("W4", "Responses streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
+        Metric("W4", "  time to first chunk", "ms"),
+        Metric("W5", "RSS after start", "MiB", ("ratio", "<=", 1.3)),
+        Metric("W5", "RSS after W1", "MiB", ("ratio", "<=", 1.3)),
+        Metric("W6", "cold start (spawn → 200)", "ms", ("ratio", "<=", 1.2)),
+        Metric("W7", "fixture session start", "ms", ("abs", "<=", 300)),
+        Metric("W7", "fixture per-test overhead", "ms", ("abs", "<=", 1)),
+    ]
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.only = set(args.only.split(",")) if args.only else set(ROWS)
+        unknown = self.only - set(ROWS)
+        if unknown:
+            raise SystemExit(f"unknown rows: {', '.join(sorted(unknown))}; known: {ROWS}")
+        self.driver = "wrk" if args.driver == "auto" and wrk_version() else args.driver
+        if self.driver == "auto":
+            self.driver = "python"
+        self.metrics = _metrics()
+
+    def metric(self, row: str, unit_or_label: str) -> Metric:
+        return next(
+            m for m in self.metrics if m.row == row and (unit_or_label in (m.unit, m.label.strip()))
+        )
+
+    def load(self, connections: int) -> Load:
+        return Load(connections, self.args.duration, self.driver)
+
+    @contextmanager
+    def servers(self, round_: int) -> Iterator[dict[str, Server]]:
+        order = NAMES if round_ % 2 == 0 else NAMES[::-1]
+        started: dict[str, Server] = {}
+        try:
+            for name in order:
+                port = _port()
+                first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
+                started[name] = spawn(name, first, port=port)
+            yield {name: started[name] for name in order}
+        finally:
+            for server in started.values():
+                server.stop()
+
+    def round(self, number: int) -> None:
+        server_rows = self.only - {"W7"}
+        if server_rows:
+            with self.servers(number) as servers:
+                self.measure(servers)
+        if "W7" in self.only:
+            self.fixture_round()
+
+    def measure(self, servers: dict[str, Server]) -> None:
+        for name, server in servers.items():
+            self.metric("W6", "ms").add(name, server.cold_start * 1000)
+            self.metric("W5", "RSS after start").add(name, server.rss_mib())
+        for name, server in servers.items():  # warm up: lazy imports, first-use caches
+            drive(W1, name, server.port, Load(4, min(0.3, self.args.duration), "python"))
+        for row, workload, conns in (("W1", W1, 16), ("W1v", W1V, 16), ("W2", W1, 1)):
+            if row in self.only or (row == "W1" and "W5" in self.only):
+                self.throughput(row, workload, conns, servers)
+            if row == "W1":
+                for name, server in servers.items():
+                    self.metric("W5", "RSS after W1").add(name, server.rss_mib())
+        for row, workload in (("W3", W3), ("W4", W4)):
+            if row in self.only:
+                self.throughput(row, workload, 16, servers)
+                for name, server in servers.items():
+                    ttfc = first_chunk_ms(workload, name, server.port, duration=self._short())
+                    self.metric(row, "time to first chunk").add(name, ttfc)
+
+    def _short(self) -> float:
+        return min(1.0, float(self.args.duration))
+
+    def throughput(
+        self, row: str, workload: Workload, conns: int, servers: dict[str, Server]
+    ) -> None:
+        for name, server in servers.items():
+            measured = drive(workload, name, server.port, self.load(conns))
+            if measured.errors:
+                print(f"  {row} {name}: {measured.errors} errors", file=sys.stderr)
+            metric = next(m for m in self.metrics if m.row == row)
+            metric.add(name, measured.rate)
+            if row == "W2":
+                self.metric("W2", "p50 latency").add(name, measured.p50_ms)
+                self.metric("W2", "p99 latency").add(name, measured.p99_ms)
+
+    def fixture_round(self) -> None:
+        outcome = fixture.measure(tests=self.args.fixture_tests)
+        start, per_test = (
+            self.metric("W7", "fixture session start"),
+            self.metric("W7", "fixture per-test overhead"),
+        )
+        if isinstance(outcome, str):
+            start.note = per_test.note = outcome
+            return
+        start.add("mockserver", outcome.session_start_ms)
+        per_test.add("mockserver", outcome.per_test_ms)
+
+    def table(self) -> str:
+        rows = [("row", "measure", "baseline", "mockserver", "ratio", "target", "verdict")]
+        for m in self.metrics:
+            if m.row not in self.only:
+                continue
+            base, mock, ratio = m.median("baseline"), m.median("mockserver"), m.ratio()
+            verdict = m.verdict() if mock is not None or not m.note else "n/a"
+            rows.append(
+                (
+                    m.row,
+                    f"{m.label} ({m.unit})",
+                    _number(base),
+                    _number(mock) if mock is not None else (m.note and "n/a") or "—",
+                    f"{ratio:.2f}×" if ratio is not None else "",
+                    m.target_text(),
+                    verdict,
+                )
+            )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+        notes = [f"{m.row}: n/a — {m.note}" for m in self.metrics if m.note and m.row in self.only]
+        return "\n".join([*lines, *dict.fromkeys(notes)])
+
+    def header(self) -> str:
+        driver = wrk_version() if self.driver == "wrk" else "bundled asyncio driver"
+        return (
+            f"machine: nproc {os.cpu_count()}, {_cpu_model()}, Python {platform.python_version()}, "
+            f"{_uvicorn_stack()}\n"
+            f"load: {driver}; {self.args.rounds} round(s) × {self.args.duration:g} s per "
+            "measurement, servers interleaved; medians over rounds, ratio = median of "
+            "per-round mockserver/baseline"
+        )
+
+
+def _port() -> int:
+    from benchmarks.servers import free_port
+
+    return free_port()
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _uvicorn_stack() -> str:
+    import importlib.util
+
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    return f"uvicorn http={http} loop={loop}"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument(
+        "--duration", type=float, default=5.0, help="seconds per measurement (default 5)"
+    )
+    parser.add_argument("--only", help=f"comma-separated rows, of {','.join(ROWS)}")
+    parser.add_argument(
+        "--driver",
+        choices=["auto", "wrk", "python"],
+        default="auto",
+        help="load generator: wrk if installed (auto), or the bundled asyncio driver",
+    )
+    parser.add_argument(
+        "--fixture-tests", type=int, default=1000, help="tests per W7 run (default 1000)"
+    )
+    parser.add_argument(
+        "--soak",
+        type=float,
+        metavar="SECONDS",
+        help="instead of the table: drive mockserver for SECONDS with a new API key per "
+        "request and print its RSS as it goes",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    bench = Bench(args)
+    if args.soak is not None:
+        print(bench.header().splitlines()[0], flush=True)
+        return soak.run(seconds=args.soak)
+    print(bench.header(), flush=True)
+    for number in range(args.rounds):
+        print(f"round {number + 1}/{args.rounds} …", file=sys.stderr, flush=True)
+        bench.round(number)
+    print(bench.table())
+    return 0

@@ -1,0 +1,134 @@
+"""The servers under test, as real subprocesses: spawned, timed to their first 200, measured
+(RSS from ``/proc``) and stopped."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["HOST", "Server", "free_port", "raw_request", "spawn"]
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def raw_request(method: str, path: str, body: bytes, *, port: int, key: str = "sk-bench") -> bytes:
+    """One HTTP/1.1 keep-alive request, as bytes."""
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+        f"Content-Type: application/json\r\nAuthorization: Bearer {key}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def _status_of(port: int, request: bytes, timeout: float) -> int | None:
+    """The status of one request on a fresh connection, or ``None`` if nothing listens yet."""
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout) as sock:
+            sock.sendall(request)
+            head = b""
+            while b"\r\n" not in head:
+                data = sock.recv(4096)
+                if not data:
+                    return None
+                head += data
+            return int(head.split(b" ", 2)[1])
+    except OSError:
+        return None
+
+
+@dataclass
+class Server:
+    """A running server process: its port, its command, its start-up time and its log."""
+
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+    cold_start: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def rss_mib(self) -> float:
+        """Resident set size of the server process (``VmRSS``), in MiB."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.unlink(missing_ok=True)
+
+    def tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+
+def _command(name: str, port: int) -> list[str]:
+    if name == "baseline":
+        return [sys.executable, "-m", "benchmarks.baseline", "--port", str(port)]
+    # As users run it: the console script installed next to this interpreter.
+    script = shutil.which("mockserver", path=str(Path(sys.executable).parent))
+    head = [script] if script else [sys.executable, "-m", "mockserver"]
+    return [*head, "serve", "--port", str(port), "--log-level", "warning"]
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOCKSERVER_", "OPENAI_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def spawn(name: str, first_request: bytes | None = None, *, port: int | None = None) -> Server:
+    """Start ``name`` ("baseline" or "mockserver") and wait for a 200 to ``first_request``;
+    ``cold_start`` is the time from spawning to that 200."""
+    port = port or free_port()
+    handle, log_name = tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")
+    log = Path(log_name)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        _command(name, port),
+        stdin=subprocess.DEVNULL,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        env=_environment(),
+        cwd=ROOT,
+    )
+    os.close(handle)
+    server = Server(name, port, process, log)
+    request = first_request or raw_request("GET", "/", b"", port=port)
+    deadline = started + START_TIMEOUT
+    while True:
+        status = _status_of(port, request, timeout=START_TIMEOUT)
+        if status == 200:
+            server.cold_start = time.perf_counter() - started
+            return server
+        if status is not None or process.poll() is not None or time.perf_counter() > deadline:
+            tail = server.tail()
+            server.stop()
+            raise RuntimeError(f"{name} did not answer 200 (got {status}):\n{tail}")
+        time.sleep(0.002)

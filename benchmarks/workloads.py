@@ -1,0 +1,166 @@
+"""What each row sends: the request bodies, and how to send them (wrk or the bundled driver)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.driver import LoadResult, Target, run_load
+from benchmarks.servers import HOST, raw_request
+
+__all__ = ["CHAT", "Load", "Measured", "Workload", "drive", "wrk_version"]
+
+CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
+#: 17 content tokens: an opener, 17 deltas, the finish chunk and [DONE] = 20 events, as in
+#: the baseline's stream.
+CHAT_STREAM = (
+    b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}],'
+    b'"stream":true,"max_completion_tokens":17}'
+)
+#: 16 is the API's smallest ``max_output_tokens``: 24 events (8 more than the text deltas).
+RESPONSES_STREAM = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
+#: A different user message on every request: ``{n}`` is the request's number.
+VARIED_PREFIX = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Tell me about order '
+VARIED_SUFFIX = ' and where it ships next week"}]}'
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One kind of request: where it goes on each server, and whether its body varies."""
+
+    path: str
+    body: bytes = CHAT
+    varied: bool = False
+    base_path: str = "/v1/chat/completions"
+
+    def path_for(self, server: str) -> str:
+        return self.base_path if server == "baseline" else self.path
+
+    def maker(self, server: str, port: int, *, key: str = "sk-bench") -> Callable[[int], bytes]:
+        path = self.path_for(server)
+        if not self.varied:
+            request = raw_request("POST", path, self.body, port=port, key=key)
+            return lambda n: request
+        return lambda n: raw_request(
+            "POST", path, f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(), port=port, key=key
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    connections: int
+    duration: float
+    driver: str  # "wrk" or "python"
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def wrk_version() -> str | None:
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        return None
+    out = subprocess.run([wrk, "--version"], capture_output=True, text=True, check=False)
+    first = (out.stdout + out.stderr).strip().splitlines()
+    return first[0].split(" Copyright")[0] if first else "wrk"
+
+
+def drive(workload: Workload, server: str, port: int, load: Load) -> Measured:
+    if load.driver == "wrk":
+        return _wrk(workload, server, port, load)
+    result: LoadResult = run_load(
+        Target(HOST, port),
+        workload.maker(server, port),
+        connections=load.connections,
+        duration=load.duration,
+    )
+    return Measured(
+        rate=result.rate,
+        p50_ms=result.percentile(0.5) * 1000,
+        p99_ms=result.percentile(0.99) * 1000,
+        errors=result.errors + result.non_2xx,
+    )
+
+
+def _lua(workload: Workload) -> str:
+    head = (
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        'wrk.headers["Authorization"] = "Bearer sk-bench"\n'
+    )
+    if not workload.varied:
+        return head + f"wrk.body = {_lua_string(workload.body.decode())}\n"
+    return head + (
+        "local n = 0\n"
+        "request = function()\n"
+        "  n = n + 1\n"
+        f"  return wrk.format(nil, nil, nil, {_lua_string(VARIED_PREFIX)} .. n .. "
+        f"{_lua_string(VARIED_SUFFIX)})\n"
+        "end\n"
+    )
+
+
+def _lua_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+
+
+def _ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", value).groups()  # type: ignore[union-attr]
+    return float(number) * _UNITS[unit]
+
+
+def _wrk(workload: Workload, server: str, port: int, load: Load) -> Measured:
+    seconds = max(1, round(load.duration))  # wrk takes whole seconds
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(_lua(workload))
+    try:
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                f"-c{load.connections}",
+                f"-d{seconds}s",
+                "--latency",
+                "-s",
+                script.name,
+                f"http://{HOST}:{port}{workload.path_for(server)}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=seconds + 60,
+        ).stdout
+    finally:
+        Path(script.name).unlink()
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M)
+    p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return Measured(
+        rate=rate,
+        p50_ms=_ms(p50.group(1)) if p50 else float("nan"),
+        p99_ms=_ms(p99.group(1)) if p99 else float("nan"),
+        errors=errors + (int(bad.group(1)) if bad else 0),
+    )
+
+
+def first_chunk_ms(workload: Workload, server: str, port: int, *, duration: float) -> float:
+    """Median time to the first body byte, one connection (what a user waits for)."""
+    result = run_load(
+        Target(HOST, port), workload.maker(server, port), connections=1, duration=duration
+    )
+    return result.percentile(0.5, first_byte=True) * 1000

@@ -1,0 +1,40 @@
+"""The benchmark command runs: one very short round, and its table prints (no timing asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_one_short_round_prints_the_table() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "--rounds",
+            "1",
+            "--duration",
+            "0.5",
+            "--only",
+            "W1",
+            "--driver",
+            "python",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("machine: nproc")
+    header = next(line for line in lines if line.startswith("row "))
+    columns = ["row", "measure", "baseline", "mockserver", "ratio", "target", "verdict"]
+    assert header.split() == columns
+    [row] = [line for line in lines if line.startswith("W1 ")]
+    assert row.split()[-1] in ("PASS", "MISS")
