@@ -74,7 +74,7 @@ class ResponseResult:
     stream_plan: StreamPlan = field(default_factory=StreamPlan)
     body_plan: BodyPlan = field(default_factory=BodyPlan)
     #: The ``error`` event a scripted in-stream error sends instead of the rest of the stream.
-    stream_error: Json | None = None
+    stream_error: list[Json] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,7 @@ def create_response(
             tokens=turn.reply.usage.completion_tokens,
             rng=rng,
         )
-        error = _stream_error(turn, at=plan.cut[1] if plan.cut else len(events))
+        error = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
         return ResponseResult(
             turn, prompt, None, events, response_headers, stream_plan=plan, stream_error=error
         )
@@ -203,17 +203,27 @@ def create_response(
     return ResponseResult(turn, prompt, rendered, None, response_headers, body_plan=plan_of_body)
 
 
-def _stream_error(turn: Turn, *, at: int) -> Json:
-    """The ``error`` event that replaces the rest of a stream cut by a scripted error."""
+def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
+    """What replaces the rest of a stream cut by a scripted error: an ``error`` event, then
+    ``response.failed`` (as the real API ends a stream that fails mid-way)."""
     spec = turn.fault.error if turn.fault else None
     error = error_for(spec or ErrorSpec(preset="server_error"))
-    return {
-        "type": "error",
-        "sequence_number": at,
-        "code": error.code,
-        "message": error.message,
-        "param": error.param,
-    }
+    failed = response_body(
+        meta,
+        turn.reply,
+        status="failed",
+        error={"code": error.code or error.type, "message": error.message},
+    )
+    return [
+        {
+            "type": "error",
+            "sequence_number": at,
+            "code": error.code,
+            "message": error.message,
+            "param": error.param,
+        },
+        {"type": "response.failed", "sequence_number": at + 1, "response": failed},
+    ]
 
 
 def _stored(

@@ -270,6 +270,7 @@ def response_body(
     status: str,
     completed_at: int | None = None,
     output: list[Json] | None = None,
+    error: Json | None = None,
 ) -> Json:
     """The ``response`` object in ``status``; only a finished one has output and usage."""
     finished = status in ("completed", "incomplete")
@@ -283,7 +284,7 @@ def response_body(
         "created_at": meta.created_at,
         "status": status,
         "completed_at": completed_at if status == "completed" else None,
-        "error": None,
+        "error": error,
         "incomplete_details": {"reason": reason} if reason else None,
         "output": output,
         "usage": usage_body(reply.usage) if finished else None,

@@ -99,7 +99,7 @@ async def create(request: Request) -> Response:
             frames[:-1],
             plan=result.stream_plan,
             tail=frames[-1:],  # the terminal event: what a ``no_done`` fault leaves out
-            error_frames=[sse.event_frame("error", result.stream_error)],
+            error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
             headers=result.headers,
         )
     return body_response(result.body, plan=result.body_plan, headers=result.headers)

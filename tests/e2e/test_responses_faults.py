@@ -42,19 +42,44 @@ def test_scripted_text_streams_word_by_word(
     assert final.output_text == TEXT
 
 
-def test_error_after_n_events_sends_an_error_event(
+def test_error_after_n_events_sends_an_error_then_response_failed(
     control: httpx.Client, server: BackgroundServer, api_key: str
 ) -> None:
     script(control, fault={"error_after": 4, "error": {"preset": "overloaded"}})
     events = raw_events(server, api_key)
-    assert len(events) == 5
-    assert events[-1] == {
+    assert len(events) == 6
+    assert events[-2] == {
         "type": "error",
         "sequence_number": 4,
         "code": "server_is_overloaded",
-        "message": events[-1]["message"],
+        "message": events[-2]["message"],
         "param": None,
     }
+    failed = events[-1]
+    assert (failed["type"], failed["sequence_number"]) == ("response.failed", 5)
+    assert failed["response"]["status"] == "failed"
+    assert failed["response"]["error"]["code"] == "server_is_overloaded"
+
+
+def test_the_sdk_stream_helper_sees_response_failed(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    script(control, fault={"error_after": 3})
+    with client.responses.stream(**ASK) as stream:
+        events = list(stream)
+    kinds = [event.type for event in events]
+    assert kinds == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "error",
+        "response.failed",
+    ]
+    failed = events[-1]
+    assert failed.type == "response.failed"
+    assert failed.response.status == "failed"
+    assert failed.response.error is not None
+    assert failed.response.error.code == "server_error"
 
 
 def test_missing_terminal_event_fails_the_sdk_stream_helper(
