@@ -186,7 +186,9 @@ class ScenarioError(MockServerError):
             where += ": "
         parts = []
         if self.rule is not None:
-            parts.append(f"rule {self.rule}")
+            parts.append(
+                f"rule {self.rule}" if self.rule.startswith("#") else f"rule '{self.rule}'"
+            )
         if self.field:
             parts.append(f"field '{self.field}'")
         context = (", ".join(parts) + ": ") if parts else ""

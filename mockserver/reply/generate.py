@@ -11,7 +11,7 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mockserver import ids
@@ -23,6 +23,7 @@ from mockserver.reply.model import (
     FinishReason,
     Reasoning,
     Reply,
+    Token,
     ToolCall,
     Usage,
 )
@@ -56,6 +57,8 @@ class Content:
     finish_reason: FinishReason | None = None
     usage: Mapping[str, int] = field(default_factory=dict)
     hosted: tuple[Mapping[str, Any], ...] = ()
+    #: Scripted tokens with their logprobs (their texts spell ``text``).
+    tokens: tuple[Token, ...] | None = None
 
 
 def count_prompt_tokens(prompt: Prompt) -> int:
@@ -88,7 +91,7 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
     if visible is not None:
         if content.refusal is None:
             visible, _ = _cut_at_stop(visible, prompt.stop)
-        pieces = tokenize(visible)
+        pieces = tuple(t.text for t in content.tokens) if content.tokens else tokenize(visible)
         budget = (
             None
             if prompt.max_output_tokens is None
@@ -98,9 +101,10 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
             pieces = pieces[: max(budget, 0)]
             visible = "".join(pieces)
             finish = "length"
-    tokens = ScoredTokens(
-        pieces, seed=score_seed, top_k=prompt.top_logprobs if prompt.logprobs else 0
-    )
+    top_k = prompt.top_logprobs if prompt.logprobs else 0
+    tokens: Sequence[Token] = ScoredTokens(pieces, seed=score_seed, top_k=top_k)
+    if content.tokens:
+        tokens = tuple(replace(t, top=t.top[:top_k]) for t in content.tokens[: len(pieces)])
     call_tokens = sum(
         count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
     )

@@ -11,7 +11,7 @@ from mockserver import ids
 from mockserver.errors import InvalidRequestError
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Content, Generator
-from mockserver.reply.model import Annotation, Reasoning, ToolCall
+from mockserver.reply.model import Annotation, Reasoning, Token, ToolCall
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.model import PLACEHOLDER, Reply, ToolCallSpec
 
@@ -37,6 +37,20 @@ def scripted_content(
         finish_reason=spec.finish_reason,
         usage={str(k): v for k, v in (spec.usage or {}).items()},
         hosted=tuple(spec.hosted or ()),
+        tokens=_scripted_tokens(spec),
+    )
+
+
+def _scripted_tokens(spec: Reply) -> tuple[Token, ...] | None:
+    if spec.logprobs is None:
+        return None
+    return tuple(
+        Token(
+            text=t.token,
+            logprob=t.logprob,
+            top=tuple((alt.token, alt.logprob) for alt in t.top_logprobs),
+        )
+        for t in spec.logprobs
     )
 
 

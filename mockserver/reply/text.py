@@ -61,11 +61,41 @@ _TEMPLATES: tuple[str, ...] = (
 
 _SLOT_RE = re.compile(r"\{(\w+)\}")
 _TOPIC_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
-_STOPWORDS = frozenset({
-    "about", "what", "when", "where", "which", "would", "could", "should", "there", "their",
-    "these", "those", "with", "from", "have", "this", "that", "your", "into", "please", "tell",
-    "explain", "give", "write", "make", "just", "some", "more", "much", "very", "like",
-})
+_STOPWORDS = frozenset(
+    {
+        "about",
+        "what",
+        "when",
+        "where",
+        "which",
+        "would",
+        "could",
+        "should",
+        "there",
+        "their",
+        "these",
+        "those",
+        "with",
+        "from",
+        "have",
+        "this",
+        "that",
+        "your",
+        "into",
+        "please",
+        "tell",
+        "explain",
+        "give",
+        "write",
+        "make",
+        "just",
+        "some",
+        "more",
+        "much",
+        "very",
+        "like",
+    }
+)
 
 
 def topic_of(text: str) -> str:

@@ -101,7 +101,7 @@ def _rule_name(data: Any, path: Path_) -> str | None:
         return None
     rule = data["rules"][path[1]]
     rule_id = rule.get("id") if isinstance(rule, Mapping) else None
-    return f"'{rule_id}'" if rule_id else f"#{path[1]}"
+    return str(rule_id) if rule_id else f"#{path[1]}"
 
 
 def _field(path: Path_) -> str:

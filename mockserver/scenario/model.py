@@ -141,6 +141,19 @@ class ToolCallSpec(_Strict):
     kind: Literal["function", "custom"] = "function"
 
 
+class TopLogprobSpec(_Strict):
+    token: str
+    logprob: float = Field(le=0)
+
+
+class LogprobSpec(_Strict):
+    """One output token with its log-probability and, optionally, the alternatives."""
+
+    token: str
+    logprob: float = Field(le=0)
+    top_logprobs: list[TopLogprobSpec] = Field(default_factory=list)
+
+
 class ReasoningSpec(_Strict):
     summary: list[str] = Field(default_factory=list)
     text: str | None = None
@@ -165,6 +178,9 @@ class Reply(_Strict):
     generate: Generate | None = None
     json_: Any = Field(default=None, alias="json")
     refusal: str | None = None
+    logprobs: list[LogprobSpec] | None = Field(
+        default=None, description="explicit tokens and logprobs (they spell the text)"
+    )
     tool_calls: list[ToolCallSpec] | None = None
     error: ErrorSpec | None = None
     fixture: str | None = Field(default=None, description="path of a JSON/YAML reply file")
@@ -185,6 +201,17 @@ class Reply(_Strict):
     )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _logprobs_spell_the_text(self) -> Reply:
+        if self.logprobs is None:
+            return self
+        spelled = "".join(t.token for t in self.logprobs)
+        if self.text is not None and self.text != spelled:
+            raise ValueError(f"the logprobs tokens spell {spelled!r}, not the text {self.text!r}")
+        if self.text is None:
+            object.__setattr__(self, "text", spelled)
+        return self
 
     @model_validator(mode="after")
     def _one_kind(self) -> Reply:

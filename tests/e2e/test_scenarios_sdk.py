@@ -155,3 +155,65 @@ def test_one_off_replies_jump_the_queue(control: httpx.Client, client: openai.Op
         client.chat.completions.create(**ask)  # type: ignore[call-overload]
     assert client.chat.completions.create(**ask).choices[0].message.content == "one-off text"  # type: ignore[call-overload]
     assert control.get("/calls").json()["data"][0]["rule"] == "(one-off)"
+
+
+def test_explicit_logprobs_are_served_as_scripted(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(
+        control,
+        """
+rules:
+  - reply:
+      logprobs:
+        - {token: "Yes", logprob: -0.01, top_logprobs: [{token: "Yes", logprob: -0.01},
+                                                         {token: "No", logprob: -4.6}]}
+        - {token: ".", logprob: -0.2}
+""",
+    )
+    reply = client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "ok?"}], logprobs=True, top_logprobs=2
+    )
+    entries = reply.choices[0].logprobs.content
+    assert reply.choices[0].message.content == "Yes."
+    assert [(e.token, e.logprob) for e in entries] == [("Yes", -0.01), (".", -0.2)]
+    assert [(t.token, t.logprob) for t in entries[0].top_logprobs] == [("Yes", -0.01), ("No", -4.6)]
+
+
+def test_logprobs_that_do_not_spell_the_text_are_rejected(control: httpx.Client) -> None:
+    response = control.put(
+        "/scenario",
+        content="rules:\n  - reply: {text: Hi, logprobs: [{token: Ho, logprob: 0}]}\n",
+        headers={"content-type": "application/yaml"},
+    )
+    assert response.status_code == 400
+    assert (
+        "the logprobs tokens spell 'Ho', not the text 'Hi'" in response.json()["error"]["message"]
+    )
+
+
+def test_the_same_yaml_tool_loop_runs_on_the_responses_api(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(control, WEATHER_AGENT)
+    tool = {"type": "function", "name": "get_weather", "parameters": TOOL["function"]["parameters"]}  # type: ignore[index]
+    first = client.responses.create(model="gpt-4o", input="What's the weather?", tools=[tool])
+    call = first.output[0]
+    assert call.type == "function_call"
+    assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Boston"})
+    second = client.responses.create(
+        model="gpt-4o",
+        previous_response_id=first.id,
+        tools=[tool],
+        input=[{"type": "function_call_output", "call_id": call.call_id, "output": "21 °C"}],
+    )
+    assert second.output_text == "It is 21 °C in Boston."
+    streamed = client.responses.create(
+        model="gpt-4o",
+        previous_response_id=first.id,
+        tools=[tool],
+        stream=True,
+        input=[{"type": "function_call_output", "call_id": call.call_id, "output": "21 °C"}],
+    )
+    deltas = [e.delta for e in streamed if e.type == "response.output_text.delta"]
+    assert "".join(deltas) == "It is 21 °C in Boston."

@@ -1,0 +1,150 @@
+"""The command line as a user runs it: validate, schema, scenarios, serve --watch."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mockserver.app import create_app
+from mockserver.cli import main
+from mockserver.reload import ScenarioWatcher
+from mockserver.settings import Settings
+
+GOOD = "name: good\nrules:\n  - {id: hi, when: {last_user: hi}, reply: {text: Hello!}}\n"
+BAD = "name: bad\nrules:\n  - {id: hi, reply: {txt: Hello!}}\n"
+
+
+def test_validate_lists_located_problems_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "good.yaml").write_text(GOOD)
+    (tmp_path / "bad.yaml").write_text(BAD)
+    assert main(["validate", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"{tmp_path / 'bad.yaml'}:3:22: rule 'hi', field 'rules[0].reply.txt': unknown key "
+        "'txt' (did you mean 'text'?)",
+        "2 file(s) checked, 1 problem(s)",
+    ]
+
+
+def test_validate_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.yaml").write_text(BAD)
+    assert main(["validate", "--json", str(tmp_path / "bad.yaml")]) == 1
+    assert json.loads(capsys.readouterr().out) == [
+        {
+            "file": str(tmp_path / "bad.yaml"),
+            "line": 3,
+            "column": 22,
+            "rule": "hi",
+            "field": "rules[0].reply.txt",
+            "message": "unknown key 'txt' (did you mean 'text'?)",
+        }
+    ]
+
+
+def test_validate_passes_the_shipped_library(capsys: pytest.CaptureFixture[str]) -> None:
+    library = Path(__file__).resolve().parents[1] / "scenarios"
+    assert main(["validate", str(library)]) == 0
+
+
+def test_schema_is_a_json_schema_that_accepts_the_library(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import jsonschema
+    import yaml
+
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in (Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"):
+        errors = list(validator.iter_errors(yaml.safe_load(path.read_text())))
+        assert errors == [], (path, errors[:1])
+    assert list(validator.iter_errors({"rules": [{"replys": []}]}))
+
+
+def test_scenarios_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios"]) == 0
+    assert "weather-agent" in capsys.readouterr().out
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mockserver", "validate", "/nonexistent.yaml"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "no such scenario file" in result.stderr
+
+
+def test_serve_refuses_a_broken_scenario_before_binding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.yaml").write_text(BAD)
+    assert main(["serve", "--port", "0", "--scenario", str(tmp_path / "bad.yaml")]) == 2
+    assert "unknown key 'txt'" in capsys.readouterr().err
+
+
+def test_watch_reloads_and_keeps_the_last_good_version(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD)
+    app = create_app(Settings(scenario=str(path)))
+    engine = app.state.engine
+    watcher = ScenarioWatcher(engine, str(path))
+    path.write_text(GOOD.replace("Hello!", "Changed!"))
+    _touch_later(path)
+    assert watcher.check() is True
+    assert engine.default.rules[0].reply.text == "Changed!"
+    path.write_text(BAD)
+    _touch_later(path)
+    assert watcher.check() is False
+    assert engine.default.rules[0].reply.text == "Changed!"
+
+
+def _touch_later(path: Path) -> None:
+    """Move the mtime forward: filesystems with coarse timestamps would miss a quick edit."""
+    stamp = path.stat().st_mtime + 2
+    import os
+
+    os.utime(path, (stamp, stamp))
+
+
+def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mockserver", "serve", "--port", "0", "--clock", "frozen"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("mockserver listening on http://127.0.0.1:")
+        url = first.split()[3]
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                response = httpx.post(
+                    f"{url}/chat/completions",
+                    json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                )
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        assert response.status_code == 200
+    finally:
+        process.send_signal(signal.SIGINT)  # Ctrl-C
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+    assert process.returncode == 0
