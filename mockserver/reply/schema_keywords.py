@@ -1,0 +1,204 @@
+"""Reading JSON Schema keywords: merging ``allOf``/``$ref`` views, bounds, small predicates."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+
+_MAX_KEYS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
+_MIN_KEYS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
+_SPAN = 100  # width of the range drawn from when a bound is one-sided
+
+_SUB_KEYS = frozenset(
+    {"items", "additionalItems", "additionalProperties", "unevaluatedProperties", "contains"}
+    | {"unevaluatedItems", "propertyNames", "not"}
+)
+_TYPE_HINTS = (
+    ("object", frozenset({"properties", "required", "additionalProperties", "minProperties"})),
+    ("array", frozenset({"items", "prefixItems", "minItems", "maxItems", "contains"})),
+    ("string", frozenset({"minLength", "maxLength", "pattern", "format"})),
+    ("number", frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})),
+)
+
+
+class UnsatisfiableSchemaError(ValueError):
+    """No value satisfies the schema, or it uses something this generator cannot handle."""
+
+
+def _merge_kw(dst: dict[str, Any], key: str, val: Any, path: str) -> None:
+    if key not in dst:
+        dst[key] = val
+        return
+    old = dst[key]
+    if key == "type":
+        dst[key] = _meet_types(old, val, path)
+    elif key == "enum":
+        dst[key] = [x for x in old if any(_same(x, y) for y in val)]
+    elif key == "required":
+        dst[key] = [*old, *(k for k in val if k not in old)]
+    elif key in ("properties", "patternProperties"):
+        merged = {k: {"allOf": [v, val[k]]} if k in val else v for k, v in old.items()}
+        dst[key] = merged | {k: v for k, v in val.items() if k not in old}
+    elif key == "prefixItems":
+        longer = old if len(old) > len(val) else val
+        dst[key] = [{"allOf": [a, b]} for a, b in zip(old, val, strict=False)] + list(
+            longer[len(old) :]
+        )
+    elif key in _SUB_KEYS:
+        dst[key] = False if old is False or val is False else {"allOf": [old, val]}
+    elif isinstance(old, bool) or isinstance(val, bool):  # draft-4 exclusive flags, uniqueItems
+        dst[key] = old or val
+    elif key in _MAX_KEYS or key in _MIN_KEYS:
+        dst[key] = max(old, val) if key in _MAX_KEYS else min(old, val)
+    elif key == "multipleOf":
+        a, b = Fraction(str(old)), Fraction(str(val))
+        lcm = Fraction(math.lcm(a.numerator, b.numerator), math.gcd(a.denominator, b.denominator))
+        dst[key] = int(lcm) if lcm.denominator == 1 else float(lcm)
+    # Anything else: the first value wins and the final check reports a real conflict.
+
+
+def _meet_types(a: Any, b: Any, path: str) -> list[str]:
+    left = [a] if isinstance(a, str) else list(a)
+    right = [b] if isinstance(b, str) else list(b)
+    out = [t for t in left if t in right or (t == "integer" and "number" in right)]
+    out += [t for t in right if t == "integer" and "number" in left and t not in out]
+    if not out:
+        raise UnsatisfiableSchemaError(f"{path}: allOf requires types {left} and {right} at once")
+    return out
+
+
+def _types(s: Mapping[str, Any]) -> list[str]:
+    declared = s.get("type")
+    if declared is None:
+        types = [t for t, keys in _TYPE_HINTS if not keys.isdisjoint(s)] or ["any"]
+    else:
+        types = [declared] if isinstance(declared, str) else list(declared)
+    if s.get("nullable") is True and "null" not in types:
+        types.append("null")
+    return types
+
+
+def _branch_cost(branch: Any, deep: bool) -> float:
+    null = isinstance(branch, Mapping) and branch.get("type") == "null"
+    if not deep:
+        return 0.6 if null else 0.0  # keeps Optional[...] mostly non-null
+    return 0.0 if null else 20.0 if isinstance(branch, Mapping) and "$ref" in branch else 10.0
+
+
+def _brief(s: Mapping[str, Any]) -> str:
+    text = repr({k: v for k, v in s.items() if k not in ("properties", "$defs", "description")})
+    return text if len(text) < 160 else text[:157] + "..."
+
+
+def _bounds(s: Mapping[str, Any]) -> tuple[float, bool, float, bool]:
+    return (*_edge(s, "minimum", "exclusiveMinimum", True),
+            *_edge(s, "maximum", "exclusiveMaximum", False))  # fmt: skip
+
+
+def _edge(s: Mapping[str, Any], plain: str, exclusive: str, lower: bool) -> tuple[float, bool]:
+    value = s.get(plain, -math.inf if lower else math.inf)
+    flag = s.get(exclusive)
+    if flag is None or isinstance(flag, bool):  # draft 4: a flag on the plain bound
+        return value, flag is True
+    return (flag, True) if (flag >= value if lower else flag <= value) else (value, False)
+
+
+def _clip(low: float, high: float, nlow: float, nhigh: float) -> tuple[float, float]:
+    a, b = max(low, nlow), min(high, nhigh)
+    if a >= b:  # the named range misses the bounds or only touches them
+        a, b = low, high
+    if math.isinf(a):
+        a = b - _SPAN
+    return a, a + _SPAN if math.isinf(b) else b
+
+
+def _k_span(low: float, high: float, step: Any) -> tuple[float, float]:
+    return (low if math.isinf(low) else -(-low // step)), (
+        high if math.isinf(high) else high // step
+    )
+
+
+def _with_dependents(s: Mapping[str, Any], keys: list[str]) -> list[str]:
+    deps = s.get("dependentRequired") or {}
+    for key in keys:  # keys appended here are visited too
+        keys.extend(d for d in deps.get(key, ()) if d not in keys)
+    return keys
+
+
+def _prop_parts(s: Mapping[str, Any], key: str, fallback: Any) -> list[Any]:
+    props = s.get("properties", {})
+    parts = [props[key]] if key in props else []
+    parts += [sub for pat, sub in s.get("patternProperties", {}).items() if _regex(pat).search(key)]
+    return parts or [fallback]
+
+
+def _array_parts(s: Mapping[str, Any]) -> tuple[Sequence[Any], Any]:
+    items = s.get("items", True)
+    if isinstance(items, list):  # draft-4 tuple form
+        return items, s.get("additionalItems", True)
+    return s.get("prefixItems", ()), items
+
+
+def _singular(name: str | None) -> str | None:
+    if name and name.endswith("ies"):
+        return name[:-3] + "y"
+    return name[:-1] if name and name.endswith("s") and not name.endswith("ss") else name
+
+
+def _norm(v: Any) -> Any:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, list):
+        return [_norm(x) for x in v]
+    return {k: _norm(x) for k, x in v.items()} if isinstance(v, dict) else v
+
+
+def _canon(v: Any) -> str:
+    """JSON Schema equality key: 1 == 1.0, True != 1, key order ignored."""
+    return json.dumps(_norm(v), sort_keys=True, default=repr)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _canon(a) == _canon(b)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+@functools.lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise UnsatisfiableSchemaError(f"invalid pattern {pattern!r}: {exc}") from exc
+
+
+def _multiple_ok(v: Any, m: Any) -> bool:
+    if not isinstance(m, float):
+        return bool(v % m == 0)
+    try:  # the float test jsonschema uses, so both agree on values like 0.3 / 0.1
+        quotient = v / m
+        return bool(int(quotient) == quotient)
+    except OverflowError:
+        return (Fraction(v) / Fraction(m)).denominator == 1
+
+
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: _is_num(v) and (not isinstance(v, float) or v.is_integer()),
+    "number": lambda v: _is_num(v),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
