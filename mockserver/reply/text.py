@@ -49,7 +49,7 @@ _TEMPLATES: tuple[str, ...] = (
     "You could also {bs}, which tends to pay off within {num} days.",
     "One {job} I spoke with put it well: start small and {verb} often.",
     "The {adj} part is usually the {noun}, not the {noun2}.",
-    "That gives you a {phrase} without much extra work.",
+    "That gives you {phrase} without much extra work.",
     "If that does not work, try to {verb} the {noun} first.",
     "{company} published a useful guide on this in {month}.",
     "Roughly {num} percent of the effort goes into the {noun}.",

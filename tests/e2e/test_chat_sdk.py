@@ -236,3 +236,99 @@ async def test_async_client_create_and_stream(server: BackgroundServer, api_key:
         )
         text = "".join([c.choices[0].delta.content or "" async for c in stream])
     assert text == completion.choices[0].message.content
+
+
+TIME_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "parameters": {
+            "type": "object",
+            "properties": {"timezone": {"type": "string"}},
+            "required": ["timezone"],
+        },
+    },
+}
+
+
+def test_named_tool_choice_calls_that_tool(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Weather in Oslo?"}],
+        tools=[WEATHER_TOOL, TIME_TOOL],
+        tool_choice={"type": "function", "function": {"name": "get_time"}},
+    )
+    calls = completion.choices[0].message.tool_calls
+    assert [c.function.name for c in calls] == ["get_time"]
+    assert "timezone" in json.loads(calls[0].function.arguments)
+
+
+def test_allowed_tools_narrow_the_choice(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "What's the weather?"}],
+        tools=[WEATHER_TOOL, TIME_TOOL],
+        tool_choice={
+            "type": "allowed_tools",
+            "allowed_tools": {
+                "mode": "required",
+                "tools": [{"type": "function", "function": {"name": "get_time"}}],
+            },
+        },
+    )
+    assert [c.function.name for c in completion.choices[0].message.tool_calls] == ["get_time"]
+
+
+def test_tool_choice_none_answers_in_text(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Weather?"}],
+        tools=[WEATHER_TOOL],
+        tool_choice="none",
+    )
+    assert completion.choices[0].message.tool_calls is None
+    assert completion.choices[0].finish_reason == "stop"
+
+
+def test_custom_tools_get_a_custom_tool_call(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Run some SQL"}],
+        tools=[{"type": "custom", "custom": {"name": "run_sql", "description": "SQL runner"}}],
+        tool_choice="required",
+    )
+    call = completion.choices[0].message.tool_calls[0]
+    assert call.type == "custom"
+    assert call.custom.name == "run_sql"
+    assert call.custom.input
+
+
+def test_parallel_calls_for_every_tool_the_user_names(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Get the weather and the time in Oslo"}],
+        tools=[WEATHER_TOOL, TIME_TOOL],
+    )
+    names = [c.function.name for c in completion.choices[0].message.tool_calls]
+    assert names == ["get_weather", "get_time"]
+    assert len({c.id for c in completion.choices[0].message.tool_calls}) == 2
+
+
+def test_json_object_mode_returns_a_json_object(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Reply in JSON"}],
+        response_format={"type": "json_object"},
+    )
+    assert isinstance(json.loads(completion.choices[0].message.content), dict)
+
+
+def test_moderation_request_gets_unflagged_results_by_default(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="gpt-4o-mini",
+        messages=MESSAGES,
+        extra_body={"moderation": {"model": "omni-moderation-latest"}},
+    )
+    moderation = raw.http_response.json()["moderation"]
+    assert moderation["input"]["results"][0]["flagged"] is False
+    assert moderation["output"]["type"] == "moderation_results"
