@@ -11,15 +11,46 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Settings", "__version__", "create_app"]
+__all__ = [
+    "APIError",
+    "BackgroundServer",
+    "MockServerError",
+    "Reply",
+    "Rule",
+    "Scenario",
+    "ScenarioError",
+    "Settings",
+    "When",
+    "__version__",
+    "create_app",
+    "load_scenario",
+    "parse_scenario",
+    "scenario_to_yaml",
+]
 
 _LAZY = {
+    "APIError": "mockserver.errors",
+    "BackgroundServer": "mockserver.server",
+    "MockServerError": "mockserver.errors",
+    "Reply": "mockserver.scenario.model",
+    "Rule": "mockserver.scenario.model",
+    "Scenario": "mockserver.scenario.model",
+    "ScenarioError": "mockserver.errors",
     "Settings": "mockserver.settings",
+    "When": "mockserver.scenario.model",
     "create_app": "mockserver.app",
+    "load_scenario": "mockserver.scenario.loader",
+    "parse_scenario": "mockserver.scenario.loader",
+    "scenario_to_yaml": "mockserver.scenario.loader",
 }
 
 if TYPE_CHECKING:
     from mockserver.app import create_app
+    from mockserver.errors import APIError, MockServerError, ScenarioError
+    from mockserver.scenario.loader import load_file as load_scenario
+    from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
+    from mockserver.scenario.model import Reply, Rule, Scenario, When
+    from mockserver.server import BackgroundServer
     from mockserver.settings import Settings
 
 
@@ -27,4 +58,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mockserver' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    return getattr(import_module(module), _RENAMED.get(name, name))
+
+
+_RENAMED = {"load_scenario": "load_file"}
