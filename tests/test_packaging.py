@@ -31,6 +31,9 @@ def test_library_and_fixtures_ship_inside_the_package() -> None:
 
 def test_inspector_assets_ship() -> None:
     listed = set(CONFIG["package-data"]["mockserver.inspector"])
-    present = {p.name for p in (ROOT / "mockserver" / "inspector").iterdir()
-               if p.suffix in {".html", ".js", ".css"}}
+    present = {
+        p.name
+        for p in (ROOT / "mockserver" / "inspector").iterdir()
+        if p.suffix in {".html", ".js", ".css"}
+    }
     assert present <= listed

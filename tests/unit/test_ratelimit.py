@@ -12,10 +12,19 @@ def budgets(rpm: int = 3, tpm: int = 1000, *, enforced: bool = True) -> Budgets:
     return Budgets(Bucket.full(rpm, 0.0), Bucket.full(tpm, 0.0), enforced)
 
 
-@pytest.mark.parametrize(("seconds", "text"), [
-    (0.12, "120ms"), (0.0, "0ms"), (1.5, "1.5s"), (2, "2s"), (60, "1m0s"), (360, "6m0s"),
-    (83.25, "1m23.25s"), (3723, "1h2m3s"),
-])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.12, "120ms"),
+        (0.0, "0ms"),
+        (1.5, "1.5s"),
+        (2, "2s"),
+        (60, "1m0s"),
+        (360, "6m0s"),
+        (83.25, "1m23.25s"),
+        (3723, "1h2m3s"),
+    ],
+)
 def test_reset_durations_use_the_real_format(seconds: float, text: str) -> None:
     assert duration(seconds) == text
 
