@@ -53,6 +53,12 @@ def text_of(content: Any) -> str:
     return "\n".join(texts)
 
 
+def _name(raw: Mapping[str, Any]) -> str | None:
+    """``name`` where the role has one (a tool message's is an ignored unknown key)."""
+    name = raw.get("name")
+    return name if isinstance(name, str) and raw["role"] != "tool" else None
+
+
 def _message(raw: Mapping[str, Any]) -> Message:
     role = raw["role"]
     calls = tuple(
@@ -66,7 +72,9 @@ def _message(raw: Mapping[str, Any]) -> Message:
             ),
             kind="custom" if c.get("type") == "custom" else "function",
         )
-        for c in raw.get("tool_calls") or ()
+        # Only the fields the wire model validated for this role are read: nested unknown keys
+        # (a ``tool_calls`` on a user message, say) are ignored there, so they are here too.
+        for c in (raw.get("tool_calls") or () if role == "assistant" else ())
     )
     if role == "function":  # the deprecated function message is a tool result
         return Message(
@@ -78,8 +86,8 @@ def _message(raw: Mapping[str, Any]) -> Message:
     return Message(
         role=role,
         text=text_of(raw.get("content")),
-        name=raw.get("name"),
-        tool_call_id=raw.get("tool_call_id"),
+        name=_name(raw),
+        tool_call_id=raw.get("tool_call_id") if role == "tool" else None,
         tool_calls=calls,
     )
 

@@ -170,3 +170,86 @@ def test_random_bytes_never_cause_a_server_error(client: httpx.Client, raw: byte
         "POST", "/v1/chat/completions", content=raw, headers={"content-type": "application/json"}
     )
     assert response.status_code in (200, 400)
+
+
+item_types = st.sampled_from(
+    [
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "item_reference",
+        "compaction",
+        "web_search_call",
+        "mcp_call",
+        "input_text",
+        "nonsense",
+    ]
+)
+items = st.fixed_dictionaries(
+    {"type": item_types},
+    optional={
+        "role": st.sampled_from(["user", "assistant", "system", "developer", "x"]),
+        "content": json_values,
+        "call_id": json_values,
+        "output": json_values,
+        "name": json_values,
+        "arguments": json_values,
+        "id": json_values,
+        "summary": json_values,
+        "status": json_values,
+    },
+)
+response_fields = st.sampled_from(
+    [
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "text",
+        "reasoning",
+        "include",
+        "stream",
+        "store",
+        "background",
+        "max_output_tokens",
+        "previous_response_id",
+        "conversation",
+        "metadata",
+        "temperature",
+        "top_logprobs",
+        "truncation",
+        "prompt",
+    ]
+)
+response_bodies = st.fixed_dictionaries(
+    {
+        "model": st.just("gpt-4o-mini") | json_values,
+        "input": st.text(max_size=10) | st.lists(items, max_size=4) | json_values,
+    },
+) | st.dictionaries(response_fields, json_values, max_size=6)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=response_bodies, extra=st.dictionaries(response_fields, json_values, max_size=3))
+def test_random_responses_bodies_never_cause_a_server_error(
+    client: httpx.Client, body: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    response = client.request("POST", "/v1/responses", json={**body, **extra})
+    assert response.status_code in (200, 400, 404), response.text
+    if response.status_code != 200:
+        _error(response)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    body=st.dictionaries(st.sampled_from(["items", "metadata", "input"]), json_values, max_size=3)
+)
+def test_random_conversation_bodies_never_cause_a_server_error(
+    client: httpx.Client, body: dict[str, Any]
+) -> None:
+    response = client.request("POST", "/v1/conversations", json=body)
+    assert response.status_code in (200, 400, 404), response.text
