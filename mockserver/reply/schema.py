@@ -50,7 +50,7 @@ __all__ = ["UnsatisfiableSchemaError", "value_for_schema"]
 
 _SOFT_DEPTH = 4  # from this nesting on, values are minimal so recursive schemas terminate
 _HARD_DEPTH = 32  # past this the schema demands an infinite value (a required self-reference)
-_BUDGET = 5000  # schema nodes visited per call: bounds anyOf/oneOf backtracking
+_BUDGET = 20_000  # schema nodes flattened per call: bounds backtracking and blow-ups
 _ATTEMPTS = 3
 _OPTIONAL_P = 0.7
 _NULL_P = 0.15
@@ -60,6 +60,7 @@ _UNSUPPORTED = frozenset({"then", "else", "dependentSchemas", "$dynamicRef", "$r
 _DEEP_TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "any", "array", "object")
 
 Schema = Any  # a JSON Schema: a mapping or a boolean
+_ABSENT = object()
 _Groups = list[tuple[str, Sequence[Any], frozenset[str]]]  # kind, branches, $refs in play
 
 
@@ -109,6 +110,9 @@ class _Gen:
     def flatten(
         self, schema: Schema, path: str, chain: frozenset[str] = frozenset()
     ) -> tuple[Mapping[str, Any], _Groups]:
+        self.budget -= 1
+        if self.budget < 0:
+            raise UnsatisfiableSchemaError(f"{path}: schema too complex to satisfy")
         if schema is True:
             return {}, []
         if not isinstance(schema, Mapping):
@@ -145,13 +149,14 @@ class _Gen:
     ) -> None:
         sub, sub_groups = self.flatten(schema, path, chain)
         for key, val in sub.items():
-            _merge_kw(base, key, val, path)
+            old = base.get(key, _ABSENT)
+            # The same subschema met twice (a $ref in two allOf members) must not double up:
+            # merged as allOf, it would grow exponentially with the nesting depth.
+            if old is not val and not (isinstance(old, Mapping) and old == val):
+                _merge_kw(base, key, val, path)
         groups.extend(sub_groups)
 
     def gen(self, schema: Schema, name: str | None, path: str, depth: int) -> Any:
-        self.budget -= 1
-        if self.budget < 0:
-            raise UnsatisfiableSchemaError(f"{path}: schema too complex to satisfy")
         if depth > _HARD_DEPTH:
             raise UnsatisfiableSchemaError(f"{path}: nesting exceeds {_HARD_DEPTH} levels")
         base, groups = self.flatten(schema, path)

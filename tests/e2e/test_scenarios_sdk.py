@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import openai
@@ -217,3 +218,60 @@ def test_the_same_yaml_tool_loop_runs_on_the_responses_api(
     )
     deltas = [e.delta for e in streamed if e.type == "response.output_text.delta"]
     assert "".join(deltas) == "It is 21 °C in Boston."
+
+
+def ask(client: openai.OpenAI, text: str = "hi", **kw: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": text}], **kw
+    )
+
+
+def test_reply_decorations(control: httpx.Client, client: openai.OpenAI) -> None:
+    use(
+        control,
+        """
+rules:
+  - id: cited
+    when: {last_user: {contains: cite}}
+    reply:
+      text: "See the docs for details."
+      annotations: [{url: "https://example.com/docs", title: Docs, cite: the docs}]
+      usage: {prompt_tokens: 100, completion_tokens: 7}
+      finish_reason: length
+  - id: words
+    when: {last_user: {contains: words}}
+    reply: {generate: {words: 12}}
+  - id: placeholders
+    when: {last_user: {contains: echo}}
+    reply: {text: "{{model}} heard '{{last_user}}' on {{api}}, turn {{turn}}"}
+""",
+    )
+    cited = ask(client, "cite it")
+    annotation = cited.choices[0].message.annotations[0]
+    assert (annotation.url_citation.start_index, annotation.url_citation.end_index) == (4, 12)
+    assert (cited.usage.prompt_tokens, cited.usage.completion_tokens) == (100, 7)
+    assert cited.choices[0].finish_reason == "length"
+    assert len(ask(client, "12 words").choices[0].message.content.split()) == 12
+    assert ask(client, "echo").choices[0].message.content == "gpt-4o heard 'echo' on chat, turn 0"
+
+
+def test_a_json_literal_that_breaks_the_request_schema_is_reported(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(control, "rules:\n  - id: bad-json\n    reply: {json: {title: 42}}\n")
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
+    with pytest.raises(openai.BadRequestError) as info:
+        ask(
+            client,
+            response_format={"type": "json_schema", "json_schema": {"name": "R", "schema": schema}},
+        )
+    assert info.value.body["code"] == "scenario_reply_invalid"
+    assert info.value.body["message"] == (
+        "mockserver: the json reply of scenario rule 'bad-json' does not validate against the "
+        "request's response_format schema: title: 42 is not of type 'string'"
+    )
