@@ -135,6 +135,7 @@ class _Chunks:
         self.reply = reply
         self.meta = meta
         self.count = 0
+        self.pad = ids.obfuscator(meta.id)
 
     def chunk(
         self, choices: list[Json], *, usage: Usage | None = None, moderation: Json | None = None
@@ -154,8 +155,8 @@ class _Chunks:
         if meta.include_usage:
             body["usage"] = usage_body(usage) if usage is not None else None
         if meta.obfuscation:
-            size = sum(len(str(c.get("delta", ""))) for c in choices)
-            body["obfuscation"] = ids.obfuscation(meta.id, self.count, payload_size=size)
+            size = sum(len(v) for c in choices for v in c["delta"].values() if type(v) is str)
+            body["obfuscation"] = self.pad(self.count, size)
         self.count += 1
         return body
 

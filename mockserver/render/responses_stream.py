@@ -36,6 +36,7 @@ class _Events:
     def __init__(self, meta: ResponseMeta) -> None:
         self.meta = meta
         self.events: list[Json] = []
+        self.pad = ids.obfuscator(meta.id)
 
     def emit(self, kind: str, **fields: Any) -> None:
         self.events.append({"type": kind, "sequence_number": len(self.events), **fields})
@@ -45,7 +46,7 @@ class _Events:
         extra: Json = {}
         if self.meta.obfuscation:
             number = len(self.events)
-            extra["obfuscation"] = ids.obfuscation(self.meta.id, number, payload_size=len(text))
+            extra["obfuscation"] = self.pad(number, len(text))
         self.emit(kind, **at, delta=text, **fields, **extra)
 
     def deltas(self, kind: str, text: str, at: Json) -> None:

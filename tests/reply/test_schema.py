@@ -137,7 +137,7 @@ def integer_schemas(draw: st.DrawFn) -> dict[str, Any]:
 def number_schemas(draw: st.DrawFn) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "number"}
     low = draw(st.none() | st.floats(-1e4, 1e4, allow_nan=False))
-    width = draw(st.floats(1, 1e3))
+    width = draw(st.floats(1.5, 1e3))  # wider than any step, so a multiple fits inside
     if low is not None:
         schema["exclusiveMinimum" if draw(st.booleans()) else "minimum"] = low
     if draw(st.booleans()):
