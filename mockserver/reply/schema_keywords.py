@@ -8,11 +8,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    pass
-
+from typing import Any
 
 _MAX_KEYS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
 _MIN_KEYS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
