@@ -319,17 +319,25 @@ class Page:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    """A list request's cursor: ``after`` (an id), ``limit``, ``order``."""
+
+    after: str | None = None
+    limit: int = 20
+    order: Literal["asc", "desc"] = "asc"
+
+
 def paginate(
     items: Sequence[T],
     *,
     key: Callable[[T], str],
     render: Callable[[T], Json],
-    after: str | None,
-    limit: int,
-    order: Literal["asc", "desc"],
+    query: PageQuery,
 ) -> Page:
     """OpenAI cursor pagination over ``items`` (given oldest first)."""
-    ordered = list(items) if order == "asc" else list(reversed(items))
+    after, limit = query.after, query.limit
+    ordered = list(items) if query.order == "asc" else list(reversed(items))
     start = 0
     if after is not None:
         ids = [key(item) for item in ordered]

@@ -10,7 +10,7 @@ from mockserver.engine.core import Engine
 from mockserver.errors import NotFoundError
 from mockserver.prompt.responses import input_items
 from mockserver.render.responses_items import stored_item
-from mockserver.store import Namespace, Page, StoredConversation, paginate
+from mockserver.store import Namespace, Page, PageQuery, StoredConversation, paginate
 
 __all__ = [
     "add_items",
@@ -92,9 +92,7 @@ def list_items(
     conversation_id: str,
     *,
     namespace: str,
-    after: str | None,
-    limit: int,
-    order: Any,
+    query: PageQuery,
 ) -> Page:
     with engine.store.namespace(namespace) as space:
         stored = _stored(space, conversation_id)
@@ -102,9 +100,7 @@ def list_items(
             list(stored.items.values()),
             key=lambda item: str(item["id"]),
             render=dict,
-            after=after,
-            limit=limit,
-            order=order,
+            query=query,
         )
 
 

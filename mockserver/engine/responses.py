@@ -40,7 +40,7 @@ from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.behaviour import ErrorSpec
-from mockserver.store import Namespace, Page, StoredResponse, paginate
+from mockserver.store import Namespace, Page, PageQuery, StoredResponse, paginate
 
 __all__ = [
     "Context",
@@ -322,9 +322,7 @@ def list_input_items(
     response_id: str,
     *,
     namespace: str,
-    after: str | None,
-    limit: int,
-    order: Any,
+    query: PageQuery,
 ) -> Page:
     with engine.store.namespace(namespace) as space:
         stored = stored_response(space, response_id)
@@ -332,9 +330,7 @@ def list_input_items(
             stored.input_items,
             key=lambda item: str(item["id"]),
             render=dict,
-            after=after,
-            limit=limit,
-            order=order,
+            query=query,
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from starlette.requests import Request
@@ -21,7 +21,7 @@ from mockserver.errors import (
     UnsupportedMediaTypeError,
 )
 from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
-from mockserver.store import JournalEntry
+from mockserver.store import JournalEntry, PageQuery
 from mockserver.wire.validation import parse_json_body
 
 __all__ = [
@@ -268,8 +268,36 @@ def query_int(request: Request, name: str, *, default: int, low: int, high: int)
     return value
 
 
-def query_order(request: Request) -> Any:
-    order = request.query_params.get("order", "asc")
+def query_list(request: Request, name: str) -> list[str]:
+    """``name`` given as ``name=a&name=b`` or (as openai-python sends it) ``name[]=a``."""
+    params = request.query_params
+    return [*params.getlist(name), *params.getlist(f"{name}[]")]
+
+
+def query_flag(request: Request, name: str) -> bool:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise InvalidRequestError(
+            f"Invalid type for '{name}': expected a boolean, but got a string instead.",
+            param=name,
+            code="invalid_type",
+        )
+    return raw.lower() in ("true", "1")
+
+
+def page_query(request: Request, *, default_order: Literal["asc", "desc"] = "asc") -> PageQuery:
+    """``after``, ``limit`` (1–100, default 20) and ``order`` of a list request."""
+    return PageQuery(
+        after=request.query_params.get("after"),
+        limit=query_int(request, "limit", default=20, low=1, high=100),
+        order=query_order(request, default=default_order),
+    )
+
+
+def query_order(request: Request, *, default: Literal["asc", "desc"] = "asc") -> Any:
+    order = request.query_params.get("order", default)
     if order not in ("asc", "desc"):
         raise InvalidRequestError(
             f"Invalid value: '{order}'. Supported values are: 'asc' and 'desc'.",

@@ -16,8 +16,7 @@ from mockserver.routes.base import (
     engine_of,
     json_response,
     namespace_of,
-    query_int,
-    query_order,
+    page_query,
     read_json,
     stream_response,
 )
@@ -73,8 +72,7 @@ async def list_completions(request: Request) -> Response:
         for k, v in query.multi_items()
         if k.startswith("metadata[") and k.endswith("]")
     }
-    limit = query_int(request, "limit", default=20, low=1, high=100)
-    order = query_order(request)
+    page_of = page_query(request)
     with engine_of(request).store.namespace(namespace_of(request)) as space:
         items = [
             s
@@ -86,9 +84,7 @@ async def list_completions(request: Request) -> Response:
             items,
             key=lambda s: s.body["id"],
             render=lambda s: s.body,
-            after=query.get("after"),
-            limit=limit,
-            order=order,
+            query=page_of,
         )
     return json_response(page.body())
 
@@ -137,17 +133,14 @@ async def delete(request: Request) -> Response:
 
 @api_endpoint
 async def messages(request: Request) -> Response:
-    limit = query_int(request, "limit", default=20, low=1, high=100)
-    order = query_order(request)
+    page_of = page_query(request)
     with engine_of(request).store.namespace(namespace_of(request)) as space:
         stored = _stored(space, request.path_params["completion_id"])
         page = paginate(
             stored.messages,
             key=lambda m: m["id"],
             render=dict,
-            after=request.query_params.get("after"),
-            limit=limit,
-            order=order,
+            query=page_of,
         )
     return json_response(page.body())
 

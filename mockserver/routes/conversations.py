@@ -12,10 +12,10 @@ from mockserver.routes.base import (
     engine_of,
     json_response,
     namespace_of,
-    query_int,
+    page_query,
+    query_list,
     read_json,
 )
-from mockserver.routes.responses import list_order, query_list
 from mockserver.wire.responses_conversations import (
     parse_conversation_create,
     parse_conversation_update,
@@ -83,9 +83,7 @@ async def list_items(request: Request) -> Response:
         engine_of(request),
         request.path_params["conversation_id"],
         namespace=namespace_of(request),
-        after=request.query_params.get("after"),
-        limit=query_int(request, "limit", default=20, low=1, high=100),
-        order=list_order(request),
+        query=page_query(request, default_order="desc"),
     )
     return json_response(page.body())
 

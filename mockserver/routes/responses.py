@@ -18,8 +18,10 @@ from mockserver.routes.base import (
     engine_of,
     json_response,
     namespace_of,
+    page_query,
+    query_flag,
     query_int,
-    query_order,
+    query_list,
     read_json,
     stream_response,
 )
@@ -30,33 +32,9 @@ from mockserver.wire.responses import (
     parse_responses_request,
 )
 
-__all__ = ["list_order", "query_flag", "query_list", "routes"]
+__all__ = ["routes"]
 
 Json = dict[str, Any]
-
-
-def query_list(request: Request, name: str) -> list[str]:
-    """``name`` given as ``name=a&name=b`` or (as openai-python sends it) ``name[]=a``."""
-    params = request.query_params
-    return [*params.getlist(name), *params.getlist(f"{name}[]")]
-
-
-def query_flag(request: Request, name: str) -> bool:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return False
-    if raw.lower() not in ("true", "false", "1", "0"):
-        raise InvalidRequestError(
-            f"Invalid type for '{name}': expected a boolean, but got a string instead.",
-            param=name,
-            code="invalid_type",
-        )
-    return raw.lower() in ("true", "1")
-
-
-def list_order(request: Request) -> Any:
-    """``order`` of an item list: newest first unless asked otherwise."""
-    return query_order(request) if "order" in request.query_params else "desc"
 
 
 def _includes(request: Request) -> list[str]:
@@ -149,9 +127,7 @@ async def input_items(request: Request) -> Response:
         engine_of(request),
         request.path_params["response_id"],
         namespace=namespace_of(request),
-        after=request.query_params.get("after"),
-        limit=query_int(request, "limit", default=20, low=1, high=100),
-        order=list_order(request),
+        query=page_query(request, default_order="desc"),
     )
     return json_response(page.body())
 
