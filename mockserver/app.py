@@ -30,11 +30,15 @@ from mockserver.routes import (
     responses,
 )
 from mockserver.routes.base import error_response
+from mockserver.routes.replay import FastLane, Replays
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("mockserver")
+
+#: The endpoints the replay lane answers (when a request has a recipe).
+REPLAYED = frozenset({"/v1/chat/completions"})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -93,7 +97,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             Exception: _unexpected,
         },
     )
+    replays = Replays()
+    app.add_middleware(FastLane, engine=engine, replays=replays, paths=REPLAYED)
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.engine = engine
+    app.state.replays = replays
     app.state.settings = settings
     return app

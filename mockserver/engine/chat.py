@@ -7,18 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mockserver import ids
+from mockserver import ids, sse
 from mockserver.engine.core import Engine, Turn
 from mockserver.engine.moderation import moderate_turn
 from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
 from mockserver.prompt import Prompt
+from mockserver.render import template
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
 from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import StoredChatCompletion
 
-__all__ = ["ChatResult", "complete_chat"]
+__all__ = ["ChatResult", "chat_id", "complete_chat", "sentinel_answer"]
 
 Json = dict[str, Any]
 
@@ -38,6 +39,7 @@ class ChatResult:
     """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
 
     turn: Turn
+    meta: ChatMeta
     body: Json | None
     chunks: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
@@ -74,13 +76,29 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
         )
         error = turn.fault.error if turn.fault else None
         stream_error = error_for(error or ErrorSpec(preset="server_error")).body()
-        return ChatResult(turn, None, chunks, headers, stream_plan=plan, stream_error=stream_error)
+        return ChatResult(
+            turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error
+        )
     body = chat_completion(turn.reply, meta)
     if prompt.params.get("store") is True:
         _store(engine, namespace, body, prompt)
     return ChatResult(
-        turn, body, None, headers, body_plan=plan_body(turn.latency, turn.fault, rng=rng)
+        turn, meta, body, None, headers, body_plan=plan_body(turn.latency, turn.fault, rng=rng)
     )
+
+
+def sentinel_answer(result: ChatResult) -> bytes:
+    """The answer's bytes with the template sentinels for its id, time and padding."""
+    meta = dataclasses.replace(
+        result.meta, id=template.ID, created=template.CREATED, pad=template.pad_sentinel
+    )
+    if result.chunks is not None:
+        return b"".join([*(sse.frame(c) for c in chat_chunks(result.reply, meta)), sse.DONE])
+    return sse.encode_json_pretty(chat_completion(result.reply, meta))
+
+
+def chat_id(engine: Engine, namespace: str, counter: int) -> str:
+    return ids.opaque_id("chatcmpl-", engine.settings.seed, namespace, counter)
 
 
 def _meta(
@@ -89,7 +107,7 @@ def _meta(
     params = prompt.params
     stream_options = params.get("stream_options") or {}
     return ChatMeta(
-        id=ids.opaque_id("chatcmpl-", engine.settings.seed, namespace, turn.counter),
+        id=chat_id(engine, namespace, turn.counter),
         created=engine.now(),
         model=prompt.model,
         system_fingerprint=ids.hex_id("fp_", prompt.model, length=10),

@@ -21,13 +21,13 @@ from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
 from mockserver.scenario.library import builtin, load_ref
-from mockserver.scenario.matcher import Miss, select
+from mockserver.scenario.matcher import Miss, check, select
 from mockserver.scenario.model import ChaosSpec, Scenario
 from mockserver.scenario.model import Reply as ScriptedReply
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 
-__all__ = ["DEFAULT_SCENARIO", "ONE_OFF", "SCENARIO_HEADER", "Engine", "Turn"]
+__all__ = ["DEFAULT_SCENARIO", "ONE_OFF", "SCENARIO_HEADER", "Decision", "Engine", "Turn"]
 
 SCENARIO_HEADER = "x-mockserver-scenario"
 DEFAULT_SCENARIO = "default"
@@ -35,6 +35,24 @@ DEFAULT_SCENARIO = "default"
 ONE_OFF = "(one-off)"
 #: Generated replies kept for identical requests (a load test repeats one request).
 REPLY_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A turn that the same request would get again, whatever the counters say: no one-off
+    reply, chaos, pacing, fault, enforced budget or exhaustible rule took part. What a replay of
+    it must re-check (the state it was decided in) and re-commit (counter, hits, budgets)."""
+
+    namespace: str
+    space: Namespace
+    scenario: Scenario
+    #: The ``x-mockserver-scenario`` header it was decided under, if any.
+    by_header: str | None
+    seed: int
+    rule: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +73,8 @@ class Turn:
     moderation: ModerationSpec | None = None
     #: Extra response headers (the rate-limit arithmetic).
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: Set when the same request would be decided the same way (see ``Engine.replay``).
+    decision: Decision | None = None
 
 
 def summarize(reply: Reply) -> str:
@@ -141,9 +161,8 @@ class Engine:
             scenario = self.active_scenario(space, prompt)
             seed = self.seed_for(space, scenario)
             budgets = self._budgets(space, scenario)
-            budgets.charge(
-                tokens=count_prompt_tokens(prompt), now=self.now_in(space), model=prompt.model
-            )
+            prompt_tokens = count_prompt_tokens(prompt)
+            budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
             counter = space.next_counter()
             choice = self._choose(space, scenario, prompt)
             spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
@@ -161,6 +180,19 @@ class Engine:
                 )
                 reply, turn_seed = compose(prompt, content, rng=rng), rng.getrandbits(64)
             budgets.spend(reply.usage.completion_tokens)
+            decision = None
+            if self._settled(choice, spec, scenario, budgets, prompt):
+                decision = Decision(
+                    namespace,
+                    space,
+                    scenario,
+                    prompt.headers.get(SCENARIO_HEADER),
+                    seed,
+                    choice.rule,
+                    prompt_tokens,
+                    reply.usage.completion_tokens,
+                    prompt.model,
+                )
             return Turn(
                 reply,
                 counter,
@@ -172,7 +204,62 @@ class Engine:
                 fault=spec.fault if spec else None,
                 moderation=spec.moderation if spec else None,
                 headers=budgets.headers(),
+                decision=decision,
             )
+
+    @staticmethod
+    def _settled(
+        choice: _Choice,
+        spec: ScriptedReply | None,
+        scenario: Scenario,
+        budgets: Budgets,
+        prompt: Prompt,
+    ) -> bool:
+        """Would this request be decided the same way next time? Only if nothing that counts
+        (one-offs, chaos, exhaustible rules, enforced budgets) or paces took part."""
+        if budgets.enforced or choice.rule == ONE_OFF or choice.chaos is not None:
+            return False
+        if scenario.latency is not None:
+            return False
+        if spec is not None and (spec.latency or spec.fault or spec.moderation):
+            return False
+        for rule in scenario.rules:
+            if rule.id == choice.rule:
+                return rule.times is None and rule.after != "exhausted" and len(rule.sequence) == 1
+            if check(rule.when, prompt) is None:  # passed over only because it was used up
+                return False
+        return True
+
+    def replay(self, decision: Decision) -> tuple[int, dict[str, str]] | None:
+        """Commit another request decided as ``decision`` was (its counter, rule hit and budget
+        charges), if the namespace is still in the state it was decided in; ``None`` if not.
+        Returns the request's number and its rate-limit headers."""
+        with self.store.namespace(decision.namespace) as space:
+            if space is not decision.space or space.pending:
+                return None
+            scenario = self._scenario_named(decision.by_header) if decision.by_header else None
+            if scenario is None:
+                scenario = space.scenario if isinstance(space.scenario, Scenario) else self.default
+            if scenario is not decision.scenario or self.seed_for(space, scenario) != decision.seed:
+                return None
+            budgets = self._budgets(space, scenario)
+            if budgets.enforced:
+                return None
+            budgets.charge(
+                tokens=decision.prompt_tokens, now=self.now_in(space), model=decision.model
+            )
+            counter = space.next_counter()
+            if decision.rule is not None:
+                hits = space.hits_of(scenario.name)
+                hits[decision.rule] = hits.get(decision.rule, 0) + 1
+            budgets.spend(decision.completion_tokens)
+            return counter, budgets.headers()
+
+    def _scenario_named(self, name: str) -> Scenario | None:
+        try:
+            return self.find_scenario(name)
+        except ScenarioError:
+            return None
 
     def _generated(self, prompt: Prompt, *, seed: int, rule: str) -> tuple[Reply, int]:
         """The generator's reply and the turn's seed: a pure function of the seed, the rule and
@@ -246,12 +333,19 @@ class Engine:
 
     def request_headers(self, namespace: str, turn: Turn) -> dict[str, str]:
         """The headers the real API puts on every answer."""
+        return self.answer_headers(
+            namespace, turn.counter, turn.reply.usage.completion_tokens, turn.headers
+        )
+
+    def answer_headers(
+        self, namespace: str, counter: int, completion_tokens: int, budget: Mapping[str, str]
+    ) -> dict[str, str]:
         return {
-            "x-request-id": ids.hex_id("req_", self.settings.seed, namespace, turn.counter),
-            "openai-processing-ms": str(120 + 9 * turn.reply.usage.completion_tokens),
+            "x-request-id": ids.hex_id("req_", self.settings.seed, namespace, counter),
+            "openai-processing-ms": str(120 + 9 * completion_tokens),
             "openai-version": "2020-10-01",
             "openai-organization": "mockserver",
-            **turn.headers,
+            **budget,
         }
 
     def record_turn(

@@ -5,7 +5,7 @@ Key order follows what the real API sends, so bodies diff cleanly against record
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,6 +30,8 @@ class ChatMeta:
     moderation: Json | None = None
     #: Stream granularity: one chunk per token, per word, or per N tokens.
     chunk: int | Literal["token", "word"] = "token"
+    #: The obfuscation padding (default: ``ids.obfuscator`` of the id).
+    pad: Callable[[int, int], str] | None = None
 
 
 def usage_body(usage: Usage) -> Json:
@@ -135,7 +137,7 @@ class _Chunks:
         self.reply = reply
         self.meta = meta
         self.count = 0
-        self.pad = ids.obfuscator(meta.id)
+        self.pad = meta.pad or ids.obfuscator(meta.id)
 
     def chunk(
         self, choices: list[Json], *, usage: Usage | None = None, moderation: Json | None = None

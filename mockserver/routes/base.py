@@ -87,17 +87,44 @@ class SSEResponse(Response):
         self.body = body
         self.status_code = 200
         self.background = None
-        self._extra = {k.lower(): v for k, v in (headers or {}).items()}
-        self.raw_headers = [
-            (b"content-type", self.media_type.encode()),
-            (b"cache-control", b"no-cache"),
-            *((k.encode(), v.encode()) for k, v in self._extra.items()),
-        ]
+        self.raw_headers = sse_headers(headers or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
         await send(start)
         await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+
+def sse_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    """An event stream's response headers: its type, no caching, then ``headers``."""
+    extra = {k.lower(): v for k, v in headers.items()}
+    return [
+        (b"content-type", SSEResponse.media_type.encode()),
+        (b"cache-control", b"no-cache"),
+        *((k.encode(), v.encode()) for k, v in extra.items()),
+    ]
+
+
+def json_headers(headers: Mapping[str, str], length: int) -> list[tuple[bytes, bytes]]:
+    """A JSON answer's headers, as Starlette's ``Response`` orders them: ``headers`` (which
+    never name the length or type themselves), then the length, then the type."""
+    return [
+        *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()),
+        (b"content-length", str(length).encode()),
+        (b"content-type", b"application/json"),
+    ]
+
+
+class JSONAnswer(Response):
+    """An API answer's JSON body with its headers (no plan: sent as is)."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes, *, headers: Mapping[str, str]) -> None:
+        self.body = body
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = json_headers(headers, len(body))
 
 
 class PacedSSEResponse(Response):
@@ -165,7 +192,7 @@ class PlannedJSONResponse(Response):
 
 def body_response(body: Any, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
     if plan.plain:
-        return json_response(body, headers=headers)
+        return JSONAnswer(sse.encode_json_pretty(body), headers=headers)
     return PlannedJSONResponse(sse.encode_json_pretty(body), plan=plan, headers=headers)
 
 

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import sse
-from mockserver.engine.chat import complete_chat
+from mockserver import ids, sse
+from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
+from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
+from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
+from mockserver.render.template import Template
 from mockserver.routes.base import (
+    JSONAnswer,
+    SSEResponse,
     api_endpoint,
     body_response,
     engine_of,
@@ -20,6 +28,7 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
+from mockserver.routes.replay import Recipe, replay_key, replays_of
 from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.wire.chat import parse_chat_request
 
@@ -42,15 +51,59 @@ async def create(request: Request) -> Response:
         request=body,
         response=result.body or result.chunks,
     )
+    response: Response
     if result.chunks is not None:
-        return stream_response(
+        response = stream_response(
             [sse.frame(chunk) for chunk in result.chunks],
             plan=result.stream_plan,
             tail=[sse.DONE],
             error_frames=[sse.frame(result.stream_error)],
             headers=result.headers,
         )
-    return body_response(result.body, plan=result.body_plan, headers=result.headers)
+    else:
+        response = body_response(result.body, plan=result.body_plan, headers=result.headers)
+    _file_recipe(request, prompt, result, response)
+    return response
+
+
+def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response: Response) -> None:
+    """Let the replay lane answer this exact request next time, if it would be answered alike."""
+    key = replay_key(request)
+    decision = result.turn.decision
+    if key is None or decision is None or not isinstance(response, SSEResponse | JSONAnswer):
+        return
+    if "moderation" in prompt.params or prompt.params.get("store") is True:
+        return
+    meta = result.meta
+    cut = Template.cut(sentinel_answer(result))
+    pad = ids.obfuscator(meta.id) if meta.obfuscation else None
+    if cut is None or not cut.reproduces(bytes(response.body), meta.id, meta.created, pad):
+        return
+    engine = engine_of(request)
+    namespace = decision.namespace
+    replays_of(request).file(
+        key,
+        Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=lambda counter: chat_id(engine, namespace, counter),
+            journaled=_stream_payloads if prompt.stream else orjson.loads,
+            stream=prompt.stream,
+            obfuscated=pad is not None,
+            path=request.url.path,
+            api=prompt.api,
+            request=prompt.params,
+            summary=summarize(result.reply),
+            miss=result.turn.miss,
+        ),
+    )
+
+
+def _stream_payloads(answer: bytes) -> list[Any]:
+    """The chunks of a chat stream's bytes (``data: {…}`` frames, then ``[DONE]``)."""
+    payloads = answer[len(b"data: ") : -len(b"\n\n" + sse.DONE)].split(b"\n\ndata: ")
+    chunks: list[Any] = orjson.loads(b"[" + b",".join(payloads) + b"]")
+    return chunks
 
 
 def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:

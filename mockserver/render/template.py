@@ -1,0 +1,89 @@
+"""A rendered answer with holes, for answering the same request again without deciding again.
+
+Two identical requests get answers that differ only in a few values: the id (which numbers the
+request), the creation time, and the stream frames' obfuscation padding (drawn from the id).
+Rendering the reply once with *sentinels* in their place and cutting the bytes there gives a
+:class:`Template`; filling it is a join. Sentinels are private-use characters (and one integer)
+that no reply contains — and a template is only ever used after it reproduced, byte for byte,
+the answer it was cut from (see ``Template.reproduces``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["CREATED", "ID", "Template", "pad_sentinel"]
+
+#: Stands for the answer's id (``chatcmpl-…``, ``resp_…``).
+ID = "\ue000id\ue001"
+#: Stands for the creation time (an integer: 2**53 + 1, which no reply renders by chance).
+CREATED = 9_007_199_254_740_993
+
+
+def pad_sentinel(number: int, size: int) -> str:
+    """Stands for frame ``number``'s obfuscation padding over a ``size``-character payload."""
+    return f"\ue000{number}:{size}\ue001"
+
+
+_SLOT = re.compile(
+    rb"\xee\x80\x80id\xee\x80\x81|9007199254740993|\xee\x80\x80(\d+):(\d+)\xee\x80\x81"
+)
+_PRIVATE = re.compile(rb"\xee\x80[\x80\x81]")
+
+Pad = Callable[[int, int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    #: Literal bytes, with an empty placeholder where each slot goes.
+    parts: tuple[bytes, ...]
+    ids: tuple[int, ...]
+    created: tuple[int, ...]
+    #: (part index, frame number, payload size) of each padding slot.
+    pads: tuple[tuple[int, int, int], ...]
+
+    @classmethod
+    def cut(cls, rendered: bytes) -> Template | None:
+        """The template of an answer rendered with sentinels; ``None`` if a stray sentinel
+        character (one that is not part of a slot) makes the cut ambiguous."""
+        parts: list[bytes] = []
+        ids: list[int] = []
+        created: list[int] = []
+        pads: list[tuple[int, int, int]] = []
+        at = 0
+        for slot in _SLOT.finditer(rendered):
+            parts.append(rendered[at : slot.start()])
+            index = len(parts)
+            parts.append(b"")
+            if slot.group(1) is not None:
+                pads.append((index, int(slot.group(1)), int(slot.group(2))))
+            elif slot.group(0).startswith(b"\xee"):
+                ids.append(index)
+            else:
+                created.append(index)
+            at = slot.end()
+        parts.append(rendered[at:])
+        if any(_PRIVATE.search(part) for part in parts):
+            return None
+        return cls(tuple(parts), tuple(ids), tuple(created), tuple(pads))
+
+    def fill(self, answer_id: str, created: int, pad: Pad | None) -> bytes:
+        parts = list(self.parts)
+        value = answer_id.encode()
+        for index in self.ids:
+            parts[index] = value
+        value = str(created).encode()
+        for index in self.created:
+            parts[index] = value
+        if pad is not None:
+            for index, number, size in self.pads:
+                parts[index] = pad(number, size).encode()
+        return b"".join(parts)
+
+    def reproduces(self, answer: bytes, answer_id: str, created: int, pad: Pad | None) -> bool:
+        """Does filling in these values give exactly ``answer``? (Checked before first use.)"""
+        if self.pads and pad is None:
+            return False
+        return self.fill(answer_id, created, pad) == answer

@@ -1,0 +1,173 @@
+"""The replay lane: the same request, answered again without deciding again.
+
+A load test sends one request over and over; a test suite asks the same question in many tests.
+When the engine says a turn was *settled* (``engine.Decision``: the same request would get the
+same reply, whatever the counters say), the route cuts its answer into a
+:class:`~mockserver.render.template.Template` and files a :class:`Recipe` under the request's
+exact bytes (path, headers, body). The next identical request is answered here, in front of the
+router: the engine re-checks the namespace's state and commits the request (its number, rule hit
+and budgets, exactly as a full turn would), the template is filled with the new id and time, and
+the request is journaled. Anything the state no longer allows falls through to the full path.
+The answer is byte-for-byte what the full path would have sent (a template is only filed after
+it reproduced the answer it was cut from), so replay changes speed, never behaviour.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver import ids
+from mockserver.engine import Engine
+from mockserver.engine.core import Decision
+from mockserver.render.template import Template
+from mockserver.routes.base import json_headers, sse_headers
+from mockserver.store import JournalEntry
+
+__all__ = ["KEY", "FastLane", "Recipe", "Replays", "replay_key", "replays_of"]
+
+#: Where the lane leaves a request's key (in the ASGI scope) for the route to file a recipe.
+KEY = "mockserver.replay"
+#: Recipes kept (least recently used leaves first): a load test needs one, a suite a few.
+SIZE = 256
+
+Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How to answer one exact request again."""
+
+    decision: Decision
+    template: Template
+    #: The answer's id for a request number.
+    answer_id: Callable[[int], str]
+    #: What the journal keeps of an answer (the parsed body, or the stream's payloads).
+    journaled: Callable[[bytes], Any]
+    stream: bool
+    obfuscated: bool
+    path: str
+    api: str
+    request: Any
+    summary: str
+    #: Why no rule matched (journaled as the full path would).
+    miss: str | None
+
+
+class Replays:
+    """The recipes, by request key."""
+
+    def __init__(self, size: int = SIZE) -> None:
+        self.size = size
+        self._recipes: OrderedDict[Key, Recipe] = OrderedDict()
+        #: Requests answered from a recipe (for tests and the curious).
+        self.served = 0
+
+    def __len__(self) -> int:
+        return len(self._recipes)
+
+    def get(self, key: Key) -> Recipe | None:
+        return self._recipes.get(key)
+
+    def file(self, key: Key, recipe: Recipe) -> None:
+        self._recipes[key] = recipe
+        self._recipes.move_to_end(key)
+        while len(self._recipes) > self.size:
+            self._recipes.popitem(last=False)
+
+    def forget(self, key: Key) -> None:
+        self._recipes.pop(key, None)
+
+
+def replay_key(request: Request) -> Key | None:
+    """The key the lane gave this request (``None``: it was not offered for replay)."""
+    key: Key | None = request.scope.get(KEY)
+    return key
+
+
+def replays_of(request: Request) -> Replays:
+    replays: Replays = request.app.state.replays
+    return replays
+
+
+class FastLane:
+    """ASGI middleware in front of the router: serves requests that have a recipe."""
+
+    def __init__(
+        self, app: ASGIApp, *, engine: Engine, replays: Replays, paths: frozenset[str]
+    ) -> None:
+        self.app = app
+        self.engine = engine
+        self.replays = replays
+        self.paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        message = await receive()
+        if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
+            await self.app(scope, _replaying(message, receive), send)
+            return
+        body: bytes = message.get("body", b"")
+        key: Key = (scope["path"], body, tuple(scope["headers"]))
+        recipe = self.replays.get(key)
+        if recipe is not None and await self._serve(recipe, send):
+            return
+        if recipe is not None:
+            self.replays.forget(key)
+        scope[KEY] = key
+        await self.app(scope, _replaying(message, receive), send)
+
+    async def _serve(self, recipe: Recipe, send: Send) -> bool:
+        engine = self.engine
+        decision = recipe.decision
+        committed = engine.replay(decision)
+        if committed is None:
+            return False
+        counter, budget = committed
+        answer_id = recipe.answer_id(counter)
+        pad = ids.obfuscator(answer_id) if recipe.obfuscated else None
+        answer = recipe.template.fill(answer_id, engine.now(), pad)
+        headers = engine.answer_headers(
+            decision.namespace, counter, decision.completion_tokens, budget
+        )
+        engine.record(
+            decision.namespace,
+            JournalEntry(
+                seq=0,
+                method="POST",
+                path=recipe.path,
+                status=200,
+                api=recipe.api,
+                model=decision.model,
+                stream=recipe.stream,
+                request=recipe.request,
+                response=recipe.journaled(answer),
+                summary=recipe.summary,
+                rule=decision.rule,
+                miss=recipe.miss,
+            ),
+        )
+        raw = sse_headers(headers) if recipe.stream else json_headers(headers, len(answer))
+        await send({"type": "http.response.start", "status": 200, "headers": raw})
+        self.replays.served += 1
+        await send({"type": "http.response.body", "body": answer, "more_body": False})
+        return True
+
+
+def _replaying(first: Message, receive: Receive) -> Receive:
+    """``receive`` with the already-read body message put back in front."""
+    pending: list[Message] = [first]
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replayed

@@ -1,0 +1,169 @@
+"""The replay lane: identical requests answered again from a template, byte for byte as the
+full path would answer them, and never when the namespace's state says otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from mockserver.routes.replay import Replays
+from mockserver.server import BackgroundServer
+from tests.conftest import start_server
+
+HELLO = [{"role": "user", "content": "Hello there"}]
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+BODIES: list[dict[str, Any]] = [
+    {"model": "gpt-4o-mini", "messages": HELLO},
+    {"model": "gpt-4o-mini", "messages": HELLO, "stream": True},
+    {
+        "model": "gpt-4o-mini",
+        "messages": HELLO,
+        "stream": True,
+        "stream_options": {"include_usage": True, "include_obfuscation": False},
+    },
+    {"model": "gpt-4o-mini", "messages": HELLO, "logprobs": True, "top_logprobs": 2},
+    {"model": "gpt-4o-mini", "messages": HELLO, "tools": [WEATHER_TOOL], "stream": True},
+]
+#: Headers that differ between two servers for reasons other than the answer.
+VOLATILE = {"date", "server"}
+
+
+def replays(server: BackgroundServer) -> Replays:
+    found: Replays = server.app.state.replays
+    return found
+
+
+@pytest.fixture
+def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
+    """Two servers with the same seed: the replay lane on, and off."""
+    on, off = start_server(seed=99), start_server(seed=99)
+    replays(off).size = 0  # files nothing: every request takes the full path
+    yield on, off
+    on.stop()
+    off.stop()
+
+
+def use(http: httpx.Client, yaml_text: str) -> None:
+    answer = http.put(
+        "/__mockserver/scenario", content=yaml_text, headers={"content-type": "application/yaml"}
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def exchange(
+    server: BackgroundServer, bodies: list[dict[str, Any]], scenario: str | None = None
+) -> list[Any]:
+    seen: list[Any] = []
+    with httpx.Client(base_url=server.url, headers={"Authorization": "Bearer sk-replay"}) as http:
+        if scenario is not None:
+            use(http, scenario)
+        for body in bodies:
+            answer = http.post("/v1/chat/completions", json=body)
+            headers = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
+            seen.append((answer.status_code, headers, answer.content))
+        calls = http.get("/__mockserver/calls").json()["data"]
+    for call in calls:
+        call.pop("duration_ms")
+        call.pop("timing")
+    seen.append(calls)
+    return seen
+
+
+SCRIPTED = """
+rules:
+  - id: never
+    when: {last_user: {contains: nothing of the sort}}
+    reply: {text: unreachable}
+  - id: tools
+    when: {tools_offered: [get_weather]}
+    reply: {tool_calls: [{name: get_weather, arguments: {city: Oslo}}]}
+"""
+
+
+@pytest.mark.parametrize("scenario", [None, SCRIPTED], ids=["generated", "scripted"])
+def test_replayed_answers_and_journal_are_those_of_the_full_path(
+    lanes: tuple[BackgroundServer, BackgroundServer], scenario: str | None
+) -> None:
+    on, off = lanes
+    bodies = [body for body in BODIES for _ in range(3)]
+    assert exchange(on, bodies, scenario) == exchange(off, bodies, scenario)
+    assert replays(on).served == 2 * len(BODIES)
+    assert replays(off).served == 0
+
+
+def test_each_replayed_request_gets_its_own_id_and_request_id(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, _ = lanes
+    with httpx.Client(base_url=on.base_url, headers={"Authorization": "Bearer sk-ids"}) as http:
+        answers = [http.post("/chat/completions", json=BODIES[0]) for _ in range(3)]
+    assert replays(on).served == 2
+    assert len({a.json()["id"] for a in answers}) == 3
+    assert len({a.headers["x-request-id"] for a in answers}) == 3
+    assert len({a.json()["choices"][0]["message"]["content"] for a in answers}) == 1
+    remaining = [a.headers["x-ratelimit-remaining-requests"] for a in answers]
+    assert remaining == sorted(remaining, reverse=True)
+    assert len(set(remaining)) == 3
+
+
+def ask(http: httpx.Client) -> str:
+    answer = http.post("/v1/chat/completions", json={"model": "m", "messages": HELLO})
+    assert answer.status_code == 200, answer.text
+    content: str = answer.json()["choices"][0]["message"]["content"]
+    return content
+
+
+def test_state_changes_are_seen_by_the_next_identical_request(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, _ = lanes
+    with httpx.Client(base_url=on.url, headers={"Authorization": "Bearer sk-state"}) as http:
+        generated = ask(http)
+        assert ask(http) == generated
+        assert replays(on).served == 1
+        http.post("/__mockserver/next", json={"text": "one-off"})
+        assert ask(http) == "one-off"
+        assert ask(http) == generated
+        scripted = "rules:\n  - when: {last_user: {contains: Hello}}\n    reply: {text: scripted}\n"
+        use(http, scripted)
+        assert [ask(http) for _ in range(3)] == ["scripted"] * 3
+        rules = http.get("/__mockserver/scenario").json()["rules"]
+        assert rules[0]["hits"] == 3  # replayed hits count like any other
+        once = (
+            "rules:\n  - when: {last_user: {contains: Hello}}\n    times: 1\n"
+            "    reply: {text: once}\n"
+        )
+        use(http, once)
+        assert ask(http) == "once"
+        assert ask(http) == generated  # used up: the fallback answers, never a stale replay
+        http.post("/__mockserver/reset")
+        assert ask(http) == generated
+    assert replays(on).served == 3  # the 2nd generated, the 2nd and 3rd scripted
+
+
+def test_a_chaos_scenario_is_never_replayed(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, _ = lanes
+    chaos = "chaos: {probability: 0.5, replies: [{error: {preset: overloaded}}]}\nrules: []\n"
+    with httpx.Client(base_url=on.url, headers={"Authorization": "Bearer sk-chaos"}) as http:
+        use(http, chaos)
+        statuses = [
+            http.post("/v1/chat/completions", json={"model": "m", "messages": HELLO}).status_code
+            for _ in range(12)
+        ]
+    assert set(statuses) == {200, 503}
+    assert replays(on).served == 0
