@@ -308,10 +308,9 @@ class Access:
         async def timed_send(message: Message) -> None:
             nonlocal streamed, completed
             if message["type"] == "http.response.start":
-                response_headers = MutableHeaders(scope=message)
                 if allow is not None:
-                    _add(response_headers, _cors_headers(allow))
-                streamed = response_headers.get("content-type", "").startswith("text/event-stream")
+                    _add(MutableHeaders(scope=message), _cors_headers(allow))
+                streamed = _is_stream(message["headers"])
             await send(message)
             if message["type"] != "http.response.body" or completed:
                 return
@@ -332,6 +331,13 @@ class Access:
         if exchange.entries:
             elapsed = round((monotonic() - started) * 1000, 1)
             self.store.complete(exchange, duration_ms=elapsed, timing=timing)
+
+
+def _is_stream(raw: list[tuple[bytes, bytes]]) -> bool:
+    for name, value in raw:
+        if name == b"content-type":
+            return value.startswith(b"text/event-stream")
+    return False
 
 
 def _add(headers: MutableHeaders, extra: Mapping[str, str]) -> None:

@@ -38,7 +38,7 @@ __all__ = ["create_app"]
 log = logging.getLogger("mockserver")
 
 #: The endpoints the replay lane answers (when a request has a recipe).
-REPLAYED = frozenset({"/v1/chat/completions"})
+REPLAYED = frozenset({"/v1/chat/completions", "/v1/responses"})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mockserver import ids
+from mockserver import ids, sse
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine, Turn
 from mockserver.engine.moderation import moderate_turn
@@ -25,6 +25,7 @@ from mockserver.prompt.responses import (
     prompt_from_responses,
     seal_compaction,
 )
+from mockserver.render import template
 from mockserver.render.moderation import responses_moderation
 from mockserver.render.responses import (
     ResponseMeta,
@@ -37,7 +38,7 @@ from mockserver.render.responses import (
 from mockserver.render.responses_items import stored_item
 from mockserver.render.responses_stream import response_events
 from mockserver.reply.generate import count_prompt_tokens
-from mockserver.reply.model import Usage
+from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import Namespace, Page, PageQuery, StoredResponse, paginate
@@ -52,9 +53,12 @@ __all__ = [
     "create_response",
     "delete_response",
     "list_input_items",
+    "replay_store",
     "resolve_context",
+    "response_id",
     "retrieve_events",
     "retrieve_response",
+    "sentinel_answer",
     "stored_response",
 ]
 
@@ -68,6 +72,8 @@ class ResponseResult:
 
     turn: Turn
     prompt: Prompt
+    meta: ResponseMeta
+    context: Context
     body: Json | None
     events: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
@@ -156,13 +162,17 @@ def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn
     stream_options = body.get("stream_options") or {}
     tier = _TIERS.get(str(body.get("service_tier") or "auto"), "default")
     return ResponseMeta(
-        id=ids.hex_id("resp_", engine.settings.seed, namespace, turn.counter, length=50),
+        id=response_id(engine, namespace, turn.counter),
         created_at=engine.now(),
         echo=echo_params(body, service_tier=tier),
         include=frozenset(body.get("include") or ()),
         obfuscation=stream_options.get("include_obfuscation") is not False,
         chunk=turn.latency.chunk if turn.latency else "token",
     )
+
+
+def response_id(engine: Engine, namespace: str, counter: int) -> str:
+    return ids.hex_id("resp_", engine.settings.seed, namespace, counter, length=50)
 
 
 def create_response(
@@ -178,7 +188,7 @@ def create_response(
     if moderation is not None:
         verdicts = (moderation.input, moderation.output)
         meta = replace(meta, moderation=responses_moderation(verdicts, model=moderation.model))
-    stored = _stored(engine, body, context, meta=meta, turn=turn)
+    stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
     turn_items = stored.context[len(context.history) :]
     _keep(engine, body, stored, turn_items=turn_items, namespace=namespace)
     response_headers = engine.request_headers(namespace, turn)
@@ -194,13 +204,51 @@ def create_response(
         )
         error = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
         return ResponseResult(
-            turn, prompt, None, events, response_headers, stream_plan=plan, stream_error=error
+            turn,
+            prompt,
+            meta,
+            context,
+            None,
+            events,
+            response_headers,
+            stream_plan=plan,
+            stream_error=error,
         )
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
     plan_of_body = plan_body(turn.latency, turn.fault, rng=rng)
-    return ResponseResult(turn, prompt, rendered, None, response_headers, body_plan=plan_of_body)
+    return ResponseResult(
+        turn, prompt, meta, context, rendered, None, response_headers, body_plan=plan_of_body
+    )
+
+
+def sentinel_answer(result: ResponseResult) -> bytes:
+    """The answer's bytes with the template sentinels for its id, times, item ids and padding
+    (the creation and completion times share one: a replay is answered within one clock tick)."""
+    meta = replace(
+        result.meta,
+        id=template.ID,
+        created_at=template.CREATED,
+        item_id=template.item_sentinel,
+        pad=template.pad_sentinel,
+    )
+    reply = result.turn.reply
+    if result.events is not None:
+        events = response_events(reply, meta, completed_at=template.CREATED)
+        return b"".join(sse.event_frame(e["type"], e) for e in events)
+    body = response_body(meta, reply, status=final_status(reply), completed_at=template.CREATED)
+    return sse.encode_json_pretty(body)
+
+
+def replay_store(
+    engine: Engine, result: ResponseResult, *, namespace: str, response_id: str, created: int
+) -> None:
+    """Store a replayed response as ``create_response`` stored ``result``'s (with its own id)."""
+    body = result.prompt.params
+    meta = replace(result.meta, id=response_id, created_at=created)
+    stored = _stored(engine, body, result.context, meta=meta, reply=result.turn.reply, now=created)
+    _keep(engine, body, stored, turn_items=stored.context, namespace=namespace)
 
 
 def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
@@ -227,20 +275,26 @@ def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
 
 
 def _stored(
-    engine: Engine, body: Mapping[str, Any], context: Context, *, meta: ResponseMeta, turn: Turn
+    engine: Engine,
+    body: Mapping[str, Any],
+    context: Context,
+    *,
+    meta: ResponseMeta,
+    reply: Reply,
+    now: int | None = None,
 ) -> StoredResponse:
     background = body.get("background") is True
     queued = background and body.get("stream") is not True
     inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
-    outputs = output_items(turn.reply, meta)
+    outputs = output_items(reply, meta)
     return StoredResponse(
         meta=meta,
-        reply=turn.reply,
-        status="queued" if queued else final_status(turn.reply),
+        reply=reply,
+        status="queued" if queued else final_status(reply),
         input_items=inputs,
         context=[*context.history, *inputs, *outputs],
         background=background,
-        completed_at=None if queued else engine.now(),
+        completed_at=None if queued else (engine.now() if now is None else now),
     )
 
 

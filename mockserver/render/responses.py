@@ -7,7 +7,7 @@ retrieve renders the same items as the create did).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -22,6 +22,7 @@ __all__ = [
     "ResponseMeta",
     "echo_params",
     "final_status",
+    "item_id",
     "output_items",
     "response_body",
     "token_logprob",
@@ -57,6 +58,10 @@ class ResponseMeta:
     chunk: int | Literal["token", "word"] = "token"
     #: Verdicts of a moderated request (``moderation`` of the SDK's ``Response``).
     moderation: Mapping[str, Any] | None = None
+    #: Ids of output items (default: derived from ``id``, the prefix and the item's position).
+    item_id: Callable[[str, int], str] | None = None
+    #: The obfuscation padding of stream deltas (default: ``ids.obfuscator`` of ``id``).
+    pad: Callable[[int, int], str] | None = None
 
 
 def _format_echo(raw: Any) -> Json:
@@ -166,7 +171,14 @@ def final_status(reply: Reply) -> str:
 
 
 def _item_id(prefix: str, meta: ResponseMeta, index: int) -> str:
-    return ids.hex_id(prefix, meta.id, index, length=50)
+    if meta.item_id is not None:
+        return meta.item_id(prefix, index)
+    return item_id(meta.id, prefix, index)
+
+
+def item_id(response_id: str, prefix: str, index: int) -> str:
+    """The id of a response's output item ``index`` (``msg_…``, ``fc_…``, …)."""
+    return ids.hex_id(prefix, response_id, index, length=50)
 
 
 def _encrypted(meta: ResponseMeta, index: int, reasoning: Reasoning) -> str:

@@ -36,7 +36,7 @@ class _Events:
     def __init__(self, meta: ResponseMeta) -> None:
         self.meta = meta
         self.events: list[Json] = []
-        self.pad = ids.obfuscator(meta.id)
+        self.pad = meta.pad or ids.obfuscator(meta.id)
 
     def emit(self, kind: str, **fields: Any) -> None:
         self.events.append({"type": kind, "sequence_number": len(self.events), **fields})

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CREATED", "ID", "Template", "pad_sentinel"]
+__all__ = ["CREATED", "ID", "Template", "item_sentinel", "pad_sentinel"]
 
 #: Stands for the answer's id (``chatcmpl-…``, ``resp_…``).
 ID = "\ue000id\ue001"
@@ -27,12 +27,20 @@ def pad_sentinel(number: int, size: int) -> str:
     return f"\ue000{number}:{size}\ue001"
 
 
+def item_sentinel(prefix: str, index: int) -> str:
+    """Stands for the id of output item ``index`` (derived from the answer's id)."""
+    return f"\ue000{prefix}{index}\ue001"
+
+
 _SLOT = re.compile(
     rb"\xee\x80\x80id\xee\x80\x81|9007199254740993|\xee\x80\x80(\d+):(\d+)\xee\x80\x81"
+    rb"|\xee\x80\x80([a-z]+_)(\d+)\xee\x80\x81"
 )
 _PRIVATE = re.compile(rb"\xee\x80[\x80\x81]")
 
 Pad = Callable[[int, int], str]
+#: (prefix, index) → the id of an item derived from the answer's id.
+Derive = Callable[[str, int], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +51,8 @@ class Template:
     created: tuple[int, ...]
     #: (part index, frame number, payload size) of each padding slot.
     pads: tuple[tuple[int, int, int], ...]
+    #: (part index, prefix, item index) of each derived-id slot.
+    items: tuple[tuple[int, str, int], ...] = ()
 
     @classmethod
     def cut(cls, rendered: bytes) -> Template | None:
@@ -52,6 +62,7 @@ class Template:
         ids: list[int] = []
         created: list[int] = []
         pads: list[tuple[int, int, int]] = []
+        items: list[tuple[int, str, int]] = []
         at = 0
         for slot in _SLOT.finditer(rendered):
             parts.append(rendered[at : slot.start()])
@@ -59,6 +70,8 @@ class Template:
             parts.append(b"")
             if slot.group(1) is not None:
                 pads.append((index, int(slot.group(1)), int(slot.group(2))))
+            elif slot.group(3) is not None:
+                items.append((index, slot.group(3).decode(), int(slot.group(4))))
             elif slot.group(0).startswith(b"\xee"):
                 ids.append(index)
             else:
@@ -67,9 +80,11 @@ class Template:
         parts.append(rendered[at:])
         if any(_PRIVATE.search(part) for part in parts):
             return None
-        return cls(tuple(parts), tuple(ids), tuple(created), tuple(pads))
+        return cls(tuple(parts), tuple(ids), tuple(created), tuple(pads), tuple(items))
 
-    def fill(self, answer_id: str, created: int, pad: Pad | None) -> bytes:
+    def fill(
+        self, answer_id: str, created: int, pad: Pad | None, derive: Derive | None = None
+    ) -> bytes:
         parts = list(self.parts)
         value = answer_id.encode()
         for index in self.ids:
@@ -80,10 +95,26 @@ class Template:
         if pad is not None:
             for index, number, size in self.pads:
                 parts[index] = pad(number, size).encode()
+        if self.items:
+            if derive is None:
+                raise ValueError("this template has derived ids: fill needs derive")
+            derived: dict[tuple[str, int], bytes] = {}
+            for index, prefix, item in self.items:
+                known = derived.get((prefix, item))
+                if known is None:
+                    known = derived[prefix, item] = derive(prefix, item).encode()
+                parts[index] = known
         return b"".join(parts)
 
-    def reproduces(self, answer: bytes, answer_id: str, created: int, pad: Pad | None) -> bool:
+    def reproduces(
+        self,
+        answer: bytes,
+        answer_id: str,
+        created: int,
+        pad: Pad | None,
+        derive: Derive | None = None,
+    ) -> bool:
         """Does filling in these values give exactly ``answer``? (Checked before first use.)"""
-        if self.pads and pad is None:
+        if (self.pads and pad is None) or (self.items and derive is None):
             return False
-        return self.fill(answer_id, created, pad) == answer
+        return self.fill(answer_id, created, pad, derive) == answer

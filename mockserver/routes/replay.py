@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver import ids
 from mockserver.engine import Engine
 from mockserver.engine.core import Decision
-from mockserver.render.template import Template
+from mockserver.render.template import Derive, Template
 from mockserver.routes.base import json_headers, sse_headers
 from mockserver.store import JournalEntry
 
@@ -37,6 +37,11 @@ KEY = "mockserver.replay"
 SIZE = 256
 
 Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
+
+#: The headers the full path's responses put around the answer's own (see ``routes.base``;
+#: the lane's answers are checked against the full path's, header for header, in the tests).
+_SSE_HEAD = sse_headers({})
+_JSON_TYPE = json_headers({}, 0)[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,11 @@ class Recipe:
     summary: str
     #: Why no rule matched (journaled as the full path would).
     miss: str | None
+    #: For an answer id, the ids derived from it (a response's output items).
+    derive: Callable[[str], Derive] | None = None
+    #: What else a request answered so commits, given the answer's id and time (a stored
+    #: response).
+    commit: Callable[[str, int], None] | None = None
 
 
 class Replays:
@@ -133,7 +143,11 @@ class FastLane:
         counter, budget = committed
         answer_id = recipe.answer_id(counter)
         pad = ids.obfuscator(answer_id) if recipe.obfuscated else None
-        answer = recipe.template.fill(answer_id, engine.now(), pad)
+        derive = recipe.derive(answer_id) if recipe.derive is not None else None
+        created = engine.now()
+        answer = recipe.template.fill(answer_id, created, pad, derive)
+        if recipe.commit is not None:
+            recipe.commit(answer_id, created)
         headers = engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )
@@ -154,7 +168,11 @@ class FastLane:
                 miss=recipe.miss,
             ),
         )
-        raw = sse_headers(headers) if recipe.stream else json_headers(headers, len(answer))
+        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        if recipe.stream:
+            raw[:0] = _SSE_HEAD
+        else:
+            raw += [(b"content-length", str(len(answer)).encode()), _JSON_TYPE]
         await send({"type": "http.response.start", "status": 200, "headers": raw})
         self.replays.served += 1
         await send({"type": "http.response.body", "body": answer, "more_body": False})

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import sse
+from mockserver import ids, sse
 from mockserver.engine import responses as engine_responses
+from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError
+from mockserver.prompt.responses import input_items as items_of
+from mockserver.render.responses import item_id
+from mockserver.render.template import Template
 from mockserver.routes.base import (
+    JSONAnswer,
     SSEResponse,
     api_endpoint,
     body_response,
@@ -25,6 +32,7 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
+from mockserver.routes.replay import Recipe, replay_key, replays_of
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -71,16 +79,81 @@ async def create(request: Request) -> Response:
         request=body,
         response=result.body or result.events,
     )
+    response: Response
     if result.events is not None:
         frames = [sse.event_frame(e["type"], e) for e in result.events]
-        return stream_response(
+        response = stream_response(
             frames[:-1],
             plan=result.stream_plan,
             tail=frames[-1:],  # the terminal event: what a ``no_done`` fault leaves out
             error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
             headers=result.headers,
         )
-    return body_response(result.body, plan=result.body_plan, headers=result.headers)
+    else:
+        response = body_response(result.body, plan=result.body_plan, headers=result.headers)
+    _file_recipe(request, result, response)
+    return response
+
+
+def _file_recipe(
+    request: Request, result: engine_responses.ResponseResult, response: Response
+) -> None:
+    """Let the replay lane answer this exact request next time, if it would be answered alike:
+    a response that continues nothing (no previous response, conversation or item reference)
+    and is not a background one."""
+    key = replay_key(request)
+    decision = result.turn.decision
+    if key is None or decision is None or not isinstance(response, SSEResponse | JSONAnswer):
+        return
+    body = result.prompt.params
+    if result.context.history or any(i.get("type") == "item_reference" for i in items_of(body)):
+        return
+    if body.get("background") is True or "moderation" in body or "conversation" in body:
+        return
+    meta = result.meta
+    cut = Template.cut(engine_responses.sentinel_answer(result))
+    pad = ids.obfuscator(meta.id) if meta.obfuscation else None
+
+    def derive_for(response_id: str) -> Callable[[str, int], str]:
+        return lambda prefix, index: item_id(response_id, prefix, index)
+
+    if cut is None or not cut.reproduces(
+        bytes(response.body), meta.id, meta.created_at, pad, derive_for(meta.id)
+    ):
+        return
+    engine = engine_of(request)
+    namespace = decision.namespace
+
+    def store(response_id: str, created: int) -> None:
+        engine_responses.replay_store(
+            engine, result, namespace=namespace, response_id=response_id, created=created
+        )
+
+    replays_of(request).file(
+        key,
+        Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
+            journaled=_event_payloads if result.events is not None else orjson.loads,
+            stream=result.events is not None,
+            obfuscated=pad is not None,
+            path=request.url.path,
+            api=result.prompt.api,
+            request=body,
+            summary=summarize(result.turn.reply),
+            miss=result.turn.miss,
+            derive=derive_for,
+            commit=store if body.get("store") is not False else None,
+        ),
+    )
+
+
+def _event_payloads(answer: bytes) -> list[Any]:
+    """The events of a Responses stream's bytes (``event: …`` / ``data: {…}`` frames)."""
+    payloads = [frame.partition(b"\ndata: ")[2] for frame in answer.split(b"\n\n") if frame]
+    events: list[Any] = orjson.loads(b"[" + b",".join(payloads) + b"]")
+    return events
 
 
 @api_endpoint

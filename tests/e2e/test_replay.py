@@ -167,3 +167,55 @@ def test_a_chaos_scenario_is_never_replayed(
         ]
     assert set(statuses) == {200, 503}
     assert replays(on).served == 0
+
+
+RESPONSES: list[dict[str, Any]] = [
+    {"model": "gpt-4o-mini", "input": "Hello there"},
+    {"model": "gpt-4o-mini", "input": "Hello there", "stream": True, "max_output_tokens": 16},
+    {"model": "gpt-4o-mini", "input": [{"role": "user", "content": "Hi"}], "store": False},
+    {
+        "model": "gpt-4o-mini",
+        "input": "Weather?",
+        "tools": [{"type": "function", **WEATHER_TOOL["function"]}],
+        "stream": True,
+    },
+]
+
+
+def responses_exchange(server: BackgroundServer) -> list[Any]:
+    """Each Responses body three times, then every stored response retrieved with its input
+    items: what a replay stores must be what the full path stores."""
+    seen: list[Any] = []
+    with httpx.Client(base_url=server.base_url, headers={"Authorization": "Bearer sk-r"}) as http:
+        ids = []
+        for body in [b for b in RESPONSES for _ in range(3)]:
+            answer = http.post("/responses", json=body)
+            headers = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
+            seen.append((answer.status_code, headers, answer.content))
+            if not body.get("stream") and body.get("store") is not False:
+                ids.append(answer.json()["id"])
+        for response_id in ids:
+            seen.append(http.get(f"/responses/{response_id}").content)
+            seen.append(http.get(f"/responses/{response_id}/input_items").content)
+        seen.append(http.get(f"/responses/{ids[-1]}", params={"stream": "true"}).content)
+    return seen
+
+
+def test_replayed_responses_are_answered_and_stored_as_by_the_full_path(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    assert responses_exchange(on) == responses_exchange(off)
+    assert replays(on).served == 2 * len(RESPONSES)
+
+
+def test_a_response_that_continues_another_is_not_replayed(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, _ = lanes
+    with httpx.Client(base_url=on.base_url, headers={"Authorization": "Bearer sk-c"}) as http:
+        first = http.post("/responses", json={"model": "m", "input": "Hi"}).json()["id"]
+        follow = {"model": "m", "input": "And then?", "previous_response_id": first}
+        answers = [http.post("/responses", json=follow).json() for _ in range(3)]
+    assert [a["previous_response_id"] for a in answers] == [first] * 3
+    assert replays(on).served == 0
