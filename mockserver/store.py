@@ -32,6 +32,7 @@ __all__ = [
     "StoredChatCompletion",
     "StoredConversation",
     "StoredResponse",
+    "Unparsed",
     "current_exchange",
     "paginate",
 ]
@@ -75,6 +76,18 @@ class StoredConversation:
     items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
 
 
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    """An answer kept as the bytes that were sent, parsed only when the journal is read (a
+    replayed stream's events are many objects to build, and to free, per request)."""
+
+    raw: bytes
+    parse: Callable[[bytes], Any]
+
+    def value(self) -> Any:
+        return self.parse(self.raw)
+
+
 @dataclass(slots=True)
 class JournalEntry:
     """One request as the server saw and answered it."""
@@ -94,6 +107,29 @@ class JournalEntry:
     duration_ms: float = 0.0
     #: For streamed answers: when each write left the server (ms since the request arrived).
     timing: list[float] | None = None
+
+    def answer(self) -> Any:
+        """The response body (or a stream's payloads) as JSON values."""
+        return self.response.value() if isinstance(self.response, Unparsed) else self.response
+
+    def as_json(self) -> Json:
+        """Every field, the answer parsed (what the control API shows)."""
+        return {
+            "seq": self.seq,
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "api": self.api,
+            "model": self.model,
+            "stream": self.stream,
+            "request": self.request,
+            "response": self.answer(),
+            "rule": self.rule,
+            "miss": self.miss,
+            "summary": self.summary,
+            "duration_ms": self.duration_ms,
+            "timing": self.timing,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from pydantic import ValidationError
@@ -130,7 +129,7 @@ async def calls(request: Request) -> Response:
     status = request.query_params.get("status")
     with engine.store.namespace(namespace_of(request)) as space:
         entries = [
-            asdict(e)
+            e.as_json()
             for e in space.journal
             if (path is None or e.path == path) and (status is None or str(e.status) == status)
         ]
@@ -146,7 +145,7 @@ async def call(request: Request) -> Response:
         entry = space.entry(seq) if space is not None else None
         if entry is None:
             raise NotFoundError(f"No call #{seq} in the journal of namespace '{name}'.")
-        return json_response({"namespace": name, **asdict(entry)})
+        return json_response({"namespace": name, **entry.as_json()})
 
 
 async def namespaces(request: Request) -> Response:

@@ -27,7 +27,7 @@ from mockserver.engine import Engine
 from mockserver.engine.core import Decision
 from mockserver.render.template import Derive, Template
 from mockserver.routes.base import json_headers, sse_headers
-from mockserver.store import JournalEntry
+from mockserver.store import JournalEntry, Unparsed
 
 __all__ = ["KEY", "FastLane", "Recipe", "Replays", "replay_key", "replays_of"]
 
@@ -162,7 +162,7 @@ class FastLane:
                 model=decision.model,
                 stream=recipe.stream,
                 request=recipe.request,
-                response=recipe.journaled(answer),
+                response=Unparsed(answer, recipe.journaled),
                 summary=recipe.summary,
                 rule=decision.rule,
                 miss=recipe.miss,

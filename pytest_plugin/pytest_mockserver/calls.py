@@ -46,7 +46,7 @@ class Call:
             model=entry.model or _str(entry.request, "model"),
             stream=entry.stream,
             request=entry.request if isinstance(entry.request, Mapping) else None,
-            response=entry.response,
+            response=entry.answer(),
             rule=entry.rule,
             miss=entry.miss,
             summary=entry.summary,

@@ -1,0 +1,25 @@
+"""Journal entries: what the control API shows of them, parsed or kept as bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import orjson
+
+from mockserver.store import JournalEntry, Unparsed
+
+
+def test_as_json_shows_every_field() -> None:
+    entry = JournalEntry(seq=1, method="POST", path="/v1/chat/completions", status=200)
+    assert list(entry.as_json()) == [f.name for f in dataclasses.fields(entry)]
+
+
+def test_an_unparsed_answer_is_parsed_when_read() -> None:
+    raw = b'{"id": "chatcmpl-1", "choices": []}'
+    entry = JournalEntry(
+        seq=1, method="POST", path="/", status=200, response=Unparsed(raw, orjson.loads)
+    )
+    assert entry.answer() == {"id": "chatcmpl-1", "choices": []}
+    assert entry.as_json()["response"] == {"id": "chatcmpl-1", "choices": []}
+    plain = JournalEntry(seq=2, method="POST", path="/", status=200, response={"a": 1})
+    assert plain.answer() == {"a": 1}
