@@ -20,16 +20,9 @@ from mockserver.errors import (
     NotFoundError,
 )
 from mockserver.faults import StreamAborted
-from mockserver.routes import (
-    chat,
-    control,
-    conversations,
-    inspector,
-    models,
-    moderations,
-    responses,
-)
+from mockserver.routes import chat
 from mockserver.routes.base import error_response
+from mockserver.routes.lazy import LazyRoutes
 from mockserver.routes.replay import FastLane, Replays
 from mockserver.settings import Settings
 
@@ -83,13 +76,21 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 "/v1",
                 routes=[
                     *chat.routes(),
-                    *responses.routes(),
-                    *conversations.routes(),
-                    *models.routes(),
-                    *moderations.routes(),
+                    # Imported on first use: their wire models cost start-up time and memory.
+                    LazyRoutes("mockserver.routes.responses", prefixes=["/responses"]),
+                    LazyRoutes("mockserver.routes.conversations", prefixes=["/conversations"]),
+                    LazyRoutes("mockserver.routes.models", prefixes=["/models"]),
+                    LazyRoutes("mockserver.routes.moderations", prefixes=["/moderations"]),
                 ],
             ),
-            Mount("/__mockserver", routes=[*control.routes(), *inspector.routes()]),
+            Mount(
+                "/__mockserver",
+                routes=[
+                    LazyRoutes(
+                        "mockserver.routes.control", "mockserver.routes.inspector", prefixes=["/"]
+                    )
+                ],
+            ),
         ],
         exception_handlers={
             HTTPException: _http_error,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -117,7 +116,6 @@ def _serve(args: argparse.Namespace) -> int:
         token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
         print("Ctrl-C to stop.", flush=True)
-        threading.Thread(target=app.state.engine.generator.warm, daemon=True).start()
 
     serve(app, sock, log_level=settings.log_level, on_ready=ready)
     return 0

@@ -37,3 +37,8 @@ def test_inspector_assets_ship() -> None:
         if p.suffix in {".html", ".js", ".css"}
     }
     assert present <= listed
+
+
+def test_precompiled_scenarios_ship() -> None:
+    assert "builtin.json" in CONFIG["package-data"]["mockserver.scenario"]
+    assert (ROOT / "mockserver" / "scenario" / "builtin.json").is_file()

@@ -28,7 +28,7 @@ CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class LatencySpec(_Strict):

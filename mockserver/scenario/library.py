@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mockserver.errors import ScenarioError
-from mockserver.scenario.loader import SUFFIXES, load_file
-from mockserver.scenario.model import Scenario
 
-__all__ = ["builtin", "builtin_names", "fixtures_dir", "library_dir", "load_ref"]
+if TYPE_CHECKING:  # the loader (and YAML) is imported when a file is read, not at start-up
+    from mockserver.scenario.model import Scenario
+
+__all__ = [
+    "SUFFIXES",
+    "builtin",
+    "builtin_files",
+    "builtin_names",
+    "fixtures_dir",
+    "library_dir",
+    "load_ref",
+]
+
+SUFFIXES = (".yaml", ".yml", ".json")
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 _CHECKOUT = _PACKAGE.parent
@@ -31,16 +43,29 @@ def _scenario_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.suffix in SUFFIXES and p.is_file())
 
 
+def builtin_files() -> list[Path]:
+    return _scenario_files(library_dir())
+
+
 def builtin_names() -> list[str]:
-    return [p.stem for p in _scenario_files(library_dir())]
+    return [p.stem for p in builtin_files()]
+
+
+def _load_file(path: Path) -> Scenario:
+    from mockserver.scenario.loader import load_file
+
+    return load_file(path)
 
 
 @cache
 def builtin(name: str) -> Scenario:
-    """A built-in scenario (parsed once per process: they never change)."""
-    for path in _scenario_files(library_dir()):
+    """A built-in scenario (loaded once per process: they never change), precompiled if it can
+    be (see :mod:`mockserver.scenario.compiled`)."""
+    from mockserver.scenario.compiled import precompiled
+
+    for path in builtin_files():
         if path.stem == name:
-            return load_file(path)
+            return precompiled(path) or _load_file(path)
     known = ", ".join(builtin_names())
     raise ScenarioError(f"no built-in scenario named {name!r} (built-in: {known})")
 
@@ -52,9 +77,9 @@ def load_ref(ref: str) -> list[Scenario]:
         found = _scenario_files(path)
         if not found:
             raise ScenarioError(f"no scenario files ({', '.join(SUFFIXES)}) in directory", file=ref)
-        return [load_file(p) for p in found]
+        return [_load_file(p) for p in found]
     if path.is_file():
-        return [load_file(path)]
+        return [_load_file(path)]
     if path.suffix in SUFFIXES or "/" in ref:
         raise ScenarioError("no such scenario file", file=ref)
     return [builtin(ref)]

@@ -17,12 +17,12 @@ import yaml
 from pydantic import ValidationError
 
 from mockserver.errors import ScenarioError
+from mockserver.scenario.library import SUFFIXES
 from mockserver.scenario.model import Reply, Scenario
 
-__all__ = ["load_file", "parse_scenario", "scenario_to_yaml"]
+__all__ = ["SUFFIXES", "load_file", "parse_scenario", "scenario_to_yaml"]
 
 Path_ = tuple[str | int, ...]
-SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ __all__ = ["NumberMatch", "TextMatch", "describe_text"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class TextMatch(_Strict):

@@ -41,7 +41,7 @@ PLACEHOLDERS = frozenset({"last_user", "model", "api", "turn", "tool_result", "m
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ToolResultMatch(_Strict):
@@ -105,7 +105,7 @@ class When(_Strict):
     any: list[When] | None = Field(default=None, description="at least one must hold")
     not_: When | None = Field(default=None, alias="not", description="must not hold")
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     @field_validator("params")
     @classmethod
@@ -200,7 +200,7 @@ class Reply(_Strict):
         default=None, description="Responses hosted-tool output items, emitted as given"
     )
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     @model_validator(mode="after")
     def _logprobs_spell_the_text(self) -> Reply:

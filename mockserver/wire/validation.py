@@ -28,7 +28,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Vali
 from pydantic_core import PydanticCustomError
 
 from mockserver.errors import InvalidRequestError
-from mockserver.wire.validation_errors import issue_to_error
 from mockserver.wire.validation_issues import (
     NULL_ERROR,
     UNION_TYPE_ERROR,
@@ -66,7 +65,9 @@ JSON_PARSE_ERROR: Final = (
 class WireModel(BaseModel):
     """Base of every request model: strict types, unknown keys ignored, immutable."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    # Schemas are built on first validation: a nested model is then built once, inside the
+    # request model that uses it, and families never requested are never built.
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True, defer_build=True)
 
 
 def json_type_union(expected: str) -> Discriminator:
@@ -124,5 +125,8 @@ def validate_model(model: type[M], data: Mapping[str, Any]) -> M:
 
 def translate_validation_error(exc: ValidationError, data: object) -> InvalidRequestError:
     """The first meaningful error of ``exc`` in OpenAI's words, located in ``data``."""
+    # Imported here: only a rejected request needs the translation tables.
+    from mockserver.wire.validation_errors import issue_to_error
+
     # A bug here is loud (a logged 500 that fails the pytest plugin's test), not a vague 400.
     return issue_to_error(choose_issue(exc.errors(include_url=False), data))

@@ -11,6 +11,7 @@ from starlette.routing import Mount, Route
 
 from mockserver.access import EXPOSED_HEADERS
 from mockserver.app import create_app
+from mockserver.routes.lazy import LazyRoutes
 from mockserver.server import BackgroundServer
 from mockserver.settings import Settings
 from tests.conftest import start_server
@@ -29,10 +30,14 @@ def every_route() -> list[tuple[str, str]]:
     found = []
     for mount in create_app().routes:
         assert isinstance(mount, Mount)
-        for route in mount.routes:
-            assert isinstance(route, Route)
-            path = mount.path + route.path.replace("{", "").replace("}", "").replace(":int", "")
-            found += [(method, path) for method in sorted(route.methods or ()) if method != "HEAD"]
+        for group in mount.routes:
+            routes = group.routes if isinstance(group, LazyRoutes) else [group]
+            for route in routes:
+                assert isinstance(route, Route)
+                path = mount.path + route.path
+                path = path.replace("{", "").replace("}", "").replace(":int", "")
+                methods = sorted(route.methods or ())
+                found += [(method, path) for method in methods if method != "HEAD"]
     return found
 
 

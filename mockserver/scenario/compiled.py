@@ -1,0 +1,119 @@
+"""The built-in scenarios, precompiled: loaded without YAML or pydantic validation at start-up.
+
+``builtin.json`` (next to this module) holds each built-in scenario as the loader produced it
+(every field of every model, after validators ran), tagged with its model class, plus a digest
+of the YAML it came from. Rebuilding the models from it with ``model_construct`` is exact and
+skips building the scenario schema, which is the larger part of ``mockserver serve``'s
+start-up. A file whose digest no longer matches is loaded from YAML as usual, and
+``tests/scenario/test_compiled.py`` keeps the file in step with ``scenarios/``:
+regenerate it with ``python -m mockserver.scenario.compiled``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from mockserver.scenario import behaviour, lookups, model
+from mockserver.scenario.model import Scenario
+
+__all__ = ["COMPILED", "compile_library", "digest", "precompiled"]
+
+COMPILED = Path(__file__).with_name("builtin.json")
+FORMAT = 1
+
+
+@cache
+def _models() -> dict[str, type[BaseModel]]:
+    found: dict[str, type[BaseModel]] = {}
+    for module in (lookups, behaviour, model):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, BaseModel) and value is not BaseModel:
+                found[value.__name__] = value
+    return found
+
+
+def digest(source: bytes) -> str:
+    return hashlib.blake2b(source, digest_size=16).hexdigest()
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        fields = {name: _encode(getattr(value, name)) for name in type(value).model_fields}
+        return {
+            "$model": type(value).__name__,
+            "fields": fields,
+            "set": sorted(value.model_fields_set),
+        }
+    if isinstance(value, dict):
+        return {"$dict": {str(k): _encode(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, re.Pattern):
+        return {"$regex": value.pattern, "flags": value.flags}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot precompile a {type(value).__name__} in a scenario")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$dict" in value:
+        return {k: _decode(v) for k, v in value["$dict"].items()}
+    if "$regex" in value:
+        return re.compile(value["$regex"], value["flags"])
+    fields = {name: _decode(v) for name, v in value["fields"].items()}
+    cls = _models()[value["$model"]]
+    return cls.model_construct(set(value["set"]), **fields)
+
+
+def compile_library(files: list[Path], load: Any) -> str:
+    """The text of ``builtin.json`` for these scenario files (``load``: path → Scenario)."""
+    entries = {
+        path.stem: {"digest": digest(path.read_bytes()), "scenario": _encode(load(path))}
+        for path in files
+    }
+    return json.dumps({"format": FORMAT, "scenarios": entries}, indent=1, ensure_ascii=False) + "\n"
+
+
+@cache
+def _entries() -> dict[str, Any]:
+    try:
+        data = json.loads(COMPILED.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    if data.get("format") != FORMAT:
+        return {}
+    entries: dict[str, Any] = data["scenarios"]
+    return entries
+
+
+def precompiled(path: Path) -> Scenario | None:
+    """The scenario of this built-in file, if precompiled from its current text."""
+    entry = _entries().get(path.stem)
+    if entry is None or entry["digest"] != digest(path.read_bytes()):
+        return None
+    scenario = _decode(entry["scenario"])
+    assert isinstance(scenario, Scenario)
+    return scenario
+
+
+def main() -> None:  # pragma: no cover - a maintainer's command
+    from mockserver.scenario.library import builtin_files
+    from mockserver.scenario.loader import load_file
+
+    COMPILED.write_text(compile_library(builtin_files(), load_file), encoding="utf-8")
+    print(f"wrote {COMPILED}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

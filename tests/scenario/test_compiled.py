@@ -1,0 +1,60 @@
+"""The precompiled built-in scenarios are exactly what loading their YAML gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mockserver.scenario import compiled
+from mockserver.scenario.compiled import COMPILED, compile_library, precompiled
+from mockserver.scenario.library import builtin_files
+from mockserver.scenario.loader import load_file
+
+
+def assert_identical(got: Any, want: Any, path: str = "scenario") -> None:
+    """Equal, and built alike: same types, same fields set, same key order, all the way down."""
+    assert type(got) is type(want), path
+    if isinstance(want, BaseModel):
+        assert got.model_fields_set == want.model_fields_set, path
+        assert list(vars(got)) == list(vars(want)), path
+        for name, value in vars(want).items():
+            assert_identical(vars(got)[name], value, f"{path}.{name}")
+    elif isinstance(want, dict):
+        assert list(got) == list(want), path
+        for key, value in want.items():
+            assert_identical(got[key], value, f"{path}[{key!r}]")
+    elif isinstance(want, list):
+        assert len(got) == len(want), path
+        for index, (item, wanted) in enumerate(zip(got, want, strict=True)):
+            assert_identical(item, wanted, f"{path}[{index}]")
+    else:
+        assert got == want, path
+
+
+def test_compiled_file_is_generated_from_the_yaml_sources() -> None:
+    assert COMPILED.read_text(encoding="utf-8") == compile_library(builtin_files(), load_file), (
+        "scenarios/ changed: run `python -m mockserver.scenario.compiled`"
+    )
+
+
+@pytest.mark.parametrize("path", builtin_files(), ids=lambda p: p.stem)
+def test_every_builtin_scenario_is_precompiled_exactly(path: Path) -> None:
+    scenario = precompiled(path)
+    assert scenario is not None
+    assert_identical(scenario, load_file(path))
+    assert scenario == load_file(path)
+
+
+def test_an_edited_builtin_file_is_read_from_yaml(tmp_path: Path) -> None:
+    source = next(p for p in builtin_files() if p.stem == "default")
+    edited = tmp_path / source.name
+    edited.write_text(source.read_text(encoding="utf-8") + "seed: 3\n", encoding="utf-8")
+    assert precompiled(edited) is None
+
+
+def test_unknown_values_are_not_precompiled() -> None:
+    with pytest.raises(TypeError, match="cannot precompile a set"):
+        compiled._encode({1, 2})
