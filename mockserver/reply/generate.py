@@ -12,7 +12,8 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.errors import InvalidRequestError
@@ -30,6 +31,9 @@ from mockserver.reply.model import (
 from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
 from mockserver.reply.text import TextGenerator
 from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
+
+if TYPE_CHECKING:  # imported on the first JSON value: faker is slow to import
+    from faker import Faker
 
 __all__ = ["Content", "Generator", "compose", "count_prompt_tokens"]
 
@@ -138,15 +142,23 @@ def _words(text: str) -> set[str]:
 
 
 class Generator:
-    """The seeded default policy; one per app (it owns the expensive Faker)."""
+    """The seeded default policy; one per app (it owns the expensive Faker, which only JSON
+    values use: prose comes from plain word lists)."""
 
-    def __init__(self, text: TextGenerator | None = None) -> None:
+    def __init__(self, text: TextGenerator | None = None, *, locale: str = "en_US") -> None:
         self.text = text or TextGenerator()
+        self._locale = locale
+
+    @cached_property
+    def faker(self) -> Faker:
+        from faker import Faker
+
+        return Faker(self._locale)
 
     def warm(self) -> None:
-        """Build the expensive parts now (``serve`` does it in the background once it listens,
-        so neither start-up nor, usually, the first reply waits for faker)."""
-        self.text.faker  # noqa: B018 - the cached property is the point
+        """Build faker now (for a server to do in the background once it listens, so the first
+        JSON value does not wait for it; plain prose never needs it)."""
+        self.faker  # noqa: B018 - the cached property is the point
 
     def reply(self, prompt: Prompt, *, rng: random.Random) -> Reply:
         return compose(prompt, self.content(prompt, rng=rng), rng=rng)
@@ -218,7 +230,7 @@ class Generator:
     ) -> Any:
         """A value valid for ``schema``; a schema nothing can satisfy is the client's mistake."""
         try:
-            return value_for_schema(schema, rng=rng, faker=self.text.faker)
+            return value_for_schema(schema, rng=rng, faker=self.faker)
         except UnsatisfiableSchemaError as exc:
             raise InvalidRequestError(
                 f"Invalid schema for {what}: {exc}", param=param, code="invalid_json_schema"

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import random
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mockserver.reply.tokens import CHUNK, MAX_PIECE, count_message_tokens, tokenize
+from mockserver.reply.text import TextGenerator
+from mockserver.reply.tokens import CHUNK, MAX_PIECE, count_message_tokens, count_tokens, tokenize
 
 
 @given(st.text())
@@ -29,3 +33,40 @@ def test_message_overhead_follows_the_chat_format() -> None:
     # 3 tokens per message, 1 per name, 3 to prime the reply.
     assert count_message_tokens([("Hi", False)]) == 3 + 1 + 3
     assert count_message_tokens([("Hi", True), ("Yo", False)]) == 3 + 3 + 1 + 1 + 3 + 1
+
+
+# The split as first written (Unicode classes only, match objects): tokenize must agree with
+# it exactly, whichever fast path it takes.
+_REFERENCE_SPLIT = re.compile(
+    r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d{1,3}| ?[^\s\w]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+|_+"""
+)
+
+
+def _reference_tokens(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for match in _REFERENCE_SPLIT.finditer(text):
+        piece = match.group()
+        chunks = (
+            [piece]
+            if len(piece) <= MAX_PIECE
+            else [piece[i : i + CHUNK] for i in range(0, len(piece), CHUNK)]
+        )
+        out += chunks
+    return tuple(out)
+
+
+_ASCII_PROSE = st.lists(
+    st.sampled_from([*"abcXYZ019_'.,!- ", "\n", "\t", "\r", "\x0b", "\x1c", "'s", "'ll", "word"]),
+    max_size=40,
+).map("".join)
+
+
+@given(_ASCII_PROSE | st.text(max_size=60))
+def test_tokens_match_the_reference_split(text: str) -> None:
+    assert tokenize(text) == _reference_tokens(text)
+
+
+def test_generated_prose_tokenizes_like_the_reference() -> None:
+    text = TextGenerator().prose(random.Random(3), topic_text="sourdough", sentences=18)
+    assert tokenize(text) == _reference_tokens(text)
+    assert count_tokens(text) == len(_reference_tokens(text))

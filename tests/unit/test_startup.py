@@ -1,0 +1,111 @@
+"""Start-up imports only what the first chat request needs; other route families load on use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import import_module
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from starlette.routing import Mount, Route
+
+from mockserver.app import create_app
+from mockserver.routes.lazy import LazyRoutes
+from mockserver.settings import Settings
+
+CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"}]}
+
+_FIRST_REQUEST = """
+import json, sys
+import anyio, httpx
+from mockserver.app import create_app
+from mockserver.server import serve
+from mockserver.settings import Settings
+
+async def first() -> int:
+    transport = httpx.ASGITransport(app=create_app(Settings(clock="frozen")))
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as client:
+        response = await client.post("/v1/chat/completions", json=%r)
+        return response.status_code
+
+status = anyio.run(first)
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+#: Modules the first chat request must not need.
+NOT_AT_START = (
+    "faker",
+    "yaml",
+    "mockserver.scenario.loader",
+    "mockserver.routes.responses",
+    "mockserver.routes.conversations",
+    "mockserver.routes.moderations",
+    "mockserver.routes.models",
+    "mockserver.routes.control",
+    "mockserver.routes.inspector",
+    "mockserver.wire.responses",
+    "mockserver.wire.validation_errors",
+)
+
+
+def lazy_groups() -> list[LazyRoutes]:
+    return [
+        group
+        for mount in create_app().routes
+        if isinstance(mount, Mount)
+        for group in mount.routes
+        if isinstance(group, LazyRoutes)
+    ]
+
+
+def test_first_chat_request_imports_only_what_it_needs() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST % (CHAT,)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(out.stdout)
+    assert result["status"] == 200
+    loaded = set(result["modules"])
+    assert loaded.isdisjoint(NOT_AT_START), sorted(loaded & set(NOT_AT_START))
+
+
+@pytest.mark.parametrize("group", lazy_groups(), ids=repr)
+def test_lazy_prefixes_cover_every_route_of_the_group(group: LazyRoutes) -> None:
+    for module in group.modules:
+        for route in import_module(module).routes():
+            assert isinstance(route, Route)
+            assert route.path.startswith(group.prefixes), (module, route.path)
+
+
+def request(method: str, url: str, **kwargs: Any) -> httpx.Response:
+    app = create_app(Settings(clock="frozen"))
+
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://mock") as client:
+            return await client.request(method, url, **kwargs)
+
+    return anyio.run(go)
+
+
+def test_lazy_route_answers_like_a_listed_one() -> None:
+    assert request("GET", "/v1/models/gpt-4o-mini").json()["id"] == "gpt-4o-mini"
+    assert request("GET", "/__mockserver/health").status_code == 200
+
+
+def test_wrong_method_on_a_lazy_route_is_405() -> None:
+    response = request("GET", "/v1/moderations")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_path_under_a_lazy_prefix_that_no_route_serves_is_404() -> None:
+    response = request("POST", "/v1/responses/a/b/c")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "Invalid URL (POST /v1/responses/a/b/c)"
