@@ -99,8 +99,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         },
     )
     replays = Replays()
-    app.add_middleware(FastLane, engine=engine, replays=replays, paths=REPLAYED)
     app.add_middleware(Access, settings=settings, store=engine.store)
+    app.add_middleware(FastLane, engine=engine, replays=replays, paths=REPLAYED)
     app.state.engine = engine
     app.state.replays = replays
     app.state.settings = settings

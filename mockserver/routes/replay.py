@@ -25,9 +25,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver import ids
 from mockserver.engine import Engine
 from mockserver.engine.core import Decision
+from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
 from mockserver.routes.base import json_headers, sse_headers
-from mockserver.store import JournalEntry, Unparsed
+from mockserver.store import Exchange, JournalEntry, Unparsed
 
 __all__ = ["KEY", "FastLane", "Recipe", "Replays", "replay_key", "replays_of"]
 
@@ -35,6 +36,8 @@ __all__ = ["KEY", "FastLane", "Recipe", "Replays", "replay_key", "replays_of"]
 KEY = "mockserver.replay"
 #: Recipes kept (least recently used leaves first): a load test needs one, a suite a few.
 SIZE = 256
+#: Requests remembered as asked once.
+SEEN = 4096
 
 Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
 
@@ -75,6 +78,8 @@ class Replays:
     def __init__(self, size: int = SIZE) -> None:
         self.size = size
         self._recipes: OrderedDict[Key, Recipe] = OrderedDict()
+        #: Hashes of keys asked once (oldest first), to file a recipe on the second time.
+        self._seen: dict[int, None] = {}
         #: Requests answered from a recipe (for tests and the curious).
         self.served = 0
 
@@ -93,6 +98,17 @@ class Replays:
     def forget(self, key: Key) -> None:
         self._recipes.pop(key, None)
 
+    def again(self, key: Key) -> bool:
+        """Has ``key`` been asked before (lately)? A request asked once is likely never asked
+        again (a load test of varied messages): it is not worth cutting a template for."""
+        digest = hash(key)  # salted per process: fine for a decision that changes no bytes
+        if digest in self._seen:
+            return True
+        self._seen[digest] = None
+        while len(self._seen) > SEEN:
+            del self._seen[next(iter(self._seen))]
+        return False
+
 
 def replay_key(request: Request) -> Key | None:
     """The key the lane gave this request (``None``: it was not offered for replay)."""
@@ -106,7 +122,12 @@ def replays_of(request: Request) -> Replays:
 
 
 class FastLane:
-    """ASGI middleware in front of the router: serves requests that have a recipe."""
+    """ASGI middleware in front of everything else: serves requests that have a recipe.
+
+    It stands outside :class:`~mockserver.access.Access`, so it only takes requests that
+    layer would pass untouched: no ``Origin`` (CORS is Access's business) and no API keys
+    configured. It times and completes its journal entries as Access does for the others.
+    """
 
     def __init__(
         self, app: ASGIApp, *, engine: Engine, replays: Replays, paths: frozenset[str]
@@ -115,26 +136,38 @@ class FastLane:
         self.engine = engine
         self.replays = replays
         self.paths = paths
+        self.guarded = bool(engine.settings.api_keys)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in self.paths:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or scope["path"] not in self.paths
+            or self.guarded
+        ):
             await self.app(scope, receive, send)
             return
+        started = monotonic()
+        headers = scope["headers"]
+        for name, _ in headers:
+            if name == b"origin":
+                await self.app(scope, receive, send)
+                return
         message = await receive()
         if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
             await self.app(scope, _replaying(message, receive), send)
             return
-        body: bytes = message.get("body", b"")
-        key: Key = (scope["path"], body, tuple(scope["headers"]))
+        key: Key = (scope["path"], message.get("body", b""), tuple(headers))
         recipe = self.replays.get(key)
-        if recipe is not None and await self._serve(recipe, send):
+        if recipe is not None and await self._serve(recipe, send, started):
             return
         if recipe is not None:
             self.replays.forget(key)
-        scope[KEY] = key
+        if self.replays.again(key):  # worth a recipe from the second time it is asked
+            scope[KEY] = key
         await self.app(scope, _replaying(message, receive), send)
 
-    async def _serve(self, recipe: Recipe, send: Send) -> bool:
+    async def _serve(self, recipe: Recipe, send: Send, started: float) -> bool:
         engine = self.engine
         decision = recipe.decision
         committed = engine.replay(decision)
@@ -151,31 +184,37 @@ class FastLane:
         headers = engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )
-        engine.record(
-            decision.namespace,
-            JournalEntry(
-                seq=0,
-                method="POST",
-                path=recipe.path,
-                status=200,
-                api=recipe.api,
-                model=decision.model,
-                stream=recipe.stream,
-                request=recipe.request,
-                response=Unparsed(answer, recipe.journaled),
-                summary=recipe.summary,
-                rule=decision.rule,
-                miss=recipe.miss,
-            ),
+        entry = JournalEntry(
+            seq=0,
+            method="POST",
+            path=recipe.path,
+            status=200,
+            api=recipe.api,
+            model=decision.model,
+            stream=recipe.stream,
+            request=recipe.request,
+            response=Unparsed(answer, recipe.journaled),
+            summary=recipe.summary,
+            rule=decision.rule,
+            miss=recipe.miss,
         )
+        engine.record(decision.namespace, entry)
         raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
         if recipe.stream:
             raw[:0] = _SSE_HEAD
         else:
             raw += [(b"content-length", str(len(answer)).encode()), _JSON_TYPE]
-        await send({"type": "http.response.start", "status": 200, "headers": raw})
         self.replays.served += 1
-        await send({"type": "http.response.body", "body": answer, "more_body": False})
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": raw})
+            await send({"type": "http.response.body", "body": answer, "more_body": False})
+        finally:
+            elapsed = round((monotonic() - started) * 1000, 1)
+            engine.store.complete(
+                Exchange([(decision.namespace, entry)]),
+                duration_ms=elapsed,
+                timing=[elapsed] if recipe.stream else None,
+            )
         return True
 
 

@@ -98,7 +98,7 @@ def test_replayed_answers_and_journal_are_those_of_the_full_path(
     lanes: tuple[BackgroundServer, BackgroundServer], scenario: str | None
 ) -> None:
     on, off = lanes
-    bodies = [body for body in BODIES for _ in range(3)]
+    bodies = [body for body in BODIES for _ in range(4)]  # seen, filed, replayed, replayed
     assert exchange(on, bodies, scenario) == exchange(off, bodies, scenario)
     assert replays(on).served == 2 * len(BODIES)
     assert replays(off).served == 0
@@ -109,14 +109,14 @@ def test_each_replayed_request_gets_its_own_id_and_request_id(
 ) -> None:
     on, _ = lanes
     with httpx.Client(base_url=on.base_url, headers={"Authorization": "Bearer sk-ids"}) as http:
-        answers = [http.post("/chat/completions", json=BODIES[0]) for _ in range(3)]
+        answers = [http.post("/chat/completions", json=BODIES[0]) for _ in range(4)]
     assert replays(on).served == 2
-    assert len({a.json()["id"] for a in answers}) == 3
-    assert len({a.headers["x-request-id"] for a in answers}) == 3
+    assert len({a.json()["id"] for a in answers}) == 4
+    assert len({a.headers["x-request-id"] for a in answers}) == 4
     assert len({a.json()["choices"][0]["message"]["content"] for a in answers}) == 1
     remaining = [a.headers["x-ratelimit-remaining-requests"] for a in answers]
     assert remaining == sorted(remaining, reverse=True)
-    assert len(set(remaining)) == 3
+    assert len(set(remaining)) == 4
 
 
 def ask(http: httpx.Client) -> str:
@@ -132,7 +132,7 @@ def test_state_changes_are_seen_by_the_next_identical_request(
     on, _ = lanes
     with httpx.Client(base_url=on.url, headers={"Authorization": "Bearer sk-state"}) as http:
         generated = ask(http)
-        assert ask(http) == generated
+        assert ask(http) == ask(http) == generated  # asked once, filed, replayed
         assert replays(on).served == 1
         http.post("/__mockserver/next", json={"text": "one-off"})
         assert ask(http) == "one-off"
@@ -188,7 +188,7 @@ def responses_exchange(server: BackgroundServer) -> list[Any]:
     seen: list[Any] = []
     with httpx.Client(base_url=server.base_url, headers={"Authorization": "Bearer sk-r"}) as http:
         ids = []
-        for body in [b for b in RESPONSES for _ in range(3)]:
+        for body in [b for b in RESPONSES for _ in range(4)]:
             answer = http.post("/responses", json=body)
             headers = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
             seen.append((answer.status_code, headers, answer.content))
@@ -207,6 +207,36 @@ def test_replayed_responses_are_answered_and_stored_as_by_the_full_path(
     on, off = lanes
     assert responses_exchange(on) == responses_exchange(off)
     assert replays(on).served == 2 * len(RESPONSES)
+
+
+def test_a_request_asked_once_costs_no_template(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, _ = lanes
+    with httpx.Client(base_url=on.base_url, headers={"Authorization": "Bearer sk-1"}) as http:
+        for n in range(5):
+            http.post(
+                "/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": f"#{n}"}]},
+            )
+    assert len(replays(on)) == 0
+
+
+def test_a_cross_origin_request_goes_through_access_and_gets_cors_headers(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    answers = []
+    for server in (on, off):
+        with httpx.Client(
+            base_url=server.base_url,
+            headers={"Authorization": "Bearer sk-o", "Origin": "http://localhost:5173"},
+        ) as http:
+            answers.append([http.post("/chat/completions", json=BODIES[0]) for _ in range(4)])
+    assert [a.content for a in answers[0]] == [a.content for a in answers[1]]
+    allowed = {a.headers.get("access-control-allow-origin") for a in answers[0]}
+    assert allowed == {"*"}  # the default policy: any origin, no credentials
+    assert replays(on).served == 0  # CORS is Access's: the lane leaves such requests to it
 
 
 def test_a_response_that_continues_another_is_not_replayed(
