@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mockserver import sse
+from mockserver import ids, sse
 from mockserver.errors import APIError
 from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
 
@@ -191,13 +190,14 @@ def plan_stream(
     *,
     frames: int,
     tokens: int,
-    rng: random.Random,
+    seed: int,
 ) -> StreamPlan:
     """Waits per frame (``ttft`` first, then an even share of ``tokens`` at the rate, with
-    seeded jitter) and the first scripted cut."""
+    jitter seeded by the turn's ``seed``) and the first scripted cut."""
     waits: tuple[float, ...] = ()
     delay = 0.0
     if latency is not None and latency.paced:
+        rng = ids.derive_rng(seed, "pacing")
         delay = latency.delay
         gap = _interval(latency, frames=frames, tokens=tokens)
         jitter = latency.jitter
@@ -296,11 +296,10 @@ class BodyPlan:
         return not self.delay and not self.reset and self.truncate is None
 
 
-def plan_body(
-    latency: LatencySpec | None, fault: FaultSpec | None, *, rng: random.Random
-) -> BodyPlan:
+def plan_body(latency: LatencySpec | None, fault: FaultSpec | None, *, seed: int) -> BodyPlan:
     delay = 0.0
     if latency is not None and latency.delay:
+        rng = ids.derive_rng(seed, "pacing")
         delay = latency.delay * (1 + rng.uniform(-latency.jitter, latency.jitter))
     return BodyPlan(
         delay=delay, reset=bool(fault and fault.reset), truncate=fault.truncate if fault else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from mockserver import ids, sse
@@ -64,7 +65,6 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
         )
     meta = _meta(engine, prompt, namespace=namespace, turn=turn, moderation=moderation_body)
     headers = engine.request_headers(namespace, turn)
-    rng = ids.derive_rng(turn.seed, "pacing")
     if prompt.stream:
         chunks = list(chat_chunks(turn.reply, meta))
         plan = plan_stream(
@@ -72,7 +72,7 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
             turn.fault,
             frames=len(chunks),
             tokens=turn.reply.usage.completion_tokens,
-            rng=rng,
+            seed=turn.seed,
         )
         error = turn.fault.error if turn.fault else None
         stream_error = error_for(error or ErrorSpec(preset="server_error")).body()
@@ -83,7 +83,12 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
     if prompt.params.get("store") is True:
         _store(engine, namespace, body, prompt)
     return ChatResult(
-        turn, meta, body, None, headers, body_plan=plan_body(turn.latency, turn.fault, rng=rng)
+        turn,
+        meta,
+        body,
+        None,
+        headers,
+        body_plan=plan_body(turn.latency, turn.fault, seed=turn.seed),
     )
 
 
@@ -97,8 +102,14 @@ def sentinel_answer(result: ChatResult) -> bytes:
     return sse.encode_json_pretty(chat_completion(result.reply, meta))
 
 
+@lru_cache(maxsize=256)
+def fingerprint_of(model: str) -> str:
+    """The ``system_fingerprint`` a model answers with (stable per model)."""
+    return ids.hex_id("fp_", model, length=10)
+
+
 def chat_id(engine: Engine, namespace: str, counter: int) -> str:
-    return ids.opaque_id("chatcmpl-", engine.settings.seed, namespace, counter)
+    return ids.numbered_opaque_id("chatcmpl-", engine.settings.seed, namespace, number=counter)
 
 
 def _meta(
@@ -110,7 +121,7 @@ def _meta(
         id=chat_id(engine, namespace, turn.counter),
         created=engine.now(),
         model=prompt.model,
-        system_fingerprint=ids.hex_id("fp_", prompt.model, length=10),
+        system_fingerprint=fingerprint_of(prompt.model),
         service_tier=SERVICE_TIERS.get(str(params.get("service_tier") or "auto"), "default"),
         include_usage=bool(stream_options.get("include_usage")),
         obfuscation=stream_options.get("include_obfuscation", True) is not False,

@@ -341,7 +341,9 @@ class Engine:
         self, namespace: str, counter: int, completion_tokens: int, budget: Mapping[str, str]
     ) -> dict[str, str]:
         return {
-            "x-request-id": ids.hex_id("req_", self.settings.seed, namespace, counter),
+            "x-request-id": ids.numbered_hex_id(
+                "req_", self.settings.seed, namespace, number=counter
+            ),
             "openai-processing-ms": str(120 + 9 * completion_tokens),
             "openai-version": "2020-10-01",
             "openai-organization": "mockserver",

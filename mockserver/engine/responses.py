@@ -172,7 +172,7 @@ def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn
 
 
 def response_id(engine: Engine, namespace: str, counter: int) -> str:
-    return ids.hex_id("resp_", engine.settings.seed, namespace, counter, length=50)
+    return ids.numbered_hex_id("resp_", engine.settings.seed, namespace, number=counter, length=50)
 
 
 def create_response(
@@ -192,7 +192,6 @@ def create_response(
     turn_items = stored.context[len(context.history) :]
     _keep(engine, body, stored, turn_items=turn_items, namespace=namespace)
     response_headers = engine.request_headers(namespace, turn)
-    rng = ids.derive_rng(turn.seed, "pacing")
     if prompt.stream:
         events = response_events(turn.reply, meta, completed_at=stored.completed_at)
         plan = plan_stream(
@@ -200,7 +199,7 @@ def create_response(
             turn.fault,
             frames=len(events),
             tokens=turn.reply.usage.completion_tokens,
-            rng=rng,
+            seed=turn.seed,
         )
         error = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
         return ResponseResult(
@@ -217,7 +216,7 @@ def create_response(
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
-    plan_of_body = plan_body(turn.latency, turn.fault, rng=rng)
+    plan_of_body = plan_body(turn.latency, turn.fault, seed=turn.seed)
     return ResponseResult(
         turn, prompt, meta, context, rendered, None, response_headers, body_plan=plan_of_body
     )

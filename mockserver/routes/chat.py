@@ -89,7 +89,6 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
             answer_id=lambda counter: chat_id(engine, namespace, counter),
             journaled=_stream_payloads if prompt.stream else orjson.loads,
             stream=prompt.stream,
-            obfuscated=pad is not None,
             path=request.url.path,
             api=prompt.api,
             request=prompt.params,

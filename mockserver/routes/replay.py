@@ -58,7 +58,6 @@ class Recipe:
     #: What the journal keeps of an answer (the parsed body, or the stream's payloads).
     journaled: Callable[[bytes], Any]
     stream: bool
-    obfuscated: bool
     path: str
     api: str
     request: Any
@@ -175,7 +174,7 @@ class FastLane:
             return False
         counter, budget = committed
         answer_id = recipe.answer_id(counter)
-        pad = ids.obfuscator(answer_id) if recipe.obfuscated else None
+        pad = ids.obfuscator(answer_id) if recipe.template.pads else None
         derive = recipe.derive(answer_id) if recipe.derive is not None else None
         created = engine.now()
         answer = recipe.template.fill(answer_id, created, pad, derive)

@@ -137,7 +137,6 @@ def _file_recipe(
             answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
             journaled=_event_payloads if result.events is not None else orjson.loads,
             stream=result.events is not None,
-            obfuscated=pad is not None,
             path=request.url.path,
             api=result.prompt.api,
             request=body,

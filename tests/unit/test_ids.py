@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from mockserver import ids
 
 
@@ -26,3 +29,20 @@ def test_hex_ids_have_the_requested_length() -> None:
 def test_frozen_clock_never_moves() -> None:
     clock = ids.FrozenClock(42)
     assert clock.now() == clock.now() == 42
+
+
+@given(
+    st.text(max_size=12),
+    st.lists(st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=3),
+    st.integers(min_value=0, max_value=2**40),
+    st.integers(min_value=1, max_value=64),
+)
+def test_numbered_ids_are_the_plain_ids_of_the_same_parts(
+    prefix: str, parts: list[ids.Part], number: int, length: int
+) -> None:
+    assert ids.numbered_opaque_id(prefix, *parts, number=number, length=length) == ids.opaque_id(
+        prefix, *parts, number, length=length
+    )
+    assert ids.numbered_hex_id(prefix, *parts, number=number, length=length) == ids.hex_id(
+        prefix, *parts, number, length=length
+    )
