@@ -144,19 +144,27 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
     return prefix + _numbered((prefix, *parts), number, (length + 1) // 2).hex()[:length]
 
 
-_MASK = (1 << 128) - 1
+#: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.
+_PAD_STRIDE = 16
 
 
 def obfuscator(*parts: Part) -> Callable[[int, int], str]:
     """``pad(frame_number, payload_size)``: the padding the real API puts in a stream frame's
-    ``obfuscation``. One digest per stream, then a cheap mix per frame (a pure function of
-    the frame number: the order frames are rendered in does not matter)."""
-    base = int.from_bytes(stable_digest("obfuscation", *parts), "big")
+    ``obfuscation``. One extendable digest (SHAKE-128) per stream, cut into 16-byte slots:
+    frame ``n``'s padding is read from slot ``n`` alone, so it is a pure function of the frame
+    number (the order frames are rendered in does not matter)."""
+    seed = stable_digest("obfuscation", *parts)
+    raw = b""
+    text = ""
 
     def pad(number: int, payload_size: int) -> str:
-        mixed = ((base ^ (number * 0x9E3779B97F4A7C15)) * 0xBF58476D1CE4E5B9) & _MASK
-        mixed ^= mixed >> 61
-        length = 1 + (mixed + payload_size) % 15
-        return _draw(mixed.to_bytes(16, "big"), length)
+        nonlocal raw, text
+        start = _PAD_STRIDE * number
+        if start + _PAD_STRIDE > len(raw):
+            size = max(start + _PAD_STRIDE, 2 * len(raw), 32 * _PAD_STRIDE)
+            raw = hashlib.shake_128(seed).digest(size)
+            text = raw.translate(_TO_ALNUM).decode()
+        length = 1 + (raw[start] + payload_size) % 15
+        return text[start + 1 : start + 1 + length]
 
     return pad

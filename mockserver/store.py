@@ -243,14 +243,16 @@ class Namespace:
     def hits_of(self, scenario: str) -> dict[str, int]:
         return self.rule_hits.setdefault(scenario, {})
 
-    def record(self, entry: JournalEntry) -> None:
+    def record(self, entry: JournalEntry, *, announce: bool = True) -> None:
+        """Journal ``entry``; announce it now unless whoever records it announces it once it
+        is complete (an answer sent in the same step as it was journaled)."""
         self.journal_seq += 1
         entry.seq = self.journal_seq
         self.journal.append(entry)
         exchange = current_exchange.get()
         if exchange is not None:
             exchange.entries.append((self.name, entry))
-        if self.feed is not None:
+        if announce and self.feed is not None:
             self.feed.publish("entry", self.name, entry.seq)
 
     def entry(self, seq: int) -> JournalEntry | None:

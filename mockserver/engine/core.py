@@ -372,6 +372,6 @@ class Engine:
             ),
         )
 
-    def record(self, namespace: str, entry: JournalEntry) -> None:
+    def record(self, namespace: str, entry: JournalEntry, *, announce: bool = True) -> None:
         with self.store.namespace(namespace) as space:
-            space.record(entry)
+            space.record(entry, announce=announce)

@@ -197,7 +197,7 @@ class FastLane:
             rule=decision.rule,
             miss=recipe.miss,
         )
-        engine.record(decision.namespace, entry)
+        engine.record(decision.namespace, entry, announce=False)  # announced when complete
         raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
         if recipe.stream:
             raw[:0] = _SSE_HEAD

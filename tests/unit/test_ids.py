@@ -46,3 +46,13 @@ def test_numbered_ids_are_the_plain_ids_of_the_same_parts(
     assert ids.numbered_hex_id(prefix, *parts, number=number, length=length) == ids.hex_id(
         prefix, *parts, number, length=length
     )
+
+
+def test_padding_is_a_pure_function_of_the_frame_number() -> None:
+    forward = ids.obfuscator("chatcmpl-a")
+    backward = ids.obfuscator("chatcmpl-a")
+    pads = [forward(n, n % 9) for n in range(120)]
+    assert [backward(n, n % 9) for n in reversed(range(120))][::-1] == pads
+    assert {len(p) for p in pads} <= set(range(1, 16))
+    assert all(p.isalnum() for p in pads)
+    assert pads != [ids.obfuscator("chatcmpl-b")(n, n % 9) for n in range(120)]
