@@ -56,16 +56,30 @@ class StoredResponse:
     reply: Reply
     #: queued → in_progress → completed/incomplete, or cancelled (background responses).
     status: str
-    #: This request's input items, in their stored form (``input_items``).
-    input_items: list[Json]
-    #: History + input + output: what a response continuing this one sees.
-    context: list[Json]
+    #: ``(input_items, context)``, or how to build them (on first read: a load test stores
+    #: many responses that nobody reads).
+    items: tuple[list[Json], list[Json]] | Callable[[], tuple[list[Json], list[Json]]]
     background: bool = False
     completed_at: int | None = None
 
     @property
     def id(self) -> str:
         return self.meta.id
+
+    def _built(self) -> tuple[list[Json], list[Json]]:
+        if callable(self.items):
+            self.items = self.items()
+        return self.items
+
+    @property
+    def input_items(self) -> list[Json]:
+        """This request's input items, in their stored form (``input_items``)."""
+        return self._built()[0]
+
+    @property
+    def context(self) -> list[Json]:
+        """History + input + output: what a response continuing this one sees."""
+        return self._built()[1]
 
 
 @dataclass(slots=True)

@@ -247,7 +247,7 @@ def replay_store(
     body = result.prompt.params
     meta = replace(result.meta, id=response_id, created_at=created)
     stored = _stored(engine, body, result.context, meta=meta, reply=result.turn.reply, now=created)
-    _keep(engine, body, stored, turn_items=stored.context, namespace=namespace)
+    _keep(engine, body, stored, turn_items=(), namespace=namespace)  # no conversation
 
 
 def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
@@ -284,14 +284,16 @@ def _stored(
 ) -> StoredResponse:
     background = body.get("background") is True
     queued = background and body.get("stream") is not True
-    inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
-    outputs = output_items(reply, meta)
+
+    def items() -> tuple[list[Json], list[Json]]:
+        inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
+        return inputs, [*context.history, *inputs, *output_items(reply, meta)]
+
     return StoredResponse(
         meta=meta,
         reply=reply,
         status="queued" if queued else final_status(reply),
-        input_items=inputs,
-        context=[*context.history, *inputs, *outputs],
+        items=items,
         background=background,
         completed_at=None if queued else (engine.now() if now is None else now),
     )
