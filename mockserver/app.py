@@ -23,7 +23,7 @@ from mockserver.faults import StreamAborted
 from mockserver.routes import chat
 from mockserver.routes.base import error_response
 from mockserver.routes.lazy import LazyRoutes
-from mockserver.routes.replay import FastLane, Replays
+from mockserver.routes.replay import FastLane, Lane, Replays
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
@@ -99,9 +99,11 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         },
     )
     replays = Replays()
+    lane = Lane(engine, replays, REPLAYED)
     app.add_middleware(Access, settings=settings, store=engine.store)
-    app.add_middleware(FastLane, engine=engine, replays=replays, paths=REPLAYED)
+    app.add_middleware(FastLane, lane=lane)
     app.state.engine = engine
     app.state.replays = replays
+    app.state.lane = lane
     app.state.settings = settings
     return app

@@ -15,7 +15,7 @@ it reproduced the answer it was cut from), so replay changes speed, never behavi
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from mockserver.render.template import Derive, Template
 from mockserver.routes.base import json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, Unparsed
 
-__all__ = ["KEY", "FastLane", "Recipe", "Replays", "replay_key", "replays_of"]
+__all__ = ["KEY", "Answered", "FastLane", "Lane", "Recipe", "Replays", "replay_key", "replays_of"]
 
 #: Where the lane leaves a request's key (in the ASGI scope) for the route to file a recipe.
 KEY = "mockserver.replay"
@@ -120,58 +120,56 @@ def replays_of(request: Request) -> Replays:
     return replays
 
 
-class FastLane:
-    """ASGI middleware in front of everything else: serves requests that have a recipe.
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A request answered from its recipe: what to send, and the entry it journaled."""
 
-    It stands outside :class:`~mockserver.access.Access`, so it only takes requests that
-    layer would pass untouched: no ``Origin`` (CORS is Access's business) and no API keys
-    configured. It times and completes its journal entries as Access does for the others.
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    stream: bool
+    namespace: str
+    entry: JournalEntry
+
+
+class Lane:
+    """Answers a request that has a recipe, with no ASGI around it: used by :class:`FastLane`
+    (in the ASGI stack) and by the HTTP protocol itself (``server.py``), which can answer
+    such a request before uvicorn makes an ASGI task of it.
+
+    It only takes requests that :class:`~mockserver.access.Access` would pass untouched: no
+    ``Origin`` (CORS is Access's business) and no API keys configured; and it times and
+    completes its journal entries as Access does for the others.
     """
 
-    def __init__(
-        self, app: ASGIApp, *, engine: Engine, replays: Replays, paths: frozenset[str]
-    ) -> None:
-        self.app = app
+    def __init__(self, engine: Engine, replays: Replays, paths: frozenset[str]) -> None:
         self.engine = engine
         self.replays = replays
         self.paths = paths
         self.guarded = bool(engine.settings.api_keys)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] != "POST"
-            or scope["path"] not in self.paths
-            or self.guarded
-        ):
-            await self.app(scope, receive, send)
-            return
-        started = monotonic()
-        headers = scope["headers"]
-        for name, _ in headers:
-            if name == b"origin":
-                await self.app(scope, receive, send)
-                return
-        message = await receive()
-        if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
-            await self.app(scope, _replaying(message, receive), send)
-            return
-        key: Key = (scope["path"], message.get("body", b""), tuple(headers))
-        recipe = self.replays.get(key)
-        if recipe is not None and await self._serve(recipe, send, started):
-            return
-        if recipe is not None:
-            self.replays.forget(key)
-        if self.replays.again(key):  # worth a recipe from the second time it is asked
-            scope[KEY] = key
-        await self.app(scope, _replaying(message, receive), send)
+    def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
+        """May the lane answer a request to ``path`` with these headers (if it has a recipe)?"""
+        if self.guarded or path not in self.paths:
+            return False
+        return all(name != b"origin" for name, _ in headers)
 
-    async def _serve(self, recipe: Recipe, send: Send, started: float) -> bool:
+    def answer(self, key: Key) -> Answered | None:
+        """The answer from ``key``'s recipe, committed and journaled; ``None`` when there is
+        none, or the namespace's state no longer allows it (the recipe is then dropped)."""
+        recipe = self.replays.get(key)
+        if recipe is None:
+            return None
+        answered = self._serve(recipe)
+        if answered is None:
+            self.replays.forget(key)
+        return answered
+
+    def _serve(self, recipe: Recipe) -> Answered | None:
         engine = self.engine
         decision = recipe.decision
         committed = engine.replay(decision)
         if committed is None:
-            return False
+            return None
         counter, budget = committed
         answer_id = recipe.answer_id(counter)
         pad = ids.obfuscator(answer_id) if recipe.template.pads else None
@@ -204,17 +202,56 @@ class FastLane:
         else:
             raw += [(b"content-length", str(len(answer)).encode()), _JSON_TYPE]
         self.replays.served += 1
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": raw})
-            await send({"type": "http.response.body", "body": answer, "more_body": False})
-        finally:
-            elapsed = round((monotonic() - started) * 1000, 1)
-            engine.store.complete(
-                Exchange([(decision.namespace, entry)]),
-                duration_ms=elapsed,
-                timing=[elapsed] if recipe.stream else None,
-            )
-        return True
+        return Answered(raw, answer, recipe.stream, decision.namespace, entry)
+
+    def complete(self, answered: Answered, started: float) -> None:
+        """Stamp the answer's journal entry with how long it took, and announce it."""
+        elapsed = round((monotonic() - started) * 1000, 1)
+        self.engine.store.complete(
+            Exchange([(answered.namespace, answered.entry)]),
+            duration_ms=elapsed,
+            timing=[elapsed] if answered.stream else None,
+        )
+
+
+class FastLane:
+    """ASGI middleware in front of everything else: the :class:`Lane` for ASGI requests (the
+    protocol answers most of them before they become ASGI requests; see ``server.py``)."""
+
+    def __init__(self, app: ASGIApp, *, lane: Lane) -> None:
+        self.app = app
+        self.lane = lane
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        lane = self.lane
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not lane.takes(scope["path"], scope["headers"])
+        ):
+            await self.app(scope, receive, send)
+            return
+        started = monotonic()
+        message = await receive()
+        if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
+            await self.app(scope, _replaying(message, receive), send)
+            return
+        key: Key = (scope["path"], message.get("body", b""), tuple(scope["headers"]))
+        answered = lane.answer(key)
+        if answered is not None:
+            try:
+                await send(
+                    {"type": "http.response.start", "status": 200, "headers": answered.headers}
+                )
+                await send(
+                    {"type": "http.response.body", "body": answered.body, "more_body": False}
+                )
+            finally:
+                lane.complete(answered, started)
+            return
+        if lane.replays.again(key):  # worth a recipe from the second time it is asked
+            scope[KEY] = key
+        await self.app(scope, _replaying(message, receive), send)
 
 
 def _replaying(first: Message, receive: Receive) -> Receive:
