@@ -16,6 +16,8 @@ from starlette.applications import Starlette
 from mockserver.errors import MockServerError
 from mockserver.faults import StreamAborted
 from mockserver.ids import monotonic
+from mockserver.protocol import lane_protocol
+from mockserver.routes.replay import Lane
 
 __all__ = ["BackgroundServer", "ServerStartError", "bind", "serve"]
 
@@ -85,6 +87,10 @@ class _OneWriteTransport:
         if pending and not self._transport.is_closing():
             self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
 
+    def flush(self) -> None:
+        """Send what is pending now (a whole answer was written: no reason to wait)."""
+        self._flush()
+
     def close(self) -> None:
         self._flush()
         self._transport.close()
@@ -93,30 +99,39 @@ class _OneWriteTransport:
         return getattr(self._transport, name)
 
 
-def _protocol() -> type[asyncio.Protocol]:
-    """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step."""
-    base: type[Any]
+def _protocol(lane: Lane | None) -> type[asyncio.Protocol]:
+    """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step;
+    with httptools, requests the replay ``lane`` can answer are answered by the protocol."""
     try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
-        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+        from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class OneWriteProtocol(base):  # type: ignore[misc]
-        def connection_made(self, transport: asyncio.Transport) -> None:
-            super().connection_made(_OneWriteTransport(transport))
+        class OneWriteH11Protocol(H11Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(_OneWriteTransport(transport))  # type: ignore[arg-type]
 
-    return OneWriteProtocol
+        return OneWriteH11Protocol
+    if lane is None:
+
+        class OneWriteProtocol(HttpToolsProtocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(_OneWriteTransport(transport))  # type: ignore[arg-type]
+
+        return OneWriteProtocol
+    return lane_protocol(HttpToolsProtocol, lane, _OneWriteTransport)
 
 
 def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Config:
     _quiet_scripted_aborts()
+    lane: Lane | None = getattr(app.state, "lane", None)
     return uvicorn.Config(
         app,
         log_level=log_level,
         access_log=access_log,
         lifespan="off",
         timeout_graceful_shutdown=2,
-        http=_protocol(),
+        http=_protocol(None if access_log else lane),  # an access log sees every request
         proxy_headers=False,  # a mock is called directly, never through a proxy
     )
 

@@ -1,0 +1,101 @@
+"""The replay lane at the HTTP protocol: an answer written before uvicorn makes a task of it.
+
+uvicorn turns every request into an ASGI task: a scope, a request-response cycle, a task, and
+``receive``/``send`` round trips through the middleware. For a request the replay lane can
+answer (``routes/replay.py``), that is most of the cost. This subclass of uvicorn's httptools
+protocol holds back such a request (a ``POST`` to a replayed path, HTTP/1.1, nothing in
+flight on the connection) until its body is complete, asks the lane, and writes the answer
+itself — the bytes uvicorn would have written for the same ASGI messages: status line,
+uvicorn's default headers, the answer's headers, then the body (chunked for a stream). When
+the lane has no answer, the request goes the usual way with the body it already read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httptools
+
+from mockserver.ids import monotonic
+from mockserver.routes.replay import Answered, Key, Lane
+
+__all__ = ["encode_answer", "lane_protocol"]
+
+_STATUS_200 = b"HTTP/1.1 200 OK\r\n"
+
+
+def encode_answer(answered: Answered, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """What uvicorn's httptools cycle writes for ``answered``'s start and body messages (on a
+    kept-alive HTTP/1.1 connection): headers as given, then a chunked or sized body."""
+    content = [_STATUS_200]
+    for name, value in (*default_headers, *answered.headers):
+        content += (name, b": ", value, b"\r\n")
+    body = answered.body
+    if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
+        content += (b"transfer-encoding: chunked\r\n\r\n", b"%x\r\n" % len(body), body)
+        content.append(b"\r\n0\r\n\r\n")
+    else:
+        content += (b"\r\n", body)
+    return b"".join(content)
+
+
+def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.Protocol]:
+    """``base`` (uvicorn's ``HttpToolsProtocol``) answering what ``lane`` can, its transport
+    wrapped in ``wrap`` (which sends one step's writes at once, and has ``flush()``)."""
+
+    class LaneProtocol(base):  # type: ignore[misc]
+        _held: bytearray | None = None
+        _held_path = ""
+        _held_since = 0.0
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(wrap(transport))
+
+        def on_headers_complete(self) -> None:
+            self._held = None
+            if (
+                self.parser.get_method() == b"POST"
+                and (self.cycle is None or self.cycle.response_complete)
+                and not self.pipeline
+                and not self.expect_100_continue
+                and self.parser.get_http_version() == "1.1"
+                and self.parser.should_keep_alive()
+                and not self.parser.should_upgrade()
+            ):
+                raw_path = httptools.parse_url(self.url).path
+                if b"%" not in raw_path:
+                    path = self.root_path + raw_path.decode("ascii")
+                    if lane.takes(path, self.headers):
+                        self._held = bytearray()
+                        self._held_path = path
+                        self._held_since = monotonic()
+                        return
+            super().on_headers_complete()
+
+        def on_body(self, body: bytes) -> None:
+            if self._held is None:
+                super().on_body(body)
+            else:
+                self._held += body
+
+        def on_message_complete(self) -> None:
+            held = self._held
+            if held is None:
+                super().on_message_complete()
+                return
+            self._held = None
+            body = bytes(held)
+            key: Key = (self._held_path, body, tuple(self.headers))
+            answered = lane.answer(key)
+            if answered is None:  # the usual way, with the body already read
+                super().on_headers_complete()
+                self.cycle.body += body
+                super().on_message_complete()
+                return
+            self.transport.write(encode_answer(answered, self.server_state.default_headers))
+            self.transport.flush()
+            lane.complete(answered, self._held_since)
+            self.on_response_complete()
+
+    return LaneProtocol

@@ -1,0 +1,100 @@
+"""The replay lane at the HTTP protocol: the raw bytes on the wire are those uvicorn writes for
+the full path (status line, headers, chunked framing), on one kept-alive connection, with the
+body in pieces, and with requests pipelined."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mockserver.routes.replay import Replays
+from mockserver.server import BackgroundServer
+from tests.conftest import start_server
+
+CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
+STREAM = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"stream":true}'
+RESPONSES = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
+DATE = re.compile(rb"date: [^\r]*\r\n")
+
+
+def replays(server: BackgroundServer) -> Replays:
+    found: Replays = server.app.state.replays
+    return found
+
+
+@pytest.fixture
+def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
+    on, off = start_server(seed=5), start_server(seed=5)
+    replays(off).size = 0  # files nothing: every request takes the full path
+    yield on, off
+    on.stop()
+    off.stop()
+
+
+def request(path: str, body: bytes) -> bytes:
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk-wire\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def read_answer(sock: socket.socket, pending: bytearray) -> bytes:
+    """One whole HTTP response (sized or chunked) from ``sock``."""
+    while b"\r\n\r\n" not in pending:
+        pending += sock.recv(65536)
+    head_end = pending.index(b"\r\n\r\n") + 4
+    head = bytes(pending[:head_end])
+    sized = re.search(rb"content-length: (\d+)\r\n", head)
+    if sized:
+        end = head_end + int(sized.group(1))
+    else:
+        while b"\r\n0\r\n\r\n" not in pending[head_end:]:
+            pending += sock.recv(65536)
+        end = pending.index(b"\r\n0\r\n\r\n", head_end) + 7
+    while len(pending) < end:
+        pending += sock.recv(65536)
+    answer = bytes(pending[:end])
+    del pending[:end]
+    return DATE.sub(b"", answer)
+
+
+def conversation(server: BackgroundServer, writes: list[bytes], answers: int) -> list[bytes]:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        for data in writes:
+            sock.sendall(data)
+            time.sleep(0.01)  # separate segments: the lane must wait for the whole body
+        pending = bytearray()
+        return [read_answer(sock, pending) for _ in range(answers)]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/chat/completions", CHAT),
+        ("/v1/chat/completions", STREAM),
+        ("/v1/responses", RESPONSES),
+    ],
+    ids=["chat", "chat-stream", "responses-stream"],
+)
+def test_the_wire_bytes_are_those_of_the_full_path(
+    lanes: tuple[BackgroundServer, BackgroundServer], path: str, body: bytes
+) -> None:
+    on, off = lanes
+    writes = [request(path, body) for _ in range(4)]
+    assert conversation(on, writes, 4) == conversation(off, writes, 4)
+    assert replays(on).served == 2  # seen, filed, then answered by the protocol twice
+
+
+def test_a_body_in_pieces_and_pipelined_requests(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    whole = request("/v1/chat/completions", CHAT)
+    cut = whole.index(b"\r\n\r\n") + 10
+    writes = [whole, whole, whole[:cut], whole[cut:], whole + whole + whole]
+    assert conversation(on, writes, 6) == conversation(off, writes, 6)
+    assert replays(on).served >= 2
