@@ -18,11 +18,13 @@ from typing import Any
 import httptools
 
 from mockserver.ids import monotonic
-from mockserver.routes.replay import Answered, Key, Lane
+from mockserver.routes.replay import LANE_ERROR, Answered, Key, Lane
 
 __all__ = ["encode_answer", "lane_protocol"]
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
+#: A body bigger than this is not held for the lane (uvicorn's own buffering limit).
+HELD_LIMIT = 65_536
 
 
 def encode_answer(answered: Answered, default_headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -76,23 +78,34 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
         def on_body(self, body: bytes) -> None:
             if self._held is None:
                 super().on_body(body)
-            else:
-                self._held += body
+                return
+            self._held += body
+            if len(self._held) > HELD_LIMIT:  # too big to be worth it: the usual way
+                self._release()
+
+        def _release(self) -> None:
+            """Let the held request go the usual way, with what was read of its body."""
+            held, self._held = self._held, None
+            super().on_headers_complete()
+            if held:
+                super().on_body(bytes(held))
 
         def on_message_complete(self) -> None:
             held = self._held
             if held is None:
                 super().on_message_complete()
                 return
-            self._held = None
-            body = bytes(held)
-            key: Key = (self._held_path, body, tuple(self.headers))
-            answered = lane.answer(key)
-            if answered is None:  # the usual way, with the body already read
-                super().on_headers_complete()
-                self.cycle.body += body
+            key: Key = (self._held_path, bytes(held), tuple(self.headers))
+            try:
+                answered = lane.answer(key)
+            except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
+                self.scope[LANE_ERROR] = exc
+                answered = None
+            if answered is None:
+                self._release()
                 super().on_message_complete()
                 return
+            self._held = None
             self.transport.write(encode_answer(answered, self.server_state.default_headers))
             self.transport.flush()
             lane.complete(answered, self._held_since)

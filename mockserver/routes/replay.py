@@ -30,10 +30,22 @@ from mockserver.render.template import Derive, Template
 from mockserver.routes.base import json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, Unparsed
 
-__all__ = ["KEY", "Answered", "FastLane", "Lane", "Recipe", "Replays", "replay_key", "replays_of"]
+__all__ = [
+    "KEY",
+    "LANE_ERROR",
+    "Answered",
+    "FastLane",
+    "Lane",
+    "Recipe",
+    "Replays",
+    "replay_key",
+    "replays_of",
+]
 
 #: Where the lane leaves a request's key (in the ASGI scope) for the route to file a recipe.
 KEY = "mockserver.replay"
+#: Where the protocol leaves an error the lane raised, for the app's error boundary.
+LANE_ERROR = "mockserver.lane_error"
 #: Recipes kept (least recently used leaves first): a load test needs one, a suite a few.
 SIZE = 256
 #: Requests remembered as asked once.
@@ -223,6 +235,9 @@ class FastLane:
         self.lane = lane
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        failed = scope.get(LANE_ERROR)
+        if failed is not None:  # the protocol's lane failed (a bug): the error boundary answers
+            raise failed
         lane = self.lane
         if (
             scope["type"] != "http"
