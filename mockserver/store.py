@@ -248,6 +248,8 @@ class Namespace:
     conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
+    #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
+    incarnation: int = 0
 
     def next_counter(self) -> int:
         """A per-namespace sequence number, for ids that must differ between identical requests."""
@@ -293,6 +295,7 @@ class Store:
         self.store_limit = store_limit
         self.namespace_limit = namespace_limit
         self.feed = Feed(size=max(journal_limit, 1000))
+        self._incarnations = 0
 
     @contextmanager
     def namespace(self, name: str) -> Iterator[Namespace]:
@@ -300,8 +303,12 @@ class Store:
         with self._lock:
             space = self._namespaces.pop(name, None)
             if space is None:
+                self._incarnations += 1
                 space = Namespace(
-                    name=name, journal=deque(maxlen=self.journal_limit), feed=self.feed
+                    name=name,
+                    journal=deque(maxlen=self.journal_limit),
+                    feed=self.feed,
+                    incarnation=self._incarnations,
                 )
                 self._evict(keep=self.namespace_limit - 1)
             self._namespaces[name] = space

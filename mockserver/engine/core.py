@@ -44,7 +44,8 @@ class Decision:
     it must re-check (the state it was decided in) and re-commit (counter, hits, budgets)."""
 
     namespace: str
-    space: Namespace
+    #: The namespace's incarnation (not the namespace: a recipe must not keep it alive).
+    incarnation: int
     scenario: Scenario
     #: The ``x-mockserver-scenario`` header it was decided under, if any.
     by_header: str | None
@@ -184,7 +185,7 @@ class Engine:
             if self._settled(choice, spec, scenario, budgets, prompt):
                 decision = Decision(
                     namespace,
-                    space,
+                    space.incarnation,
                     scenario,
                     prompt.headers.get(SCENARIO_HEADER),
                     seed,
@@ -235,7 +236,7 @@ class Engine:
         charges), if the namespace is still in the state it was decided in; ``None`` if not.
         Returns the request's number and its rate-limit headers."""
         with self.store.namespace(decision.namespace) as space:
-            if space is not decision.space or space.pending:
+            if space.incarnation != decision.incarnation or space.pending:
                 return None
             scenario = self._scenario_named(decision.by_header) if decision.by_header else None
             if scenario is None:
