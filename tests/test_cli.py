@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import subprocess
@@ -13,7 +14,8 @@ import httpx
 import pytest
 
 from mockserver.app import create_app
-from mockserver.cli import main
+from mockserver.cli import frozen_start_up, main
+from mockserver.errors import ScenarioError
 from mockserver.reload import ScenarioWatcher
 from mockserver.settings import Settings
 
@@ -92,6 +94,26 @@ def test_serve_refuses_a_broken_scenario_before_binding(
     (tmp_path / "bad.yaml").write_text(BAD)
     assert main(["serve", "--port", "0", "--scenario", str(tmp_path / "bad.yaml")]) == 2
     assert "unknown key 'txt'" in capsys.readouterr().err
+
+
+def test_start_up_runs_without_the_collector_and_freezes_what_it_built() -> None:
+    before = gc.get_freeze_count()
+    try:
+        with frozen_start_up():
+            assert not gc.isenabled()
+            built = [[n] for n in range(100)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= before + len(built)
+    finally:
+        gc.unfreeze()
+
+
+def test_a_failed_start_up_freezes_nothing_and_turns_the_collector_back_on() -> None:
+    before = gc.get_freeze_count()
+    with pytest.raises(ScenarioError), frozen_start_up():
+        raise ScenarioError("broken")
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before
 
 
 def test_watch_reloads_and_keeps_the_last_good_version(tmp_path: Path) -> None:

@@ -28,11 +28,10 @@ from mockserver.reply.model import (
     ToolCall,
     Usage,
 )
-from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
 from mockserver.reply.text import TextGenerator
 from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
 
-if TYPE_CHECKING:  # imported on the first JSON value: faker is slow to import
+if TYPE_CHECKING:  # imported on the first JSON value: plain prose needs neither
     from faker import Faker
 
 __all__ = ["Content", "Generator", "compose", "count_prompt_tokens"]
@@ -229,6 +228,10 @@ class Generator:
         self, schema: Mapping[str, Any], *, rng: random.Random, what: str, param: str
     ) -> Any:
         """A value valid for ``schema``; a schema nothing can satisfy is the client's mistake."""
+        # Only structured outputs and tool arguments need the schema machinery (five modules
+        # and their regexes): a plain chat request, the common case, never imports it.
+        from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
+
         try:
             return value_for_schema(schema, rng=rng, faker=self.faker)
         except UnsatisfiableSchemaError as exc:

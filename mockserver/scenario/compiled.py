@@ -2,7 +2,8 @@
 
 ``builtin.json`` (next to this module) holds each built-in scenario as the loader produced it
 (every field of every model, after validators ran), tagged with its model class, plus a digest
-of the YAML it came from. Rebuilding the models from it with ``model_construct`` is exact and
+of the YAML it came from; one scenario per line, so that start-up parses only the line of the
+scenario it serves. Rebuilding the models from it with ``model_construct`` is exact and
 skips building the scenario schema, which is the larger part of ``mockserver serve``'s
 start-up. A file whose digest no longer matches is loaded from YAML as usual, and
 ``tests/scenario/test_compiled.py`` keeps the file in step with ``scenarios/``:
@@ -26,7 +27,8 @@ from mockserver.scenario.model import Scenario
 __all__ = ["COMPILED", "compile_library", "digest", "precompiled"]
 
 COMPILED = Path(__file__).with_name("builtin.json")
-FORMAT = 1
+FORMAT = 2
+_HEAD = f'{{"format": {FORMAT}, "scenarios": {{'
 
 
 @cache
@@ -78,28 +80,37 @@ def _decode(value: Any) -> Any:
 
 def compile_library(files: list[Path], load: Any) -> str:
     """The text of ``builtin.json`` for these scenario files (``load``: path → Scenario)."""
-    entries = {
-        path.stem: {"digest": digest(path.read_bytes()), "scenario": _encode(load(path))}
+    lines = [
+        f"{json.dumps(path.stem)}: "
+        + json.dumps(
+            {"digest": digest(path.read_bytes()), "scenario": _encode(load(path))},
+            ensure_ascii=False,
+        )
         for path in files
-    }
-    return json.dumps({"format": FORMAT, "scenarios": entries}, indent=1, ensure_ascii=False) + "\n"
+    ]
+    return _HEAD + "\n" + ",\n".join(lines) + "\n}}\n"
 
 
-@cache
-def _entries() -> dict[str, Any]:
+def _entry(name: str) -> dict[str, Any] | None:
+    """The entry of one scenario: only its line of the file is parsed."""
     try:
-        data = json.loads(COMPILED.read_text(encoding="utf-8"))
+        text = COMPILED.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}
-    if data.get("format") != FORMAT:
-        return {}
-    entries: dict[str, Any] = data["scenarios"]
-    return entries
+        return None
+    if not text.startswith(_HEAD + "\n"):
+        return None
+    key = f"\n{json.dumps(name)}: "
+    start = text.find(key)
+    if start < 0:
+        return None
+    line = text[start + len(key) : text.index("\n", start + 1)]
+    entry: dict[str, Any] = json.loads(line.removesuffix(","))
+    return entry
 
 
 def precompiled(path: Path) -> Scenario | None:
     """The scenario of this built-in file, if precompiled from its current text."""
-    entry = _entries().get(path.stem)
+    entry = _entry(path.stem)
     if entry is None or entry["digest"] != digest(path.read_bytes()):
         return None
     scenario = _decode(entry["scenario"])

@@ -20,7 +20,7 @@ took the input's type wins, and if none did the expected types are merged ("one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, TypeVar
 
 import orjson
@@ -28,17 +28,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Vali
 from pydantic_core import PydanticCustomError
 
 from mockserver.errors import InvalidRequestError
-from mockserver.wire.validation_issues import (
-    NULL_ERROR,
-    UNION_TYPE_ERROR,
-    choose_issue,
-    json_type,
-    json_type_phrase,
-    render_param,
-)
 
 __all__ = [
     "JSON_PARSE_ERROR",
+    "NULL_ERROR",
+    "UNION_TYPE_ERROR",
     "OmittableBool",
     "OmittableStr",
     "WireModel",
@@ -60,6 +54,57 @@ JSON_PARSE_ERROR: Final = (
     "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
     "us through our help center at help.openai.com.)"
 )
+
+#: Error type of :func:`~mockserver.wire.validation.json_type_union` when no branch fits.
+UNION_TYPE_ERROR: Final = "json_type_mismatch"
+#: Error type of :func:`~mockserver.wire.validation.non_nullable` for an explicit ``null``.
+NULL_ERROR: Final = "null_not_allowed"
+
+_PHRASES: Final = {
+    "null": "null",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a decimal",
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "unknown": "an unsupported value",
+}
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a parsed value (``"string"``, ``"array"``, ...); also a union tag."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "unknown"
+
+
+def json_type_phrase(value: object) -> str:
+    """``"an integer"``, ``"null"``...: the API's words for what it got."""
+    return _PHRASES[json_type(value)]
+
+
+def render_param(path: Sequence[int | str]) -> str | None:
+    """``("messages", 1, "role")`` → ``"messages[1].role"``; the root is ``None``."""
+    out: list[str] = []
+    for item in path:
+        if isinstance(item, int):
+            out.append(f"[{item}]")
+        else:
+            out.append(f".{item}" if out else item)
+    return "".join(out) or None
 
 
 class WireModel(BaseModel):
@@ -127,6 +172,7 @@ def translate_validation_error(exc: ValidationError, data: object) -> InvalidReq
     """The first meaningful error of ``exc`` in OpenAI's words, located in ``data``."""
     # Imported here: only a rejected request needs the translation tables.
     from mockserver.wire.validation_errors import issue_to_error
+    from mockserver.wire.validation_issues import choose_issue
 
     # A bug here is loud (a logged 500 that fails the pytest plugin's test), not a vague 400.
     return issue_to_error(choose_issue(exc.errors(include_url=False), data))

@@ -5,6 +5,9 @@ are not part of the request. Each ``loc`` is matched against the request data (a
 ``input`` is the very object found at its location) to tell keys from labels. Where a plain
 union reported one entry per branch, the branch that took the input's JSON type wins; if none
 did, the expected types are merged into one "expected one of ..." entry.
+
+Imported only when a request is rejected; what every validation needs (``json_type`` and
+friends) lives in ``validation``, and is re-exported here.
 """
 
 from __future__ import annotations
@@ -15,6 +18,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from pydantic_core import ErrorDetails
+
+from mockserver.wire.validation import (
+    NULL_ERROR,
+    UNION_TYPE_ERROR,
+    json_type,
+    json_type_phrase,
+    render_param,
+)
 
 __all__ = [
     "NULL_ERROR",
@@ -32,21 +43,6 @@ __all__ = [
 
 Loc = tuple[int | str, ...]
 
-#: Error type of :func:`~mockserver.wire.validation.json_type_union` when no branch fits.
-UNION_TYPE_ERROR: Final = "json_type_mismatch"
-#: Error type of :func:`~mockserver.wire.validation.non_nullable` for an explicit ``null``.
-NULL_ERROR: Final = "null_not_allowed"
-
-_PHRASES: Final = {
-    "null": "null",
-    "boolean": "a boolean",
-    "integer": "an integer",
-    "number": "a decimal",
-    "string": "a string",
-    "array": "an array",
-    "object": "an object",
-    "unknown": "an unsupported value",
-}
 TYPE_ERRORS: Final = {
     "string_type": "a string",
     "string_sub_type": "a string",
@@ -70,41 +66,6 @@ TYPE_ERRORS: Final = {
 }
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _ABSENT: Final = object()
-
-
-def json_type(value: object) -> str:
-    """The JSON type of a parsed value (``"string"``, ``"array"``, ...); also a union tag."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "unknown"
-
-
-def json_type_phrase(value: object) -> str:
-    """``"an integer"``, ``"null"``...: the API's words for what it got."""
-    return _PHRASES[json_type(value)]
-
-
-def render_param(path: Sequence[int | str]) -> str | None:
-    """``("messages", 1, "role")`` → ``"messages[1].role"``; the root is ``None``."""
-    out: list[str] = []
-    for item in path:
-        if isinstance(item, int):
-            out.append(f"[{item}]")
-        else:
-            out.append(f".{item}" if out else item)
-    return "".join(out) or None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,13 @@ def test_compiled_file_is_generated_from_the_yaml_sources() -> None:
     assert COMPILED.read_text(encoding="utf-8") == compile_library(builtin_files(), load_file), (
         "scenarios/ changed: run `python -m mockserver.scenario.compiled`"
     )
+
+
+def test_compiled_file_is_json_with_one_scenario_per_line() -> None:
+    text = COMPILED.read_text(encoding="utf-8")
+    names = [p.stem for p in builtin_files()]
+    assert list(json.loads(text)["scenarios"]) == names
+    assert len(text.splitlines()) == len(names) + 2  # the head, one line each, the tail
 
 
 @pytest.mark.parametrize("path", builtin_files(), ids=lambda p: p.stem)

@@ -26,15 +26,28 @@ from mockserver.app import create_app
 from mockserver.server import serve
 from mockserver.settings import Settings
 
-async def first() -> int:
+async def first() -> httpx.Response:
     transport = httpx.ASGITransport(app=create_app(Settings(clock="frozen")))
     async with httpx.AsyncClient(transport=transport, base_url="http://mock") as client:
-        response = await client.post("/v1/chat/completions", json=%r)
-        return response.status_code
+        return await client.post("/v1/chat/completions", json=json.loads(sys.argv[1]))
 
-status = anyio.run(first)
-print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+response = anyio.run(first)
+print(json.dumps({"status": response.status_code, "body": response.json(),
+                  "modules": sorted(sys.modules)}))
 """
+
+
+def first_request(body: dict[str, Any]) -> tuple[int, dict[str, Any], set[str]]:
+    """A fresh interpreter's first chat request: its status, body and the modules it loaded."""
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST, json.dumps(body)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(out.stdout)
+    return result["status"], result["body"], set(result["modules"])
+
 
 #: Modules the first chat request must not need.
 NOT_AT_START = (
@@ -49,6 +62,13 @@ NOT_AT_START = (
     "mockserver.routes.inspector",
     "mockserver.wire.responses",
     "mockserver.wire.validation_errors",
+    "mockserver.wire.validation_issues",
+    # JSON Schema values: only structured outputs and tool arguments need them.
+    "mockserver.reply.schema",
+    "mockserver.reply.schema_check",
+    "mockserver.reply.schema_formats",
+    "mockserver.reply.schema_keywords",
+    "mockserver.reply.regex_sample",
 )
 
 
@@ -63,16 +83,57 @@ def lazy_groups() -> list[LazyRoutes]:
 
 
 def test_first_chat_request_imports_only_what_it_needs() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", _FIRST_REQUEST % (CHAT,)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result = json.loads(out.stdout)
-    assert result["status"] == 200
-    loaded = set(result["modules"])
+    status, _, loaded = first_request(CHAT)
+    assert status == 200
     assert loaded.isdisjoint(NOT_AT_START), sorted(loaded & set(NOT_AT_START))
+
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
+    },
+}
+RECIPE = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "recipe",
+        "schema": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "minutes": {"type": "integer"}},
+            "required": ["title", "minutes"],
+        },
+    },
+}
+
+
+def test_tool_arguments_load_the_schema_machinery_on_first_use() -> None:
+    status, body, loaded = first_request({**CHAT, "tools": [WEATHER], "tool_choice": "required"})
+    assert status == 200
+    (call,) = body["choices"][0]["message"]["tool_calls"]
+    assert set(json.loads(call["function"]["arguments"])) == {"city"}
+    assert "mockserver.reply.schema" in loaded
+
+
+def test_structured_output_loads_the_schema_machinery_on_first_use() -> None:
+    status, body, loaded = first_request({**CHAT, "response_format": RECIPE})
+    assert status == 200
+    content = json.loads(body["choices"][0]["message"]["content"])
+    assert set(content) == {"title", "minutes"}
+    assert "mockserver.reply.schema" in loaded
+
+
+def test_a_rejected_first_request_loads_the_error_translation() -> None:
+    status, body, loaded = first_request({"model": "gpt-4o-mini", "messages": "Hello"})
+    assert status == 400
+    assert body["error"]["param"] == "messages"
+    assert {"mockserver.wire.validation_issues", "mockserver.wire.validation_errors"} <= loaded
 
 
 @pytest.mark.parametrize("group", lazy_groups(), ids=repr)
