@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from benchmarks import fixture, soak
+from benchmarks import fixture, servers, soak
 from benchmarks.servers import Server, raw_request, spawn
 from benchmarks.workloads import (
     CHAT,
@@ -291,6 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(bench.header().splitlines()[0], flush=True)
         return soak.run(seconds=args.soak)
     print(bench.header(), flush=True)
+    servers.compile_sources()
     for number in range(args.rounds):
         print(f"round {number + 1}/{args.rounds} …", file=sys.stderr, flush=True)
         bench.round(number)
