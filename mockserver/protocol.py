@@ -30,21 +30,22 @@ HELD_LIMIT = 65_536
 def encode_answer(answered: Answered, default_headers: list[tuple[bytes, bytes]]) -> bytes:
     """What uvicorn's httptools cycle writes for ``answered``'s start and body messages (on a
     kept-alive HTTP/1.1 connection): headers as given, then a chunked or sized body."""
-    content = [_STATUS_200]
-    for name, value in (*default_headers, *answered.headers):
-        content += (name, b": ", value, b"\r\n")
+    defaults = b"".join(b"%b: %b\r\n" % pair for pair in default_headers)
     body = answered.body
     if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
-        content += (b"transfer-encoding: chunked\r\n\r\n", b"%x\r\n" % len(body), body)
-        content.append(b"\r\n0\r\n\r\n")
-    else:
-        content += (b"\r\n", body)
-    return b"".join(content)
+        return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
+            _STATUS_200,
+            defaults,
+            answered.head(),
+            len(body),
+            body,
+        )
+    return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
 
 
 def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.Protocol]:
     """``base`` (uvicorn's ``HttpToolsProtocol``) answering what ``lane`` can, its transport
-    wrapped in ``wrap`` (which sends one step's writes at once, and has ``flush()``)."""
+    wrapped in ``wrap`` (which sends one step's writes at once, and has ``send_now()``)."""
 
     class LaneProtocol(base):  # type: ignore[misc]
         _held: bytearray | None = None
@@ -106,8 +107,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_message_complete()
                 return
             self._held = None
-            self.transport.write(encode_answer(answered, self.server_state.default_headers))
-            self.transport.flush()
+            self.transport.send_now(encode_answer(answered, self.server_state.default_headers))
             lane.complete(answered, self._held_since)
             self.on_response_complete()
 

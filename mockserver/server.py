@@ -87,9 +87,14 @@ class _OneWriteTransport:
         if pending and not self._transport.is_closing():
             self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
 
-    def flush(self) -> None:
-        """Send what is pending now (a whole answer was written: no reason to wait)."""
-        self._flush()
+    def send_now(self, data: bytes) -> None:
+        """Send ``data`` now, after anything pending (a whole answer: no reason to wait)."""
+        if self._pending is None:
+            if not self._transport.is_closing():
+                self._transport.write(data)
+        else:
+            self._pending.append(data)
+            self._flush()
 
     def close(self) -> None:
         self._flush()

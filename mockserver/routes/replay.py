@@ -57,6 +57,8 @@ Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
 #: the lane's answers are checked against the full path's, header for header, in the tests).
 _SSE_HEAD = sse_headers({})
 _JSON_TYPE = json_headers({}, 0)[-1]
+_SSE_LINES = b"".join(b"%b: %b\r\n" % pair for pair in _SSE_HEAD)
+_JSON_LINE = b"%b: %b\r\n" % _JSON_TYPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +138,27 @@ def replays_of(request: Request) -> Replays:
 class Answered:
     """A request answered from its recipe: what to send, and the entry it journaled."""
 
-    headers: list[tuple[bytes, bytes]]
+    #: The answer's own headers (lower-case names), before the framing ones.
+    headers: dict[str, str]
     body: bytes
     stream: bool
     namespace: str
     entry: JournalEntry
+
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """All the headers of the answer, in the order the full path's response sends them
+        (``routes.base.sse_headers`` / ``json_headers``)."""
+        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
+        if self.stream:
+            return [*_SSE_HEAD, *raw]
+        return [*raw, (b"content-length", str(len(self.body)).encode()), _JSON_TYPE]
+
+    def head(self) -> bytes:
+        """:meth:`raw_headers` as HTTP/1.1 header lines (each ending in CRLF)."""
+        own = "\r\n".join(map(": ".join, self.headers.items())).encode("latin-1")
+        if self.stream:
+            return _SSE_LINES + own + b"\r\n"
+        return b"%b\r\ncontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
 
 
 class Lane:
@@ -208,13 +226,8 @@ class Lane:
             miss=recipe.miss,
         )
         engine.record(decision.namespace, entry, announce=False)  # announced when complete
-        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-        if recipe.stream:
-            raw[:0] = _SSE_HEAD
-        else:
-            raw += [(b"content-length", str(len(answer)).encode()), _JSON_TYPE]
         self.replays.served += 1
-        return Answered(raw, answer, recipe.stream, decision.namespace, entry)
+        return Answered(headers, answer, recipe.stream, decision.namespace, entry)
 
     def complete(self, answered: Answered, started: float) -> None:
         """Stamp the answer's journal entry with how long it took, and announce it."""
@@ -255,9 +268,8 @@ class FastLane:
         answered = lane.answer(key)
         if answered is not None:
             try:
-                await send(
-                    {"type": "http.response.start", "status": 200, "headers": answered.headers}
-                )
+                head = answered.raw_headers()
+                await send({"type": "http.response.start", "status": 200, "headers": head})
                 await send(
                     {"type": "http.response.body", "body": answered.body, "more_body": False}
                 )

@@ -249,3 +249,30 @@ def test_a_response_that_continues_another_is_not_replayed(
         answers = [http.post("/responses", json=follow).json() for _ in range(3)]
     assert [a["previous_response_id"] for a in answers] == [first] * 3
     assert replays(on).served == 0
+
+
+def test_the_asgi_lane_answers_in_process_as_the_full_path_does() -> None:
+    """Without a socket (ASGI in-process), the middleware lane answers; same bytes again."""
+    from starlette.testclient import TestClient
+
+    from mockserver.app import create_app
+    from mockserver.settings import Settings
+
+    seen = []
+    for lane in (True, False):
+        app = create_app(Settings.model_validate({"seed": 3, "clock": "frozen"}))
+        if not lane:
+            app.state.replays.size = 0
+        with TestClient(app, headers={"Authorization": "Bearer sk-asgi"}) as http:
+            answers = [
+                http.post(path, json=body)
+                for path, body in [
+                    ("/v1/chat/completions", BODIES[0]),
+                    ("/v1/chat/completions", BODIES[1]),
+                    ("/v1/responses", RESPONSES[1]),
+                ]
+                for _ in range(4)
+            ]
+        seen.append([(a.status_code, a.headers.multi_items(), a.content) for a in answers])
+        assert app.state.replays.served == (6 if lane else 0)
+    assert seen[0] == seen[1]

@@ -42,10 +42,17 @@ def request(path: str, body: bytes) -> bytes:
     ).encode() + body
 
 
+def receive(sock: socket.socket) -> bytes:
+    data = sock.recv(65536)
+    if not data:
+        raise ConnectionError("the server closed the connection")
+    return data
+
+
 def read_answer(sock: socket.socket, pending: bytearray) -> bytes:
     """One whole HTTP response (sized or chunked) from ``sock``."""
     while b"\r\n\r\n" not in pending:
-        pending += sock.recv(65536)
+        pending += receive(sock)
     head_end = pending.index(b"\r\n\r\n") + 4
     head = bytes(pending[:head_end])
     sized = re.search(rb"content-length: (\d+)\r\n", head)
@@ -53,10 +60,10 @@ def read_answer(sock: socket.socket, pending: bytearray) -> bytes:
         end = head_end + int(sized.group(1))
     else:
         while b"\r\n0\r\n\r\n" not in pending[head_end:]:
-            pending += sock.recv(65536)
+            pending += receive(sock)
         end = pending.index(b"\r\n0\r\n\r\n", head_end) + 7
     while len(pending) < end:
-        pending += sock.recv(65536)
+        pending += receive(sock)
     answer = bytes(pending[:end])
     del pending[:end]
     return DATE.sub(b"", answer)
