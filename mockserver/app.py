@@ -23,7 +23,7 @@ from mockserver.faults import StreamAborted
 from mockserver.routes import chat
 from mockserver.routes.base import error_response
 from mockserver.routes.lazy import LazyRoutes
-from mockserver.routes.replay import FastLane, Lane, Replays
+from mockserver.routes.replay import SIZE, FastLane, Lane, Replays
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
@@ -98,12 +98,13 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             Exception: _unexpected,
         },
     )
-    replays = Replays()
-    lane = Lane(engine, replays, REPLAYED)
+    replays = Replays(size=SIZE if settings.replay else 0)
     app.add_middleware(Access, settings=settings, store=engine.store)
-    app.add_middleware(FastLane, lane=lane)
+    app.state.lane = None
+    if settings.replay:
+        lane = app.state.lane = Lane(engine, replays, REPLAYED)
+        app.add_middleware(FastLane, lane=lane)
     app.state.engine = engine
     app.state.replays = replays
-    app.state.lane = lane
     app.state.settings = settings
     return app

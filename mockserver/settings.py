@@ -41,6 +41,9 @@ class Settings(BaseModel):
     store_limit: int = Field(default=10_000, gt=0)
     #: Namespaces kept; past it the least recently used one is dropped (journal and all).
     namespace_limit: int = Field(default=1000, gt=0)
+    #: Answer a request asked again from a template of its first answer (same bytes, less
+    #: work; ``false``: every request takes the full path).
+    replay: bool = True
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     #: Per-namespace budgets; exceeding one gives a 429 (unset: headers only, not enforced).
     requests_per_minute: int | None = Field(default=None, ge=1)

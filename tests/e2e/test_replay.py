@@ -49,8 +49,7 @@ def replays(server: BackgroundServer) -> Replays:
 @pytest.fixture
 def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
     """Two servers with the same seed: the replay lane on, and off."""
-    on, off = start_server(seed=99), start_server(seed=99)
-    replays(off).size = 0  # files nothing: every request takes the full path
+    on, off = start_server(seed=99), start_server(seed=99, replay=False)
     yield on, off
     on.stop()
     off.stop()
@@ -260,9 +259,7 @@ def test_the_asgi_lane_answers_in_process_as_the_full_path_does() -> None:
 
     seen = []
     for lane in (True, False):
-        app = create_app(Settings.model_validate({"seed": 3, "clock": "frozen"}))
-        if not lane:
-            app.state.replays.size = 0
+        app = create_app(Settings.model_validate({"seed": 3, "clock": "frozen", "replay": lane}))
         with TestClient(app, headers={"Authorization": "Bearer sk-asgi"}) as http:
             answers = [
                 http.post(path, json=body)

@@ -28,8 +28,7 @@ def replays(server: BackgroundServer) -> Replays:
 
 @pytest.fixture
 def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
-    on, off = start_server(seed=5), start_server(seed=5)
-    replays(off).size = 0  # files nothing: every request takes the full path
+    on, off = start_server(seed=5), start_server(seed=5, replay=False)
     yield on, off
     on.stop()
     off.stop()
