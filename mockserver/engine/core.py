@@ -231,30 +231,28 @@ class Engine:
                 return False
         return True
 
-    def replay(self, decision: Decision) -> tuple[int, dict[str, str]] | None:
+    def replay(self, space: Namespace, decision: Decision) -> tuple[int, dict[str, str]] | None:
         """Commit another request decided as ``decision`` was (its counter, rule hit and budget
-        charges), if the namespace is still in the state it was decided in; ``None`` if not.
-        Returns the request's number and its rate-limit headers."""
-        with self.store.namespace(decision.namespace) as space:
-            if space.incarnation != decision.incarnation or space.pending:
-                return None
-            scenario = self._scenario_named(decision.by_header) if decision.by_header else None
-            if scenario is None:
-                scenario = space.scenario if isinstance(space.scenario, Scenario) else self.default
-            if scenario is not decision.scenario or self.seed_for(space, scenario) != decision.seed:
-                return None
-            budgets = self._budgets(space, scenario)
-            if budgets.enforced:
-                return None
-            budgets.charge(
-                tokens=decision.prompt_tokens, now=self.now_in(space), model=decision.model
-            )
-            counter = space.next_counter()
-            if decision.rule is not None:
-                hits = space.hits_of(scenario.name)
-                hits[decision.rule] = hits.get(decision.rule, 0) + 1
-            budgets.spend(decision.completion_tokens)
-            return counter, budgets.headers()
+        charges), if ``space`` (``decision``'s namespace, held by the caller) is still in the
+        state it was decided in; ``None`` if not. Returns the request's number and its
+        rate-limit headers."""
+        if space.incarnation != decision.incarnation or space.pending:
+            return None
+        scenario = self._scenario_named(decision.by_header) if decision.by_header else None
+        if scenario is None:
+            scenario = space.scenario if isinstance(space.scenario, Scenario) else self.default
+        if scenario is not decision.scenario or self.seed_for(space, scenario) != decision.seed:
+            return None
+        budgets = self._budgets(space, scenario)
+        if budgets.enforced:
+            return None
+        budgets.charge(tokens=decision.prompt_tokens, now=self.now_in(space), model=decision.model)
+        counter = space.next_counter()
+        if decision.rule is not None:
+            hits = space.hits_of(scenario.name)
+            hits[decision.rule] = hits.get(decision.rule, 0) + 1
+        budgets.spend(decision.completion_tokens)
+        return counter, budgets.headers()
 
     def _scenario_named(self, name: str) -> Scenario | None:
         try:

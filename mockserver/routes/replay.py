@@ -197,35 +197,36 @@ class Lane:
     def _serve(self, recipe: Recipe) -> Answered | None:
         engine = self.engine
         decision = recipe.decision
-        committed = engine.replay(decision)
-        if committed is None:
-            return None
-        counter, budget = committed
-        answer_id = recipe.answer_id(counter)
-        pad = ids.obfuscator(answer_id) if recipe.template.pads else None
-        derive = recipe.derive(answer_id) if recipe.derive is not None else None
-        created = engine.now()
-        answer = recipe.template.fill(answer_id, created, pad, derive)
-        if recipe.commit is not None:
-            recipe.commit(answer_id, created)
+        with engine.store.namespace(decision.namespace) as space:
+            committed = engine.replay(space, decision)
+            if committed is None:
+                return None
+            counter, budget = committed
+            answer_id = recipe.answer_id(counter)
+            pad = ids.obfuscator(answer_id) if recipe.template.pads else None
+            derive = recipe.derive(answer_id) if recipe.derive is not None else None
+            created = engine.now()
+            answer = recipe.template.fill(answer_id, created, pad, derive)
+            if recipe.commit is not None:
+                recipe.commit(answer_id, created)
+            entry = JournalEntry(
+                seq=0,
+                method="POST",
+                path=recipe.path,
+                status=200,
+                api=recipe.api,
+                model=decision.model,
+                stream=recipe.stream,
+                request=recipe.request,
+                response=Unparsed(answer, recipe.journaled),
+                summary=recipe.summary,
+                rule=decision.rule,
+                miss=recipe.miss,
+            )
+            space.record(entry, announce=False)  # announced when complete
         headers = engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )
-        entry = JournalEntry(
-            seq=0,
-            method="POST",
-            path=recipe.path,
-            status=200,
-            api=recipe.api,
-            model=decision.model,
-            stream=recipe.stream,
-            request=recipe.request,
-            response=Unparsed(answer, recipe.journaled),
-            summary=recipe.summary,
-            rule=decision.rule,
-            miss=recipe.miss,
-        )
-        engine.record(decision.namespace, entry, announce=False)  # announced when complete
         self.replays.served += 1
         return Answered(headers, answer, recipe.stream, decision.namespace, entry)
 
