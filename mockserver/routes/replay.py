@@ -4,12 +4,14 @@ A load test sends one request over and over; a test suite asks the same question
 When the engine says a turn was *settled* (``engine.Decision``: the same request would get the
 same reply, whatever the counters say), the route cuts its answer into a
 :class:`~mockserver.render.template.Template` and files a :class:`Recipe` under the request's
-exact bytes (path, headers, body). The next identical request is answered here, in front of the
-router: the engine re-checks the namespace's state and commits the request (its number, rule hit
-and budgets, exactly as a full turn would), the template is filled with the new id and time, and
-the request is journaled. Anything the state no longer allows falls through to the full path.
-The answer is byte-for-byte what the full path would have sent (a template is only filed after
-it reproduced the answer it was cut from), so replay changes speed, never behaviour.
+exact bytes (path, headers, body). The next identical request is answered by the
+:class:`Lane` (from the HTTP protocol, ``mockserver/protocol.py``, or from :class:`FastLane`
+in front of the ASGI stack): the engine re-checks the namespace's state and commits the request
+(its number, rule hit and budgets, exactly as a full turn would), the template is filled with
+the new id and time, and the request is journaled. Anything the state no longer allows falls
+through to the full path. The answer is byte-for-byte what the full path would have sent (a
+template is only filed after it reproduced the answer it was cut from), so replay changes
+speed, never behaviour.
 """
 
 from __future__ import annotations
@@ -100,7 +102,10 @@ class Replays:
         return len(self._recipes)
 
     def get(self, key: Key) -> Recipe | None:
-        return self._recipes.get(key)
+        recipe = self._recipes.get(key)
+        if recipe is not None:
+            self._recipes.move_to_end(key)
+        return recipe
 
     def file(self, key: Key, recipe: Recipe) -> None:
         self._recipes[key] = recipe

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from mockserver.render.template import CREATED, ID, Template, pad_sentinel
 
 
@@ -32,3 +34,18 @@ def test_an_answer_without_slots_is_its_own_template() -> None:
     cut = Template.cut(b"data: [DONE]\n\n")
     assert cut == Template((b"data: [DONE]\n\n",), (), (), ())
     assert cut.fill("x", 1, None) == b"data: [DONE]\n\n"
+
+
+def test_recipes_in_use_outlive_those_filed_later() -> None:
+    from mockserver.routes.replay import Recipe, Replays
+
+    replays = Replays(size=2)
+    recipe = cast(Recipe, object())
+    keys = [("/v1/chat/completions", str(n).encode(), ()) for n in range(3)]
+    replays.file(keys[0], recipe)
+    replays.file(keys[1], recipe)
+    assert replays.get(keys[0]) is recipe  # used: now the most recent
+    replays.file(keys[2], recipe)
+    assert replays.get(keys[0]) is recipe
+    assert replays.get(keys[1]) is None  # the least recently used left
+    assert len(replays) == 2
