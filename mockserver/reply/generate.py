@@ -154,11 +154,6 @@ class Generator:
 
         return Faker(self._locale)
 
-    def warm(self) -> None:
-        """Build faker now (for a server to do in the background once it listens, so the first
-        JSON value does not wait for it; plain prose never needs it)."""
-        self.faker  # noqa: B018 - the cached property is the point
-
     def reply(self, prompt: Prompt, *, rng: random.Random) -> Reply:
         return compose(prompt, self.content(prompt, rng=rng), rng=rng)
 
