@@ -10,6 +10,7 @@ import orjson
 __all__ = [
     "DONE",
     "comment",
+    "decode_stream",
     "encode_json",
     "encode_json_pretty",
     "event_frame",
@@ -39,6 +40,18 @@ def frame(value: Any) -> bytes:
 def event_frame(event: str, value: Any) -> bytes:
     """``event: name`` + ``data: {json}`` + blank line (the Responses framing)."""
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
+
+
+def decode_stream(stream: bytes) -> list[Any]:
+    """The JSON payloads of a stream's frames, either framing (``[DONE]`` left out)."""
+    payloads = [
+        frame.partition(b"data: ")[2] for frame in stream.split(b"\n\n") if frame and frame != _END
+    ]
+    values: list[Any] = orjson.loads(b"[" + b",".join(payloads) + b"]")
+    return values
+
+
+_END = DONE.rstrip(b"\n")
 
 
 def malformed(frame: bytes) -> bytes:

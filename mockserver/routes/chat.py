@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
@@ -87,7 +85,7 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
             decision=decision,
             template=cut,
             answer_id=lambda counter: chat_id(engine, namespace, counter),
-            journaled=_stream_payloads if prompt.stream else orjson.loads,
+            journaled=sse.decode_stream if prompt.stream else orjson.loads,
             stream=prompt.stream,
             path=request.url.path,
             api=prompt.api,
@@ -96,13 +94,6 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
             miss=result.turn.miss,
         ),
     )
-
-
-def _stream_payloads(answer: bytes) -> list[Any]:
-    """The chunks of a chat stream's bytes (``data: {…}`` frames, then ``[DONE]``)."""
-    payloads = answer[len(b"data: ") : -len(b"\n\n" + sse.DONE)].split(b"\n\ndata: ")
-    chunks: list[Any] = orjson.loads(b"[" + b",".join(payloads) + b"]")
-    return chunks
 
 
 def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:

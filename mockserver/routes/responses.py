@@ -135,7 +135,7 @@ def _file_recipe(
             decision=decision,
             template=cut,
             answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
-            journaled=_event_payloads if result.events is not None else orjson.loads,
+            journaled=sse.decode_stream if result.events is not None else orjson.loads,
             stream=result.events is not None,
             path=request.url.path,
             api=result.prompt.api,
@@ -146,13 +146,6 @@ def _file_recipe(
             commit=store if body.get("store") is not False else None,
         ),
     )
-
-
-def _event_payloads(answer: bytes) -> list[Any]:
-    """The events of a Responses stream's bytes (``event: …`` / ``data: {…}`` frames)."""
-    payloads = [frame.partition(b"\ndata: ")[2] for frame in answer.split(b"\n\n") if frame]
-    events: list[Any] = orjson.loads(b"[" + b",".join(payloads) + b"]")
-    return events
 
 
 @api_endpoint
