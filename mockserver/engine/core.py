@@ -21,7 +21,7 @@ from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
 from mockserver.scenario.library import builtin, load_ref
-from mockserver.scenario.matcher import Miss, check, select
+from mockserver.scenario.matcher import Miss, select
 from mockserver.scenario.model import ChaosSpec, Scenario
 from mockserver.scenario.model import Reply as ScriptedReply
 from mockserver.settings import Settings
@@ -94,6 +94,8 @@ class _Choice:
     rule: str | None
     miss: str | None = None
     chaos: ChaosSpec | None = None
+    #: Did rule hit counts take part in the choice (see ``matcher.Selected.counted``)?
+    counted: bool = False
 
 
 class Engine:
@@ -182,7 +184,7 @@ class Engine:
                 reply, turn_seed = compose(prompt, content, rng=rng), rng.getrandbits(64)
             budgets.spend(reply.usage.completion_tokens)
             decision = None
-            if self._settled(choice, spec, scenario, budgets, prompt):
+            if self._settled(choice, spec, scenario, budgets):
                 decision = Decision(
                     namespace,
                     space.incarnation,
@@ -210,26 +212,15 @@ class Engine:
 
     @staticmethod
     def _settled(
-        choice: _Choice,
-        spec: ScriptedReply | None,
-        scenario: Scenario,
-        budgets: Budgets,
-        prompt: Prompt,
+        choice: _Choice, spec: ScriptedReply | None, scenario: Scenario, budgets: Budgets
     ) -> bool:
         """Would this request be decided the same way next time? Only if nothing that counts
-        (one-offs, chaos, exhaustible rules, enforced budgets) or paces took part."""
+        (one-offs, chaos, rule hit counts, enforced budgets) or paces took part."""
         if budgets.enforced or choice.rule == ONE_OFF or choice.chaos is not None:
             return False
-        if scenario.latency is not None:
+        if choice.counted or scenario.latency is not None:
             return False
-        if spec is not None and (spec.latency or spec.fault or spec.moderation):
-            return False
-        for rule in scenario.rules:
-            if rule.id == choice.rule:
-                return rule.times is None and rule.after != "exhausted" and len(rule.sequence) == 1
-            if check(rule.when, prompt) is None:  # passed over only because it was used up
-                return False
-        return True
+        return spec is None or not (spec.latency or spec.fault or spec.moderation)
 
     def replay(self, space: Namespace, decision: Decision) -> tuple[int, dict[str, str]] | None:
         """Commit another request decided as ``decision`` was (its counter, rule hit and budget
@@ -291,9 +282,11 @@ class Engine:
                 error = NoMatchError(chosen.explain())
                 error.miss = error.message
                 raise error
-            return _Choice(None, None, chosen.explain() if scenario.rules else None, scenario.chaos)
+            miss = chosen.explain() if scenario.rules else None
+            return _Choice(None, None, miss, scenario.chaos, chosen.counted)
         hits[chosen.rule_id] = chosen.hits + 1
-        return _Choice(chosen.reply, chosen.rule_id, None, chosen.rule.chaos or scenario.chaos)
+        chaos = chosen.rule.chaos or scenario.chaos
+        return _Choice(chosen.reply, chosen.rule_id, None, chaos, chosen.counted)
 
     def _with_chaos(
         self, choice: _Choice, scenario: Scenario, prompt: Prompt, *, seed: int, counter: int

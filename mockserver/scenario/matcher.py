@@ -22,6 +22,9 @@ class Selected:
     reply: Reply
     #: How many times the rule had matched before (its index in ``replies`` unless cycling).
     hits: int
+    #: Did hit counts take part (a rule passed over as used up, or a reply that depends on
+    #: the count)? If not, the same request is selected the same way every time.
+    counted: bool = False
 
     @property
     def rule_id(self) -> str:
@@ -36,6 +39,8 @@ class Miss:
     scenario: str
     request: str
     reasons: tuple[tuple[str, str], ...]
+    #: Was a rule passed over only because it was used up?
+    counted: bool = False
 
     def explain(self) -> str:
         head = f"No rule of scenario '{self.scenario}' matched {self.request}."
@@ -58,14 +63,27 @@ def describe_request(prompt: Prompt) -> str:
 
 def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selected | Miss:
     reasons: list[tuple[str, str]] = []
+    counted = False
     for rule in scenario.rules:
         assert rule.id is not None
         count = hits.get(rule.id, 0)
-        reason = check(rule.when, prompt) or _exhausted(rule, count)
+        reason = check(rule.when, prompt)
         if reason is None:
-            return Selected(rule=rule, reply=_nth_reply(rule, count), hits=count)
+            reason = _exhausted(rule, count)
+            if reason is None:
+                counted = counted or _counts(rule)
+                return Selected(
+                    rule=rule, reply=_nth_reply(rule, count), hits=count, counted=counted
+                )
+            counted = True
         reasons.append((rule.id, reason))
-    return Miss(scenario=scenario.name, request=describe_request(prompt), reasons=tuple(reasons))
+    request = describe_request(prompt)
+    return Miss(scenario=scenario.name, request=request, reasons=tuple(reasons), counted=counted)
+
+
+def _counts(rule: Rule) -> bool:
+    """Does the rule's answer depend on how often it matched (a limit, or several replies)?"""
+    return rule.times is not None or rule.after == "exhausted" or len(rule.sequence) > 1
 
 
 def _exhausted(rule: Rule, count: int) -> str | None:

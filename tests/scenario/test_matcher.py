@@ -172,3 +172,18 @@ def test_miss_lists_every_rule_with_its_reason() -> None:
         "  - rule 'once': already used 1 of 1 times\n"
         "  - rule 'cycle': last user message 'once more' does not contain 'cycle'"
     )
+
+
+def test_a_choice_says_whether_hit_counts_took_part() -> None:
+    weather = select(SCENARIO, prompt(), {})
+    assert isinstance(weather, Selected)
+    assert not weather.counted  # one reply, no limit: the same every time
+    cycling = select(SCENARIO, prompt(Message("user", "cycle")), {})
+    assert isinstance(cycling, Selected)
+    assert cycling.counted  # its reply depends on the count
+    used_up = select(SCENARIO, prompt(Message("user", "once more")), {"once": 1})
+    assert isinstance(used_up, Miss)
+    assert used_up.counted  # a rule was passed over only because it was used up
+    nothing = select(SCENARIO, prompt(Message("user", "nothing")), {})
+    assert isinstance(nothing, Miss)
+    assert not nothing.counted
