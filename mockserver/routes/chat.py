@@ -7,16 +7,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import ids, sse
+from mockserver import sse
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
-from mockserver.render.template import Template
 from mockserver.routes.base import (
-    JSONAnswer,
-    SSEResponse,
     api_endpoint,
     body_response,
     engine_of,
@@ -26,7 +23,7 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
-from mockserver.routes.replay import Recipe, replay_key, replays_of
+from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
 from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.wire.chat import parse_chat_request
 
@@ -68,14 +65,15 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
     """Let the replay lane answer this exact request next time, if it would be answered alike."""
     key = replay_key(request)
     decision = result.turn.decision
-    if key is None or decision is None or not isinstance(response, SSEResponse | JSONAnswer):
+    if key is None or decision is None:
         return
     if "moderation" in prompt.params or prompt.params.get("store") is True:
         return
     meta = result.meta
-    cut = Template.cut(sentinel_answer(result))
-    pad = ids.obfuscator(meta.id) if meta.obfuscation else None
-    if cut is None or not cut.reproduces(bytes(response.body), meta.id, meta.created, pad):
+    cut = cut_template(
+        response, lambda: sentinel_answer(result), meta.id, meta.created, padded=meta.obfuscation
+    )
+    if cut is None:
         return
     engine = engine_of(request)
     namespace = decision.namespace

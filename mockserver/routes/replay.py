@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver import ids
@@ -29,7 +30,7 @@ from mockserver.engine import Engine
 from mockserver.engine.core import Decision
 from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
-from mockserver.routes.base import json_headers, sse_headers
+from mockserver.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, Unparsed
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "Lane",
     "Recipe",
     "Replays",
+    "cut_template",
     "replay_key",
     "replays_of",
 ]
@@ -126,6 +128,29 @@ class Replays:
         while len(self._seen) > SEEN:
             del self._seen[next(iter(self._seen))]
         return False
+
+
+def cut_template(
+    response: Response,
+    sentinel: Callable[[], bytes],
+    answer_id: str,
+    created: int,
+    *,
+    padded: bool,
+    derive: Derive | None = None,
+) -> Template | None:
+    """The template of ``response``'s answer: cut from the ``sentinel`` rendering, if the
+    answer is sent as is (no pacing or fault) and filling the template with its values gives
+    it back byte for byte; else ``None``."""
+    if not isinstance(response, SSEResponse | JSONAnswer):
+        return None
+    template = Template.cut(sentinel())
+    pad = ids.obfuscator(answer_id) if padded else None
+    if template is None or not template.reproduces(
+        bytes(response.body), answer_id, created, pad, derive
+    ):
+        return None
+    return template
 
 
 def replay_key(request: Request) -> Key | None:

@@ -10,15 +10,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import ids, sse
+from mockserver import sse
 from mockserver.engine import responses as engine_responses
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError
 from mockserver.prompt.responses import input_items as items_of
 from mockserver.render.responses import item_id
-from mockserver.render.template import Template
 from mockserver.routes.base import (
-    JSONAnswer,
     SSEResponse,
     api_endpoint,
     body_response,
@@ -32,7 +30,7 @@ from mockserver.routes.base import (
     read_json,
     stream_response,
 )
-from mockserver.routes.replay import Recipe, replay_key, replays_of
+from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -103,7 +101,7 @@ def _file_recipe(
     and is not a background one."""
     key = replay_key(request)
     decision = result.turn.decision
-    if key is None or decision is None or not isinstance(response, SSEResponse | JSONAnswer):
+    if key is None or decision is None:
         return
     body = result.prompt.params
     if result.context.history or any(i.get("type") == "item_reference" for i in items_of(body)):
@@ -111,15 +109,19 @@ def _file_recipe(
     if body.get("background") is True or "moderation" in body or "conversation" in body:
         return
     meta = result.meta
-    cut = Template.cut(engine_responses.sentinel_answer(result))
-    pad = ids.obfuscator(meta.id) if meta.obfuscation else None
 
     def derive_for(response_id: str) -> Callable[[str, int], str]:
         return lambda prefix, index: item_id(response_id, prefix, index)
 
-    if cut is None or not cut.reproduces(
-        bytes(response.body), meta.id, meta.created_at, pad, derive_for(meta.id)
-    ):
+    cut = cut_template(
+        response,
+        lambda: engine_responses.sentinel_answer(result),
+        meta.id,
+        meta.created_at,
+        padded=meta.obfuscation,
+        derive=derive_for(meta.id),
+    )
+    if cut is None:
         return
     engine = engine_of(request)
     namespace = decision.namespace
