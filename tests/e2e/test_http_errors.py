@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import httpx
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mockserver.app import create_app
+from mockserver.server import BackgroundServer
 from mockserver.settings import Settings
 
 
@@ -253,3 +255,26 @@ def test_random_conversation_bodies_never_cause_a_server_error(
 ) -> None:
     response = client.request("POST", "/v1/conversations", json=body)
     assert response.status_code in (200, 400, 404), response.text
+
+
+def test_a_websocket_upgrade_is_an_unknown_route(
+    server: BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No WebSocket API is served (the Realtime API is out of scope): an upgrade request is
+    answered as plain HTTP, with the 404 of any unknown route, and no advice to install a
+    WebSocket library is logged."""
+    handshake = (
+        b"GET /v1/realtime HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(handshake)
+        answer = b""
+        while b"}\n}" not in answer:
+            data = sock.recv(4096)
+            assert data, answer
+            answer += data
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404 ")
+    assert json.loads(body)["error"]["message"] == "Invalid URL (GET /v1/realtime)"
+    assert not [r for r in caplog.records if "WebSocket" in r.getMessage()]
