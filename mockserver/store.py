@@ -93,13 +93,16 @@ class StoredConversation:
 @dataclass(frozen=True, slots=True)
 class Unparsed:
     """An answer kept as the bytes that were sent, parsed only when the journal is read (a
-    replayed stream's events are many objects to build, and to free, per request)."""
+    replayed stream's events are many objects to build, and to free, per request); or kept
+    as a function that makes those bytes again (a replayed answer: its recipe and the few
+    values it filled in, rather than a thousand bytes per journal entry)."""
 
-    raw: bytes
+    raw: bytes | Callable[[], bytes]
     parse: Callable[[bytes], Any]
 
     def value(self) -> Any:
-        return self.parse(self.raw)
+        raw = self.raw
+        return self.parse(raw if isinstance(raw, bytes) else raw())
 
 
 @dataclass(slots=True)

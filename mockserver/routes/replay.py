@@ -88,6 +88,27 @@ class Recipe:
     #: response).
     commit: Callable[[str, int], None] | None = None
 
+    def fill(self, answer_id: str, created: int) -> bytes:
+        """The answer with this id and time: the same bytes every time it is asked."""
+        pad = ids.obfuscator(answer_id) if self.template.pads else None
+        derive = self.derive(answer_id) if self.derive is not None else None
+        return self.template.fill(answer_id, created, pad, derive)
+
+
+class Remake:
+    """What the journal keeps of a replayed answer: its recipe and the values filled in (a
+    tenth of the answer's bytes), from which the answer is made again if the entry is read."""
+
+    __slots__ = ("answer_id", "created", "recipe")
+
+    def __init__(self, recipe: Recipe, answer_id: str, created: int) -> None:
+        self.recipe = recipe
+        self.answer_id = answer_id
+        self.created = created
+
+    def __call__(self) -> bytes:
+        return self.recipe.fill(self.answer_id, self.created)
+
 
 class Replays:
     """The recipes, by request key."""
@@ -233,10 +254,8 @@ class Lane:
                 return None
             counter, budget = committed
             answer_id = recipe.answer_id(counter)
-            pad = ids.obfuscator(answer_id) if recipe.template.pads else None
-            derive = recipe.derive(answer_id) if recipe.derive is not None else None
             created = engine.now()
-            answer = recipe.template.fill(answer_id, created, pad, derive)
+            answer = recipe.fill(answer_id, created)
             if recipe.commit is not None:
                 recipe.commit(answer_id, created)
             entry = JournalEntry(
@@ -248,7 +267,7 @@ class Lane:
                 model=decision.model,
                 stream=recipe.stream,
                 request=recipe.request,
-                response=Unparsed(answer, recipe.journaled),
+                response=Unparsed(Remake(recipe, answer_id, created), recipe.journaled),
                 summary=recipe.summary,
                 rule=decision.rule,
                 miss=recipe.miss,

@@ -23,3 +23,18 @@ def test_an_unparsed_answer_is_parsed_when_read() -> None:
     assert entry.as_json()["response"] == {"id": "chatcmpl-1", "choices": []}
     plain = JournalEntry(seq=2, method="POST", path="/", status=200, response={"a": 1})
     assert plain.answer() == {"a": 1}
+
+
+def test_an_answer_kept_as_what_remakes_it_is_made_when_read() -> None:
+    made: list[int] = []
+
+    def remake() -> bytes:
+        made.append(1)
+        return b'{"id": "chatcmpl-2"}'
+
+    entry = JournalEntry(
+        seq=1, method="POST", path="/", status=200, response=Unparsed(remake, orjson.loads)
+    )
+    assert made == []
+    assert entry.answer() == entry.as_json()["response"] == {"id": "chatcmpl-2"}
+    assert len(made) == 2
