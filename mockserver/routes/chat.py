@@ -40,7 +40,7 @@ async def create(request: Request) -> Response:
     result = complete_chat(engine, prompt, namespace=namespace)
     engine.record_turn(
         namespace,
-        path=request.url.path,
+        path=request.scope["path"],
         prompt=prompt,
         turn=result.turn,
         request=body,
@@ -85,7 +85,7 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
             answer_id=lambda counter: chat_id(engine, namespace, counter),
             journaled=sse.decode_stream if prompt.stream else orjson.loads,
             stream=prompt.stream,
-            path=request.url.path,
+            path=request.scope["path"],
             api=prompt.api,
             request=prompt.params,
             summary=summarize(result.reply),

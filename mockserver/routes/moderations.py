@@ -65,7 +65,7 @@ async def create(request: Request) -> Response:
         JournalEntry(
             seq=0,
             method="POST",
-            path=request.url.path,
+            path=request.scope["path"],
             status=200,
             api="moderations",
             model=result["model"],

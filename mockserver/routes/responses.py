@@ -71,7 +71,7 @@ async def create(request: Request) -> Response:
     )
     engine.record_turn(
         namespace,
-        path=request.url.path,
+        path=request.scope["path"],
         prompt=result.prompt,
         turn=result.turn,
         request=body,
@@ -139,7 +139,7 @@ def _file_recipe(
             answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
             journaled=sse.decode_stream if result.events is not None else orjson.loads,
             stream=result.events is not None,
-            path=request.url.path,
+            path=request.scope["path"],
             api=result.prompt.api,
             request=body,
             summary=summarize(result.turn.reply),
