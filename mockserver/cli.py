@@ -116,7 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)
-    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
+    settings = settings.replace(port=sock.getsockname()[1])
     if args.watch and settings.scenario:
         from mockserver.reload import ScenarioWatcher
 

@@ -2,15 +2,21 @@
 
 This is the only module that reads the environment, and it reads it only when asked
 (:meth:`Settings.from_env`), never at import time.
+
+A plain frozen dataclass that checks (and, for values from the environment, converts) each
+field when it is made, rather than a pydantic model: validating a pydantic model builds its
+validator, and the first validator a process builds imports pydantic's plugin machinery
+(``importlib.metadata``, ``zipfile``, …); a server whose first request needs no validator
+either (``wire.chat.check_chat_body``) then starts with none of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from mockserver.errors import MockServerError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
@@ -19,35 +25,106 @@ __all__ = ["Settings", "SettingsError"]
 
 ENV_PREFIX = "MOCKSERVER_"
 
+#: What pydantic (and so the rest of the project) reads as a boolean from a string.
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+
 
 class SettingsError(MockServerError):
     """A configuration value that cannot be used."""
 
 
-class Settings(BaseModel):
+class _Invalid(ValueError):
+    """A field's value, rejected (the message says why; the caller names the field)."""
+
+
+def _integer(*, low: int | None = None, optional: bool = False) -> Callable[[Any], Any]:
+    def check(value: Any) -> int | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                raise _Invalid(f"Input should be a valid integer, got {value!r}") from None
+        if type(value) is not int:
+            raise _Invalid(f"Input should be a valid integer, got {value!r}")
+        if low is not None and value < low:
+            raise _Invalid(f"Input should be greater than or equal to {low}")
+        return value
+
+    return check
+
+
+def _port(value: Any) -> int:
+    port: int = _integer(low=0)(value)
+    if port > 65535:
+        raise _Invalid("Input should be less than or equal to 65535")
+    return port
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise _Invalid(f"Input should be a valid boolean, got {value!r}")
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in choices:
+            listed = ", ".join(repr(c) for c in choices)
+            raise _Invalid(f"Input should be one of {listed}, got {value!r}")
+        return str(value)
+
+    return check
+
+
+def _text(*, optional: bool = False) -> Callable[[Any], Any]:
+    def check(value: Any) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str):
+            raise _Invalid(f"Input should be a valid string, got {value!r}")
+        return value
+
+    return check
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """A list of strings; from the environment, comma or whitespace separated
+    (``MOCKSERVER_API_KEYS=a,b``)."""
+    if isinstance(value, str):
+        return tuple(part for part in value.replace(",", " ").split() if part)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise _Invalid(f"Input should be a list of strings, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
     """Everything that configures one server instance."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     host: str = "127.0.0.1"
-    port: int = Field(default=8000, ge=0, le=65535)
+    port: int = 8000
     seed: int = 0
     clock: Literal["real", "frozen"] = "real"
     frozen_epoch: int = DEFAULT_FROZEN_EPOCH
     scenario: str | None = None
-    max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    max_body_bytes: int = 32 * 1024 * 1024
     #: Per namespace: journal entries kept, and stored objects kept of each kind.
-    journal_limit: int = Field(default=1000, gt=0)
-    store_limit: int = Field(default=10_000, gt=0)
+    journal_limit: int = 1000
+    store_limit: int = 10_000
     #: Namespaces kept; past it the least recently used one is dropped (journal and all).
-    namespace_limit: int = Field(default=1000, gt=0)
+    namespace_limit: int = 1000
     #: Answer a request asked again from a template of its first answer (same bytes, less
     #: work; ``false``: every request takes the full path).
     replay: bool = True
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     #: Per-namespace budgets; exceeding one gives a 429 (unset: headers only, not enforced).
-    requests_per_minute: int | None = Field(default=None, ge=1)
-    tokens_per_minute: int | None = Field(default=None, ge=1)
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
     #: Browser origins allowed to call the server (empty: ``*`` on loopback, none elsewhere).
     cors_origins: tuple[str, ...] = ()
     #: Required by the control plane when set (and to serve on a non-loopback address).
@@ -55,33 +132,35 @@ class Settings(BaseModel):
     #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
     api_keys: tuple[str, ...] = ()
 
-    @field_validator("cors_origins", "api_keys", mode="before")
-    @classmethod
-    def _split_list(cls, value: object) -> object:
-        """``MOCKSERVER_API_KEYS=a,b`` (comma or whitespace separated) from the environment."""
-        if isinstance(value, str):
-            return tuple(part for part in value.replace(",", " ").split() if part)
-        return value
+    def __post_init__(self) -> None:
+        for name, check in _CHECKS.items():
+            try:
+                value = check(getattr(self, name))
+            except _Invalid as exc:
+                raise SettingsError(
+                    f"invalid setting {name!r} (env {ENV_PREFIX}{name.upper()}): {exc}"
+                ) from None
+            object.__setattr__(self, name, value)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Defaults, overridden by ``MOCKSERVER_<FIELD>`` variables, overridden by ``overrides``
         (``None`` values in ``overrides`` mean "not given")."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
-        for name in cls.model_fields:
+        values: dict[str, Any] = {}
+        for name in _CHECKS:
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is not None and raw != "":
                 values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
-        try:
-            return cls.model_validate(values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"])
-            raise SettingsError(
-                f"invalid setting {field!r} (env {ENV_PREFIX}{field.upper()}): {first['msg']}"
-            ) from None
+        unknown = sorted(set(values) - set(_CHECKS))
+        if unknown:
+            raise SettingsError(f"unknown setting {unknown[0]!r}")
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        """These settings with some fields changed (and checked)."""
+        return dataclasses.replace(self, **changes)
 
     def make_clock(self) -> Clock:
         return FrozenClock(self.frozen_epoch) if self.clock == "frozen" else RealClock()
@@ -90,3 +169,27 @@ class Settings(BaseModel):
     def base_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/v1"
+
+
+#: Each field's check, which returns the value to keep (converted from a string if it came
+#: from the environment).
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "host": _text(),
+    "port": _port,
+    "seed": _integer(),
+    "clock": _one_of("real", "frozen"),
+    "frozen_epoch": _integer(),
+    "scenario": _text(optional=True),
+    "max_body_bytes": _integer(low=1),
+    "journal_limit": _integer(low=1),
+    "store_limit": _integer(low=1),
+    "namespace_limit": _integer(low=1),
+    "replay": _boolean,
+    "log_level": _one_of("critical", "error", "warning", "info", "debug"),
+    "requests_per_minute": _integer(low=1, optional=True),
+    "tokens_per_minute": _integer(low=1, optional=True),
+    "cors_origins": _texts,
+    "admin_token": _text(optional=True),
+    "api_keys": _texts,
+}
+assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

@@ -22,7 +22,7 @@ def _no_real_openai(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def start_server(**settings: object) -> BackgroundServer:
     options: dict[str, object] = {"port": 0, "clock": "frozen", **settings}
-    app = create_app(Settings.model_validate(options))
+    app = create_app(Settings(**options))
     return BackgroundServer(app).start()
 
 

@@ -259,7 +259,7 @@ def test_the_asgi_lane_answers_in_process_as_the_full_path_does() -> None:
 
     seen = []
     for lane in (True, False):
-        app = create_app(Settings.model_validate({"seed": 3, "clock": "frozen", "replay": lane}))
+        app = create_app(Settings(seed=3, clock="frozen", replay=lane))
         with TestClient(app, headers={"Authorization": "Bearer sk-asgi"}) as http:
             answers = [
                 http.post(path, json=body)
