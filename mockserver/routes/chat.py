@@ -25,7 +25,7 @@ from mockserver.routes.base import (
 )
 from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
 from mockserver.store import Namespace, StoredChatCompletion, paginate
-from mockserver.wire.chat import parse_chat_request
+from mockserver.wire.chat import check_chat_body
 
 __all__ = ["routes"]
 
@@ -35,7 +35,7 @@ async def create(request: Request) -> Response:
     engine = engine_of(request)
     namespace = namespace_of(request)
     body = await read_json(request)
-    parse_chat_request(body)
+    check_chat_body(body)
     prompt = prompt_from_chat(body, headers=request.headers)
     result = complete_chat(engine, prompt, namespace=namespace)
     engine.record_turn(

@@ -1,0 +1,110 @@
+"""The plain-request shortcut: every request it lets through, the full validation accepts.
+
+``check_chat_body`` skips building the request schema's validator for the simplest requests
+(a model, text messages, maybe ``stream``); that is only sound if the schema and the
+cross-field checks accept each of them, which these tests check against the real thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mockserver.errors import InvalidRequestError
+from mockserver.wire.chat import check_chat_body, is_plain_chat_request, parse_chat_request
+
+ROLES = ("system", "developer", "user", "assistant")
+
+plain_messages = st.lists(
+    st.fixed_dictionaries({"role": st.sampled_from(ROLES), "content": st.text()}),
+    min_size=1,
+    max_size=4,
+)
+plain_requests = st.builds(
+    lambda model, messages, stream: {
+        "model": model,
+        "messages": messages,
+        **({} if stream is None else {"stream": stream}),
+    },
+    st.text(min_size=1),
+    plain_messages,
+    st.none() | st.booleans(),
+)
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@st.composite
+def near_plain_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A plain request with one thing changed: a key added, removed or given another value,
+    at the top or in a message."""
+    request: dict[str, Any] = draw(plain_requests)
+    keys = st.sampled_from(["model", "messages", "stream", "n", "tools", "name", "content", "role"])
+    target: dict[str, Any] = request
+    if draw(st.booleans()):
+        target = draw(st.sampled_from(request["messages"]))
+    action = draw(st.sampled_from(["set", "drop"]))
+    key = draw(keys)
+    if action == "drop":
+        target.pop(key, None)
+    else:
+        target[key] = draw(json_values | plain_messages)
+    return request
+
+
+def accepted(request: dict[str, Any]) -> bool:
+    try:
+        parse_chat_request(request)
+    except InvalidRequestError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_requests)
+def test_every_plain_request_is_recognised_and_valid(request: dict[str, Any]) -> None:
+    assert is_plain_chat_request(request)
+    assert accepted(request)
+
+
+@settings(max_examples=500, deadline=None)
+@given(near_plain_requests())
+def test_the_shortcut_never_lets_through_what_validation_rejects(request: dict[str, Any]) -> None:
+    if is_plain_chat_request(request):
+        assert accepted(request), request
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"model": "m", "messages": []},
+        {"model": "", "messages": [{"role": "user", "content": "hi"}]},
+        {"model": "m", "messages": [{"role": "tool", "content": "hi"}]},
+        {"model": "m", "messages": [{"role": "user", "content": ["hi"]}]},
+        {"model": "m", "messages": [{"role": ["user"], "content": "hi"}]},
+        {"model": "m", "messages": [{"role": "user", "content": "hi", "name": "x"}]},
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": "true"},
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 2},
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True, "n": 1},
+        {"model": "m", "messages": ({"role": "user", "content": "hi"},)},
+    ],
+)
+def test_anything_else_takes_the_full_validation(request_: dict[str, Any]) -> None:
+    assert not is_plain_chat_request(request_)
+
+
+def test_check_chat_body_still_rejects_what_is_not_plain() -> None:
+    check_chat_body({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    with pytest.raises(InvalidRequestError) as caught:
+        check_chat_body({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 2})
+    assert caught.value.param == "n"
