@@ -22,7 +22,7 @@ from mockserver.errors import (
 )
 from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
 from mockserver.store import JournalEntry, PageQuery
-from mockserver.wire.validation import parse_json_body
+from mockserver.wire.json_body import parse_json_body
 
 __all__ = [
     "SSEResponse",

@@ -25,7 +25,7 @@ from mockserver.routes.base import (
 )
 from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
 from mockserver.store import Namespace, StoredChatCompletion, paginate
-from mockserver.wire.chat import check_chat_body
+from mockserver.wire.plain import check_chat_body
 
 __all__ = ["routes"]
 

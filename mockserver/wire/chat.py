@@ -44,8 +44,6 @@ __all__ = [
     "WebSearchOptions",
     "WebSearchOptionsUserLocation",
     "WebSearchOptionsUserLocationApproximate",
-    "check_chat_body",
-    "is_plain_chat_request",
     "parse_chat_request",
 ]
 
@@ -220,40 +218,3 @@ def parse_chat_request(body: bytes | Mapping[str, Any]) -> ChatCompletionCreateP
     params = validate_model(ChatCompletionCreateParams, data)
     check_chat_request(params)
     return params
-
-
-#: Roles whose message is complete with a string ``content`` alone.
-_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
-_PLAIN_MESSAGE_KEYS = frozenset({"role", "content"})
-
-
-def is_plain_chat_request(data: Mapping[str, Any]) -> bool:
-    """Is ``data`` of the simplest shape: a non-empty ``model`` string, a non-empty list of
-    ``{"role", "content"}`` text messages (system, developer, user or assistant), and at most a
-    ``stream`` boolean besides? The schema and the cross-field checks accept every such request
-    (``tests/wire/test_plain_requests.py`` checks that against them), so it needs no
-    validator; any other shape takes the full validation.
-    """
-    if len(data) > 2 and (len(data) > 3 or type(data.get("stream")) is not bool):
-        return False
-    model = data.get("model")
-    messages = data.get("messages")
-    if type(model) is not str or not model or type(messages) is not list or not messages:
-        return False
-    for message in messages:
-        if (
-            type(message) is not dict
-            or message.keys() != _PLAIN_MESSAGE_KEYS
-            or type(message["content"]) is not str
-            or type(message["role"]) is not str
-            or message["role"] not in _PLAIN_ROLES
-        ):
-            return False
-    return True
-
-
-def check_chat_body(data: Mapping[str, Any]) -> None:
-    """Raise the API's 400 for a request body it would reject (a plain request passes without
-    building the request schema's validator, ~1 MiB and the first request's longest step)."""
-    if not is_plain_chat_request(data):
-        parse_chat_request(data)

@@ -20,14 +20,20 @@ took the input's type wins, and if none did the expected types are merged ("one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Annotated, Any, Final, TypeVar
 
-import orjson
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, ValidationError
 from pydantic_core import PydanticCustomError
 
 from mockserver.errors import InvalidRequestError
+from mockserver.wire.json_body import (
+    JSON_PARSE_ERROR,
+    json_type,
+    json_type_phrase,
+    parse_json_body,
+    render_param,
+)
 
 __all__ = [
     "JSON_PARSE_ERROR",
@@ -48,63 +54,10 @@ __all__ = [
 
 M = TypeVar("M", bound=BaseModel)
 
-JSON_PARSE_ERROR: Final = (
-    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
-    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
-    "us through our help center at help.openai.com.)"
-)
-
 #: Error type of :func:`~mockserver.wire.validation.json_type_union` when no branch fits.
 UNION_TYPE_ERROR: Final = "json_type_mismatch"
 #: Error type of :func:`~mockserver.wire.validation.non_nullable` for an explicit ``null``.
 NULL_ERROR: Final = "null_not_allowed"
-
-_PHRASES: Final = {
-    "null": "null",
-    "boolean": "a boolean",
-    "integer": "an integer",
-    "number": "a decimal",
-    "string": "a string",
-    "array": "an array",
-    "object": "an object",
-    "unknown": "an unsupported value",
-}
-
-
-def json_type(value: object) -> str:
-    """The JSON type of a parsed value (``"string"``, ``"array"``, ...); also a union tag."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "unknown"
-
-
-def json_type_phrase(value: object) -> str:
-    """``"an integer"``, ``"null"``...: the API's words for what it got."""
-    return _PHRASES[json_type(value)]
-
-
-def render_param(path: Sequence[int | str]) -> str | None:
-    """``("messages", 1, "role")`` → ``"messages[1].role"``; the root is ``None``."""
-    out: list[str] = []
-    for item in path:
-        if isinstance(item, int):
-            out.append(f"[{item}]")
-        else:
-            out.append(f".{item}" if out else item)
-    return "".join(out) or None
 
 
 class WireModel(BaseModel):
@@ -143,20 +96,6 @@ def non_nullable(expected: str) -> BeforeValidator:
 #: An optional string (or boolean) field: may be left out, but not sent as ``null``.
 OmittableStr = Annotated[str | None, non_nullable("a string")]
 OmittableBool = Annotated[bool | None, non_nullable("a boolean")]
-
-
-def parse_json_body(body: bytes) -> dict[str, Any]:
-    """The request body as a JSON object, or the API's 400 for anything else."""
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise InvalidRequestError(JSON_PARSE_ERROR) from None
-    if not isinstance(data, dict):
-        raise InvalidRequestError(
-            f"Invalid type for body: expected an object, but got {json_type_phrase(data)} instead.",
-            code="invalid_type",
-        )
-    return data
 
 
 def validate_model(model: type[M], data: Mapping[str, Any]) -> M:

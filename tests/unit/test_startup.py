@@ -61,6 +61,11 @@ NOT_AT_START = (
     "mockserver.routes.control",
     "mockserver.routes.inspector",
     "mockserver.wire.responses",
+    # A plain request needs none of the wire models (see wire/plain.py).
+    "mockserver.wire.validation",
+    "mockserver.wire.chat",
+    "mockserver.wire.chat_messages",
+    "mockserver.wire.chat_tools",
     "mockserver.wire.validation_errors",
     "mockserver.wire.validation_issues",
     # JSON Schema values: only structured outputs and tool arguments need them.
@@ -121,7 +126,7 @@ def test_tool_arguments_load_the_schema_machinery_on_first_use() -> None:
     assert status == 200
     (call,) = body["choices"][0]["message"]["tool_calls"]
     assert set(json.loads(call["function"]["arguments"])) == {"city"}
-    assert {"mockserver.reply.schema", "pydantic.plugin._loader"} <= loaded
+    assert {"mockserver.reply.schema", "mockserver.wire.chat", "pydantic.plugin._loader"} <= loaded
 
 
 def test_structured_output_loads_the_schema_machinery_on_first_use() -> None:

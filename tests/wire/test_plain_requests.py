@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mockserver.errors import InvalidRequestError
-from mockserver.wire.chat import check_chat_body, is_plain_chat_request, parse_chat_request
+from mockserver.wire.chat import parse_chat_request
+from mockserver.wire.plain import check_chat_body, is_plain_chat_request
 
 ROLES = ("system", "developer", "user", "assistant")
 

@@ -1,0 +1,83 @@
+"""A request body as a JSON object, and the API's words for JSON types and parameter paths.
+
+Free of pydantic: a plain request (``wire.plain``) is parsed and checked without importing
+the wire models. ``wire.validation`` re-exports all of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import orjson
+
+from mockserver.errors import InvalidRequestError
+
+__all__ = ["JSON_PARSE_ERROR", "json_type", "json_type_phrase", "parse_json_body", "render_param"]
+
+JSON_PARSE_ERROR: Final = (
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
+    "us through our help center at help.openai.com.)"
+)
+
+_PHRASES: Final = {
+    "null": "null",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a decimal",
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "unknown": "an unsupported value",
+}
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a parsed value (``"string"``, ``"array"``, ...); also a union tag."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "unknown"
+
+
+def json_type_phrase(value: object) -> str:
+    """``"an integer"``, ``"null"``...: the API's words for what it got."""
+    return _PHRASES[json_type(value)]
+
+
+def render_param(path: Sequence[int | str]) -> str | None:
+    """``("messages", 1, "role")`` → ``"messages[1].role"``; the root is ``None``."""
+    out: list[str] = []
+    for item in path:
+        if isinstance(item, int):
+            out.append(f"[{item}]")
+        else:
+            out.append(f".{item}" if out else item)
+    return "".join(out) or None
+
+
+def parse_json_body(body: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or the API's 400 for anything else."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise InvalidRequestError(JSON_PARSE_ERROR) from None
+    if not isinstance(data, dict):
+        raise InvalidRequestError(
+            f"Invalid type for body: expected an object, but got {json_type_phrase(data)} instead.",
+            code="invalid_type",
+        )
+    return data

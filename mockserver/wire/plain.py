@@ -1,0 +1,54 @@
+"""Requests simple enough to need no validator.
+
+Most requests a test sends are a model and a few text messages. Such a request is accepted by
+the full validation whatever its texts (``tests/wire/test_plain_requests.py`` checks that
+claim against it), so :func:`check_chat_body` lets it through without importing the wire
+models; anything else is validated in full, with the API's exact 400s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["check_chat_body", "is_plain_chat_request"]
+
+
+#: Roles whose message is complete with a string ``content`` alone.
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+_PLAIN_MESSAGE_KEYS = frozenset({"role", "content"})
+
+
+def is_plain_chat_request(data: Mapping[str, Any]) -> bool:
+    """Is ``data`` of the simplest shape: a non-empty ``model`` string, a non-empty list of
+    ``{"role", "content"}`` text messages (system, developer, user or assistant), and at most a
+    ``stream`` boolean besides? The schema and the cross-field checks accept every such request
+    (``tests/wire/test_plain_requests.py`` checks that against them), so it needs no
+    validator; any other shape takes the full validation.
+    """
+    if len(data) > 2 and (len(data) > 3 or type(data.get("stream")) is not bool):
+        return False
+    model = data.get("model")
+    messages = data.get("messages")
+    if type(model) is not str or not model or type(messages) is not list or not messages:
+        return False
+    for message in messages:
+        if (
+            type(message) is not dict
+            or message.keys() != _PLAIN_MESSAGE_KEYS
+            or type(message["content"]) is not str
+            or type(message["role"]) is not str
+            or message["role"] not in _PLAIN_ROLES
+        ):
+            return False
+    return True
+
+
+def check_chat_body(data: Mapping[str, Any]) -> None:
+    """Raise the API's 400 for a request body it would reject. A plain request passes without
+    the wire models: importing them, and building the request schema's validator, is most of
+    a server's first answer (~20 ms, ~2 MiB) and of no use to it."""
+    if not is_plain_chat_request(data):
+        from mockserver.wire.chat import parse_chat_request
+
+        parse_chat_request(data)
