@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["MODEL_IDS", "owner_of"]
 
 MODEL_IDS: tuple[str, ...] = (
-    "- gpt-6-astra",
+    "gpt-6-astra",
     "gpt-6-sol",
     "gpt-6-luna",
     "gpt-5.6-sol",

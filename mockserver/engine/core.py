@@ -27,12 +27,22 @@ from mockserver.scenario.model import Reply as ScriptedReply
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 
-__all__ = ["DEFAULT_SCENARIO", "ONE_OFF", "SCENARIO_HEADER", "Decision", "Engine", "Turn"]
+__all__ = [
+    "DEFAULT_SCENARIO",
+    "ONE_OFF",
+    "SCENARIO_HEADER",
+    "SERVICE_HEADERS",
+    "Decision",
+    "Engine",
+    "Turn",
+]
 
 SCENARIO_HEADER = "x-mockserver-scenario"
 DEFAULT_SCENARIO = "default"
 #: The rule name journaled for replies queued with ``POST /__mockserver/next``.
 ONE_OFF = "(one-off)"
+#: Headers the API puts on every answer, besides its request id and processing time.
+SERVICE_HEADERS = {"openai-version": "2020-10-01", "openai-organization": "mockserver"}
 #: Generated replies kept for identical requests (a load test repeats one request).
 REPLY_CACHE_SIZE = 256
 
@@ -337,9 +347,19 @@ class Engine:
                 "req_", self.settings.seed, namespace, number=counter
             ),
             "openai-processing-ms": str(120 + 9 * completion_tokens),
-            "openai-version": "2020-10-01",
-            "openai-organization": "mockserver",
+            **SERVICE_HEADERS,
             **budget,
+        }
+
+    def service_headers(self, namespace: str, seq: int) -> dict[str, str]:
+        """The headers of an answer that is not a model's turn (a retrieve, list, delete…);
+        its request id is numbered after its journal entry."""
+        return {
+            "x-request-id": ids.numbered_hex_id(
+                "req_", self.settings.seed, namespace, "journal", number=seq
+            ),
+            "openai-processing-ms": "12",
+            **SERVICE_HEADERS,
         }
 
     def record_turn(

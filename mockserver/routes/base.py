@@ -8,12 +8,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Any, Literal
 
 import anyio
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mockserver import ids, sse
 from mockserver.engine import Engine
+from mockserver.engine.core import SERVICE_HEADERS
 from mockserver.errors import (
     APIError,
     InvalidRequestError,
@@ -21,12 +23,14 @@ from mockserver.errors import (
     UnsupportedMediaTypeError,
 )
 from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
-from mockserver.store import JournalEntry, PageQuery
+from mockserver.store import JournalEntry, PageQuery, Unparsed
 from mockserver.wire.json_body import parse_json_body
 
 __all__ = [
     "SSEResponse",
     "api_endpoint",
+    "control_endpoint",
+    "create_endpoint",
     "engine_of",
     "error_response",
     "json_response",
@@ -71,6 +75,8 @@ def error_response(error: APIError, *, request_id: str | None = None) -> Respons
     headers = dict(error.headers)
     if request_id:
         headers.setdefault("x-request-id", request_id)
+        headers.setdefault("openai-processing-ms", "12")
+        headers.update(SERVICE_HEADERS)
     return json_response(error.body(), status=error.status, headers=headers)
 
 
@@ -242,34 +248,127 @@ def _too_large(limit: int) -> APIError:
     )
 
 
-def api_endpoint(handler: Handler) -> Handler:
-    """Turn :class:`APIError` into OpenAI's error body, and journal the failed request."""
+#: The API family of each create endpoint (the journal's ``api`` for a request it refused).
+_FAMILIES = {
+    "/v1/chat/completions": "chat",
+    "/v1/responses": "responses",
+    "/v1/moderations": "moderations",
+}
+
+
+def create_endpoint(handler: Handler) -> Handler:
+    """A create endpoint: the handler journals its own answers (with the turn's rule, model,
+    summary); a request it refuses is journaled here, with OpenAI's error body."""
 
     @functools.wraps(handler)
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
         except APIError as error:
-            engine = engine_of(request)
-            namespace = namespace_of(request)
-            request_id = ids.hex_id("req_", "error", namespace, request.url.path, error.message)
-            engine.record(
-                namespace,
-                JournalEntry(
-                    seq=0,
-                    method=request.method,
-                    path=request.url.path,
-                    status=error.status,
-                    request=getattr(request.state, "json_body", None),
-                    response=error.body(),
-                    rule=error.rule,
-                    miss=error.miss,
-                    summary=f"{error.type}: {error.message}",
-                ),
-            )
-            return error_response(error, request_id=request_id)
+            return _refused(request, error)
 
     return endpoint
+
+
+def api_endpoint(handler: Handler) -> Handler:
+    """Any other API endpoint (retrieve, list, update, delete…): its answer is journaled here
+    and given the headers the API puts on every answer; a refusal as :func:`create_endpoint`
+    does."""
+
+    @functools.wraps(handler)
+    async def endpoint(request: Request) -> Response:
+        try:
+            response = await handler(request)
+        except APIError as error:
+            return _refused(request, error)
+        _journal_answer(request, response)
+        return response
+
+    return endpoint
+
+
+def control_endpoint(handler: Handler) -> Handler:
+    """A control-plane endpoint: a refusal gets OpenAI's error body too, but control requests
+    are not API calls and are never journaled."""
+
+    @functools.wraps(handler)
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except APIError as error:
+            return error_response(error)
+
+    return endpoint
+
+
+def _refused(request: Request, error: APIError) -> Response:
+    engine = engine_of(request)
+    namespace = namespace_of(request)
+    path = request.scope["path"]
+    body = getattr(request.state, "json_body", None)
+    model = body.get("model") if isinstance(body, dict) else None
+    request_id = ids.hex_id("req_", "error", namespace, request.url.path, error.message)
+    engine.record(
+        namespace,
+        JournalEntry(
+            seq=0,
+            method=request.method,
+            path=request.url.path,
+            status=error.status,
+            api=_FAMILIES.get(path) if request.method == "POST" else None,
+            model=model if isinstance(model, str) else None,
+            stream=isinstance(body, dict) and body.get("stream") is True,
+            request=body,
+            response=error.body(),
+            rule=error.rule,
+            miss=error.miss,
+            summary=f"{error.type}: {error.message}",
+        ),
+    )
+    return error_response(error, request_id=request_id)
+
+
+def _journal_answer(request: Request, response: Response) -> None:
+    """Journal an answer that is not a turn, and stamp it with the API's headers (its request
+    id numbered after its journal entry)."""
+    engine = engine_of(request)
+    namespace = namespace_of(request)
+    body = getattr(response, "body", None)
+    answer: Any = None
+    summary = ""
+    if isinstance(body, bytes) and body:
+        if response.media_type == SSEResponse.media_type:
+            answer = Unparsed(body, sse.decode_stream)
+            summary = "event stream"
+        else:
+            answer = orjson.loads(body)
+            summary = _summary(answer)
+    entry = JournalEntry(
+        seq=0,
+        method=request.method,
+        path=request.url.path,
+        status=response.status_code,
+        request=getattr(request.state, "json_body", None),
+        response=answer,
+        summary=summary,
+    )
+    engine.record(namespace, entry)
+    own = [
+        (k.encode("latin-1"), v.encode("latin-1"))
+        for k, v in engine.service_headers(namespace, entry.seq).items()
+    ]
+    response.raw_headers = own + response.raw_headers
+
+
+def _summary(answer: Any) -> str:
+    """``response resp_…``, ``list of 3``: what the inspector shows for a non-turn answer."""
+    if not isinstance(answer, dict):
+        return ""
+    kind = answer.get("object")
+    if kind == "list" and isinstance(answer.get("data"), list):
+        return f"list of {len(answer['data'])}"
+    ident = answer.get("id")
+    return " ".join(str(part) for part in (kind, ident) if part is not None)
 
 
 def query_int(request: Request, name: str, *, default: int, low: int, high: int) -> int:

@@ -16,6 +16,7 @@ from mockserver.prompt.chat import prompt_from_chat
 from mockserver.routes.base import (
     api_endpoint,
     body_response,
+    create_endpoint,
     engine_of,
     json_response,
     namespace_of,
@@ -30,7 +31,7 @@ from mockserver.wire.plain import check_chat_body
 __all__ = ["routes"]
 
 
-@api_endpoint
+@create_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
     namespace = namespace_of(request)

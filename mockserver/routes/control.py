@@ -12,7 +12,7 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
-from mockserver.routes.base import api_endpoint, engine_of, json_response, query_int
+from mockserver.routes.base import control_endpoint, engine_of, json_response, query_int
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
@@ -77,14 +77,14 @@ async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
         raise ScenarioError(first["msg"], field=where or None) from None
 
 
-@api_endpoint
+@control_endpoint
 async def get_scenario(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.namespace(namespace_of(request)) as space:
         return json_response(_scenario_body(engine, space))
 
 
-@api_endpoint
+@control_endpoint
 async def put_scenario(request: Request) -> Response:
     engine = engine_of(request)
     try:
@@ -98,7 +98,7 @@ async def put_scenario(request: Request) -> Response:
         return json_response(_scenario_body(engine, space))
 
 
-@api_endpoint
+@control_endpoint
 async def delete_scenario(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.namespace(namespace_of(request)) as space:
@@ -108,7 +108,7 @@ async def delete_scenario(request: Request) -> Response:
         return json_response(_scenario_body(engine, space))
 
 
-@api_endpoint
+@control_endpoint
 async def list_scenarios(request: Request) -> Response:
     engine = engine_of(request)
     loaded = [
@@ -121,7 +121,7 @@ async def list_scenarios(request: Request) -> Response:
     return json_response({"default": engine.default.name, "data": loaded + builtins})
 
 
-@api_endpoint
+@control_endpoint
 async def calls(request: Request) -> Response:
     engine = engine_of(request)
     limit = query_int(request, "limit", default=100, low=1, high=10_000)
@@ -171,7 +171,7 @@ async def namespaces(request: Request) -> Response:
     return json_response({"object": "list", "data": data})
 
 
-@api_endpoint
+@control_endpoint
 async def queue_next(request: Request) -> Response:
     """Queue one-off replies (scenario reply objects) for this namespace's next requests."""
     from mockserver.wire.validation import parse_json_body
@@ -191,7 +191,7 @@ async def queue_next(request: Request) -> Response:
         return json_response({"namespace": space.name, "pending": len(space.pending)})
 
 
-@api_endpoint
+@control_endpoint
 async def clock(request: Request) -> Response:
     """``POST {"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
     engine = engine_of(request)
@@ -214,7 +214,7 @@ async def clock(request: Request) -> Response:
         )
 
 
-@api_endpoint
+@control_endpoint
 async def reset(request: Request) -> Response:
     name = namespace_of(request)
     engine_of(request).store.reset(name)

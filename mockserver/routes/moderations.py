@@ -10,7 +10,13 @@ from starlette.routing import Route
 
 from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
-from mockserver.routes.base import api_endpoint, engine_of, json_response, namespace_of, read_json
+from mockserver.routes.base import (
+    create_endpoint,
+    engine_of,
+    json_response,
+    namespace_of,
+    read_json,
+)
 from mockserver.store import JournalEntry
 
 __all__ = ["routes"]
@@ -39,7 +45,7 @@ def _texts(value: Any) -> list[str]:
     )
 
 
-@api_endpoint
+@create_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
     namespace = namespace_of(request)

@@ -20,6 +20,7 @@ from mockserver.routes.base import (
     SSEResponse,
     api_endpoint,
     body_response,
+    create_endpoint,
     engine_of,
     json_response,
     namespace_of,
@@ -60,7 +61,7 @@ def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Respon
     return SSEResponse(b"".join(sse.event_frame(e["type"], e) for e in events), headers=headers)
 
 
-@api_endpoint
+@create_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
     namespace = namespace_of(request)

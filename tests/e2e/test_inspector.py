@@ -168,7 +168,12 @@ def test_calls_filter_by_namespace_path_and_status(mock: BackgroundServer) -> No
     httpx.get(mock.base_url + "/models", headers={"authorization": "Bearer sk-f"})
     calls = mock.url + "/__mockserver/calls"
     everything = httpx.get(calls, params={"namespace": "sk-f"}).json()["data"]
-    assert [c["status"] for c in everything] == [200, 503]
+    assert [(c["method"], c["status"]) for c in everything] == [
+        ("POST", 200),
+        ("POST", 503),
+        ("GET", 200),
+    ]
+    assert everything[-1]["summary"] == f"list of {len(everything[-1]['response']['data'])}"
     failed = httpx.get(calls, params={"namespace": "sk-f", "status": "503"}).json()["data"]
     assert [c["rule"] for c in failed] == ["(one-off)"]
     by_path = httpx.get(calls, params={"namespace": "sk-f", "path": "/v1/chat/completions"})
