@@ -10,11 +10,16 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver.errors import InvalidRequestError
-from mockserver.wire.chat_messages import ChatCompletionAssistantMessageParam
+from mockserver.wire.chat_messages import (
+    ChatCompletionAssistantMessageParam,
+    ChatCompletionToolMessageParam,
+    content_text,
+)
 from mockserver.wire.chat_tools import (
     ChatCompletionAllowedToolChoiceParam,
     ChatCompletionFunctionToolParam,
     ChatCompletionNamedToolChoiceParam,
+    ResponseFormatJSONObject,
     allowed_tool_name,
 )
 
@@ -71,6 +76,57 @@ def _assistant_messages_say_something(params: ChatCompletionCreateParams) -> Non
                 "Invalid value for 'content': expected a string, got null.",
                 param=f"messages[{index}].content",
             )
+
+
+def _tool_messages_answer_tool_calls(params: ChatCompletionCreateParams) -> None:
+    """A tool message answers a call of the assistant message just before it (after its
+    siblings), and every call of that message is answered before the conversation goes on.
+    The ``param`` paths are in the API's older ``messages.[i]`` form, as it sends them."""
+    calls: tuple[str, ...] = ()  # the tool call ids of the assistant message being answered
+    waiting: list[str] = []
+    for index, message in enumerate(params.messages):
+        if isinstance(message, ChatCompletionToolMessageParam):
+            if not calls:
+                raise InvalidRequestError(
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",  # sic: the API's spelling
+                    param=f"messages.[{index}].role",
+                )
+            if message.tool_call_id not in calls:
+                raise InvalidRequestError(
+                    f"Invalid parameter: 'tool_call_id' of '{message.tool_call_id}' not found "
+                    "in 'tool_calls' of previous message.",
+                    param=f"messages.[{index}].tool_call_id",
+                )
+            if message.tool_call_id in waiting:
+                waiting.remove(message.tool_call_id)
+            continue
+        if waiting:
+            raise InvalidRequestError(
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(waiting)}",
+                param=f"messages.[{index}].role",
+            )
+        calls = ()
+        if isinstance(message, ChatCompletionAssistantMessageParam) and message.tool_calls:
+            calls = tuple(call.id for call in message.tool_calls)
+            waiting = list(calls)
+
+
+def _json_mode_is_asked_for(params: ChatCompletionCreateParams) -> None:
+    """JSON mode needs the word "json" somewhere in the messages (any case)."""
+    if not isinstance(params.response_format, ResponseFormatJSONObject):
+        return
+    for message in params.messages:
+        content = getattr(message, "content", None)
+        if "json" in content_text(content).lower():
+            return
+    raise InvalidRequestError(
+        "'messages' must contain the word 'json' in some form, to use 'response_format' of "
+        "type 'json_object'.",
+        param="messages",
+    )
 
 
 def _metadata_keys_fit(params: ChatCompletionCreateParams) -> None:
@@ -182,6 +238,8 @@ _CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
     _top_logprobs_needs_logprobs,
     _stream_options_need_stream,
     _assistant_messages_say_something,
+    _tool_messages_answer_tool_calls,
+    _json_mode_is_asked_for,
     _metadata_keys_fit,
     _tool_names_are_valid_and_unique,
     _tool_choice_names_offered_tools,
