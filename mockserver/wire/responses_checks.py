@@ -6,13 +6,14 @@ order so the first problem reported is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Protocol
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mockserver.errors import InvalidRequestError
 from mockserver.wire.responses_tools import (
     CustomToolParam,
     FunctionToolParam,
+    ResponseFormatJSONObject,
     ToolChoiceAllowed,
     ToolChoiceCustom,
     ToolChoiceFunction,
@@ -146,6 +147,39 @@ def _require_offered(
         )
 
 
+def _json_mode_is_asked_for(params: ResponseCreateParams) -> None:
+    """JSON mode needs the word "json" in the input messages (``instructions`` do not count).
+    Checked only when the request holds the whole conversation: an earlier turn (a previous
+    response, a conversation, a stored prompt) may hold the word."""
+    text = params.text
+    if text is None or not isinstance(text.format, ResponseFormatJSONObject):
+        return
+    if params.previous_response_id or params.conversation or params.prompt:
+        return
+    given: Any = params.input
+    if not isinstance(given, str):
+        given = [item.model_dump(mode="json") for item in given or ()]
+    if any("json" in value.lower() for value in _strings(given)):
+        return
+    raise InvalidRequestError(
+        "Response input messages must contain the word 'json' in some form to use "
+        "'text.format' of type 'json_object'.",
+        param="text.format",
+    )
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value (not its keys)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
 _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _one_conversation_source,
     _something_to_answer,
@@ -154,4 +188,5 @@ _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _metadata_keys_fit,
     _tool_names_are_unique,
     _tool_choice_names_offered_tools,
+    _json_mode_is_asked_for,
 )

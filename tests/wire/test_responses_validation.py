@@ -264,3 +264,29 @@ def test_conversation_bodies_are_checked() -> None:
     with pytest.raises(InvalidRequestError) as info:
         parse_conversation_update({})
     assert info.value.param == "metadata"
+
+
+JSON_MODE = {"text": {"format": {"type": "json_object"}}}
+
+
+def test_json_mode_without_the_word_json_in_the_input_is_refused() -> None:
+    body = {"model": "m", "input": "Name a colour.", "instructions": "Reply in JSON.", **JSON_MODE}
+    with pytest.raises(InvalidRequestError) as caught:
+        parse_responses_request(body)
+    assert caught.value.message == (
+        "Response input messages must contain the word 'json' in some form to use "
+        "'text.format' of type 'json_object'."
+    )
+    assert caught.value.param == "text.format"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"input": "Name a colour, as JSON."},
+        {"input": [{"role": "user", "content": [{"type": "input_text", "text": "json please"}]}]},
+        {"input": "Name a colour.", "previous_response_id": "resp_1"},  # said earlier, maybe
+    ],
+)
+def test_json_mode_with_the_word_in_the_conversation_is_accepted(extra: dict[str, Any]) -> None:
+    parse_responses_request({"model": "m", **extra, **JSON_MODE})
