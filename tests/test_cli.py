@@ -37,6 +37,36 @@ def test_validate_lists_located_problems_and_exits_1(
     ]
 
 
+def test_validate_lists_duplicate_rule_ids_with_the_other_problems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "dup.yaml"
+    path.write_text(
+        "rules:\n  - id: a\n    reply: {txt: one}\n\n  - id: a\n    reply: {text: two}\n"
+    )
+    assert main(["validate", str(path)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:3:13: rule 'a', field 'rules[0].reply.txt': unknown key 'txt' "
+        "(did you mean 'text'?)",
+        f"{path}:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 0 and 1)",
+        "1 file(s) checked, 2 problem(s)",
+    ]
+
+
+@pytest.mark.parametrize("text", ["", "# to do\n"])
+def test_validate_reports_an_empty_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text(text)
+    assert main(["validate", str(path)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:1:1: the file is empty: a scenario file holds a mapping (name, rules, …); "
+        "write {} for a scenario with every default",
+        "1 file(s) checked, 1 problem(s)",
+    ]
+
+
 def test_validate_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "bad.yaml").write_text(BAD)
     assert main(["validate", "--json", str(tmp_path / "bad.yaml")]) == 1

@@ -11,18 +11,21 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.library import SUFFIXES
-from mockserver.scenario.model import Reply, Scenario
+from mockserver.scenario.model import Reply, Scenario, rule_id_clashes
 
 __all__ = ["SUFFIXES", "load_file", "parse_scenario", "scenario_to_yaml"]
 
 Path_ = tuple[str | int, ...]
+
+_A_MAPPING = "a scenario file holds a mapping (name, rules, …)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +76,18 @@ def _read(text: str, source: str) -> tuple[Any, _Marks]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, source) from None
+    if node is None or (data is None and node.value == ""):  # nothing, or a bare `---`
+        # An empty file is more likely a failed save or the wrong file than a wish for defaults.
+        raise ScenarioError(
+            f"the file is empty: {_A_MAPPING}; write {{}} for a scenario with every default",
+            file=source,
+            line=1,
+            column=1,
+        )
     marks: dict[Path_, tuple[int, int]] = {}
-    if node is not None:
-        for problem in _walk(node, (), marks):
-            line, column, message = problem.split(":", 2)
-            raise ScenarioError(message, file=source, line=int(line), column=int(column))
+    for problem in _walk(node, (), marks):
+        line, column, message = problem.split(":", 2)
+        raise ScenarioError(message, file=source, line=int(line), column=int(column))
     return data, _Marks(marks)
 
 
@@ -111,20 +121,46 @@ def _field(path: Path_) -> str:
     return out
 
 
-def _known_keys() -> list[str]:
-    from mockserver.scenario import model
+def _members(annotation: Any) -> list[Any]:
+    """The members of a union (``X | None``: X and None), else the annotation itself."""
+    if get_origin(annotation) in (Union, UnionType):
+        return [m for arg in get_args(annotation) for m in _members(arg)]
+    return [annotation]
 
-    keys: set[str] = set()
-    for cls in vars(model).values():
-        if isinstance(cls, type) and hasattr(cls, "model_fields"):
-            keys.update(f.alias or n for n, f in cls.model_fields.items())
-    return sorted(keys)
+
+def _is_model(annotation: Any) -> bool:
+    is_class = isinstance(annotation, type) and get_origin(annotation) is None
+    return is_class and issubclass(annotation, BaseModel)
+
+
+def _inside(annotation: Any, part: str | int) -> list[Any]:
+    """The annotations of what ``part`` (a key or an index) selects in a value of this type."""
+    found = []
+    for member in _members(annotation):
+        origin, args = get_origin(member), get_args(member)
+        if _is_model(member) and isinstance(part, str):
+            fields = member.model_fields.items()
+            found += [f.annotation for name, f in fields if part in (name, f.alias)]
+        elif origin is list and isinstance(part, int):
+            found.append(args[0])
+        elif origin is dict and isinstance(part, str):
+            found.append(args[1])
+    return found
+
+
+def _keys_at(path: Path_) -> list[str]:
+    """The keys the mapping at this data path may hold (of each model that may be there)."""
+    annotations: list[Any] = [Scenario]
+    for part in path:
+        annotations = [inner for a in annotations for inner in _inside(a, part)]
+    models = [m for a in annotations for m in _members(a) if _is_model(m)]
+    return sorted({f.alias or name for m in models for name, f in m.model_fields.items()})
 
 
 def _message(error: Mapping[str, Any], path: Path_) -> str:
     if error["type"] == "extra_forbidden":
         key = str(error["loc"][-1])
-        guess = difflib.get_close_matches(key, _known_keys(), n=1)
+        guess = difflib.get_close_matches(key, _keys_at(path[:-1]), n=1)
         hint = f" (did you mean '{guess[0]}'?)" if guess else ""
         return f"unknown key '{key}'{hint}"
     message = str(error["msg"]).removeprefix("Value error, ")
@@ -138,6 +174,26 @@ def _message(error: Mapping[str, Any], path: Path_) -> str:
     return message
 
 
+def _problem(message: str, path: Path_, data: Any, marks: _Marks, source: str) -> ScenarioError:
+    line, column = marks.of(path)
+    return ScenarioError(
+        message,
+        file=source,
+        line=line,
+        column=column,
+        rule=_rule_name(data, path),
+        field=_field(path) or None,
+    )
+
+
+def _rule_ids(data: Mapping[str, Any]) -> Iterator[tuple[int, str | None]]:
+    """(index, id) of each rule whose id can be read: a string, or none (``rule-<index>``)."""
+    rules = data.get("rules")
+    for index, rule in enumerate(rules if isinstance(rules, list) else []):
+        if isinstance(rule, Mapping) and isinstance(rule.get("id"), str | None):
+            yield index, rule.get("id")
+
+
 def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> ScenarioError:
     located = []
     for error in exc.errors():
@@ -145,19 +201,15 @@ def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> Scen
         path = _data_path(data, loc)
         if error["type"] == "extra_forbidden":
             path = (*_data_path(data, loc[:-1]), loc[-1])
-        line, column = marks.of(path)
-        located.append(
-            ScenarioError(
-                _message(error, path),
-                file=source,
-                line=line,
-                column=column,
-                rule=_rule_name(data, path),
-                field=_field(path) or None,
-            )
-        )
-    located.sort(key=lambda e: (e.line or 0, e.column or 0))
-    first, *more = located
+        if error["type"] == "duplicate_rule_id":
+            path = ("rules", error["ctx"]["rule"], "id")
+        located.append(_problem(_message(error, path), path, data, marks, source))
+    # The model checks rule ids only once everything else is valid: check them here too, so
+    # that they are reported with the rest (the model's report, if any, is one of these).
+    for clash in rule_id_clashes(_rule_ids(data)):
+        located.append(_problem(clash.message, ("rules", clash.where, "id"), data, marks, source))
+    unique = {e.located(): e for e in located}
+    first, *more = sorted(unique.values(), key=lambda e: (e.line or 0, e.column or 0))
     first.more = more
     return first
 
@@ -165,12 +217,9 @@ def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> Scen
 def parse_scenario(text: str, *, source: str = "<string>", base: Path | None = None) -> Scenario:
     """A scenario from YAML text; ``base`` is where relative ``fixture`` paths start."""
     data, marks = _read(text, source)
-    if data is None:
-        data = {}
     if not isinstance(data, Mapping):
-        raise ScenarioError(
-            "a scenario file holds a mapping (name, rules, …)", file=source, line=1, column=1
-        )
+        line, column = marks.of(())
+        raise ScenarioError(_A_MAPPING, file=source, line=line, column=column)
     data = _with_fixtures(data, marks, source=source, base=base)
     try:
         scenario = Scenario.model_validate(data)

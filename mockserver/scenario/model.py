@@ -8,9 +8,11 @@ that silently never matches.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from mockserver.scenario.behaviour import (
     ErrorSpec,
@@ -29,11 +31,13 @@ __all__ = [
     "ReasoningSpec",
     "Reply",
     "Rule",
+    "RuleIdClash",
     "Scenario",
     "ToolCallSpec",
     "ToolResultMatch",
     "When",
     "param_lookup",
+    "rule_id_clashes",
 ]
 
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+(?:\.[A-Za-z0-9_-]+)?)\s*\}\}")
@@ -279,6 +283,48 @@ class Rule(_Strict):
         return self.replies if self.replies is not None else [self.reply]  # type: ignore[list-item]
 
 
+class RuleIdClash(NamedTuple):
+    """Rules ``first`` and ``second`` have one id; ``defaulted`` is the one given none, if any."""
+
+    rule_id: str
+    first: int
+    second: int
+    defaulted: int | None
+
+    @property
+    def message(self) -> str:
+        why = (
+            f": rule {self.defaulted} has no id, so it is {self.rule_id}"
+            if self.defaulted is not None
+            else ""
+        )
+        return f"duplicate rule id '{self.rule_id}' (rules {self.first} and {self.second}{why})"
+
+    @property
+    def where(self) -> int:
+        """The rule whose ``id`` key to point at: the later one, unless its id is a default."""
+        return self.first if self.defaulted == self.second else self.second
+
+
+def _default_rule_id(index: int) -> str:
+    return f"rule-{index}"
+
+
+def rule_id_clashes(ids: Iterable[tuple[int, str | None]]) -> list[RuleIdClash]:
+    """Each rule whose id (given, else ``rule-<index>``) an earlier rule has, from (index, id)."""
+    seen: dict[str, tuple[int, bool]] = {}
+    clashes = []
+    for index, given in ids:
+        rule_id = given if given is not None else _default_rule_id(index)
+        if rule_id not in seen:
+            seen[rule_id] = (index, given is None)
+            continue
+        first, first_defaulted = seen[rule_id]
+        defaulted = index if given is None else (first if first_defaulted else None)
+        clashes.append(RuleIdClash(rule_id, first, index, defaulted))
+    return clashes
+
+
 class Scenario(_Strict):
     name: str = "inline"
     description: str = ""
@@ -293,17 +339,17 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _named_unique_rules(self) -> Scenario:
-        seen: dict[str, int] = {}
-        rules = []
-        for index, rule in enumerate(self.rules):
-            named = rule if rule.id is not None else rule.model_copy(update={"id": f"rule-{index}"})
-            assert named.id is not None
-            if named.id in seen:
-                raise ValueError(
-                    f"duplicate rule id '{named.id}' (rules {seen[named.id]} and {index})"
-                )
-            seen[named.id] = index
-            rules.append(named)
+        clashes = rule_id_clashes(enumerate(rule.id for rule in self.rules))
+        if clashes:
+            clash = clashes[0]
+            # A typed error the loader locates at the rule (a ValueError here has no place).
+            raise PydanticCustomError(
+                "duplicate_rule_id", "{message}", {"message": clash.message, "rule": clash.where}
+            )
+        rules = [
+            rule if rule.id is not None else rule.model_copy(update={"id": _default_rule_id(index)})
+            for index, rule in enumerate(self.rules)
+        ]
         object.__setattr__(self, "rules", rules)
         return self
 

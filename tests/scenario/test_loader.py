@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.library import builtin, builtin_names, load_ref
@@ -31,6 +32,36 @@ def test_unknown_key_suggests_the_right_one() -> None:
     )
 
 
+def test_unknown_rule_key_is_not_matched_against_other_models_keys() -> None:
+    assert error_of("""\
+        rules:
+          - when: {last_user: hi}
+            extra: 1
+            txt: hi
+            reply: {text: hi}
+        """).splitlines() == [
+        "s.yaml:3:5: rule #0, field 'rules[0].extra': unknown key 'extra'",
+        "s.yaml:4:5: rule #0, field 'rules[0].txt': unknown key 'txt'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("where", "typo", "guess"),
+    [
+        ("rules: [{whn: {}, reply: {text: x}}]", "whn", "when"),
+        ("rules: [{when: {not: {last_usr: x}}, reply: {text: x}}]", "last_usr", "last_user"),
+        ("rules: [{when: {tool_result: [{nmae: x}]}, reply: {text: x}}]", "nmae", "name"),
+        ("rules: [{when: {metadata: {k: {contain: x}}}, reply: {text: x}}]", "contain", "contains"),
+        ("rules: [{replies: [{text: x, fault: {resett: true}}]}]", "resett", "reset"),
+        ("chaos: {probability: 1, replies: [{error: {stauts: 500}}]}", "stauts", "status"),
+    ],
+)
+def test_unknown_key_suggestions_come_from_the_keys_valid_there(
+    where: str, typo: str, guess: str
+) -> None:
+    assert f"unknown key '{typo}' (did you mean '{guess}'?)" in error_of(where)
+
+
 def test_bad_regex_is_reported_with_the_compiler_message() -> None:
     assert error_of("""\
         rules:
@@ -50,12 +81,59 @@ def test_two_lookups_in_one_matcher_are_rejected() -> None:
         """)
 
 
-def test_duplicate_rule_ids_are_rejected() -> None:
-    assert "duplicate rule id 'a' (rules 0 and 1)" in error_of("""\
+def test_duplicate_rule_id_is_located_at_the_second_id() -> None:
+    assert (
+        error_of("""\
         rules:
-          - {id: a, reply: {text: x}}
-          - {id: a, reply: {text: y}}
+          - id: a
+            reply: {text: x}
+          - reply: {text: y}
+            id: a
         """)
+        == "s.yaml:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 0 and 1)"
+    )
+
+
+def test_duplicate_rule_ids_are_listed_with_the_other_problems() -> None:
+    assert error_of("""\
+        rules:
+          - {id: a, reply: {txt: x}}
+          - {id: b, reply: {text: y}}
+          - {id: a, reply: {text: z}}
+          - {id: b, reply: {text: w}}
+        """).splitlines() == [
+        "s.yaml:2:21: rule 'a', field 'rules[0].reply.txt': unknown key 'txt' "
+        "(did you mean 'text'?)",
+        "s.yaml:4:6: rule 'a', field 'rules[2].id': duplicate rule id 'a' (rules 0 and 2)",
+        "s.yaml:5:6: rule 'b', field 'rules[3].id': duplicate rule id 'b' (rules 1 and 3)",
+    ]
+
+
+def test_an_id_that_is_another_rules_default_id_is_rejected() -> None:
+    assert error_of("""\
+        rules:
+          - {id: rule-1, reply: {text: x}}
+          - {reply: {text: y}}
+        """) == (
+        "s.yaml:2:6: rule 'rule-1', field 'rules[0].id': duplicate rule id 'rule-1' "
+        "(rules 0 and 1: rule 1 has no id, so it is rule-1)"
+    )
+
+
+def test_unreadable_rule_ids_are_reported_as_such_not_as_duplicates() -> None:
+    assert error_of("""\
+        rules:
+          - {id: 1, reply: {text: x}}
+          - {id: 1, reply: {text: y}}
+        """).splitlines() == [
+        "s.yaml:2:6: rule '1', field 'rules[0].id': Input should be a valid string",
+        "s.yaml:3:6: rule '1', field 'rules[1].id': Input should be a valid string",
+    ]
+
+
+def test_scenarios_built_in_python_reject_duplicate_rule_ids() -> None:
+    with pytest.raises(ValidationError, match=r"duplicate rule id 'a' \(rules 0 and 1\)"):
+        Scenario(rules=[Rule(id="a", reply=Reply(text="x")), Rule(id="a", reply=Reply(text="y"))])
 
 
 def test_duplicate_yaml_keys_are_rejected() -> None:
@@ -123,6 +201,23 @@ def test_every_problem_is_listed() -> None:
         "s.yaml:3:21: rule 'a', field 'rules[0].reply.txt': unknown key 'txt' "
         "(did you mean 'text'?)",
     ]
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n", "# nothing yet\n", "---\n"])
+def test_an_empty_file_is_rejected(text: str) -> None:
+    assert error_of(text) == (
+        "s.yaml:1:1: the file is empty: a scenario file holds a mapping (name, rules, …); "
+        "write {} for a scenario with every default"
+    )
+
+
+def test_an_empty_mapping_is_a_scenario_with_every_default() -> None:
+    assert parse_scenario("{}\n") == Scenario()
+
+
+@pytest.mark.parametrize(("text", "line"), [("~\n", 1), ("# a list:\n- a\n", 2)])
+def test_a_document_that_is_not_a_mapping_is_located(text: str, line: int) -> None:
+    assert error_of(text) == f"s.yaml:{line}:1: a scenario file holds a mapping (name, rules, …)"
 
 
 def test_missing_fixture_is_reported_at_load(tmp_path: Path) -> None:
