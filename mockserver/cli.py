@@ -51,7 +51,11 @@ def _parser() -> argparse.ArgumentParser:
         dest="tokens_per_minute",
         help="tokens-per-minute budget per namespace (429 beyond it)",
     )
-    serve.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+    serve.add_argument(
+        "--log-level",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="how much to log (default info; debug adds an access log line per request)",
+    )
     serve.add_argument(
         "--cors-origin",
         action="append",
@@ -124,9 +128,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     def ready() -> None:
         url = settings.base_url
-        scenario = app.state.engine.default.name
+        scenario = app.state.engine.default
         print(
-            f"mockserver listening on {url}  (scenario {scenario}, seed {settings.seed}, "
+            f"mockserver listening on {url}  (scenario {scenario.name}, seed {settings.seed}, "
             f"clock {settings.clock})"
         )
         print(
@@ -134,12 +138,25 @@ def _serve(args: argparse.Namespace) -> int:
             "-H 'Authorization: Bearer sk-mock' "
             """-d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'"""
         )
+        if scenario.fallback == "strict":
+            print(
+                f"  (scenario {scenario.name} is strict: a request none of its rules matches "
+                "gets a 400 that says why)"
+            )
         token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
         print("Ctrl-C to stop.", flush=True)
 
     serve(app, sock, log_level=settings.log_level, on_ready=ready)
     return 0
+
+
+def _first_words(text: str, width: int) -> str:
+    """``text`` on one line, cut at a word boundary to ``width`` characters (with "…")."""
+    line = " ".join(text.split())
+    if len(line) <= width:
+        return line
+    return line[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def _problems(path: Path) -> list[ScenarioError]:
@@ -203,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from mockserver.scenario.library import builtin, builtin_names
 
             for name in builtin_names():
-                print(f"{name:24} {builtin(name).description.strip()[:70]}")
+                print(f"{name:24} {_first_words(builtin(name).description, 70)}")
             return 0
     except MockServerError as exc:
         print(f"mockserver: error: {exc}", file=sys.stderr)

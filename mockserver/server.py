@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import socket
 import threading
@@ -38,7 +39,11 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise ServerStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        hint = " (another server has it: pick another with --port, or 0 for any free port)"
+        busy = exc.errno == errno.EADDRINUSE
+        raise ServerStartError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint if busy else ''}"
+        ) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock

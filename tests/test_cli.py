@@ -17,6 +17,7 @@ from mockserver.app import create_app
 from mockserver.cli import frozen_start_up, main
 from mockserver.errors import ScenarioError
 from mockserver.reload import ScenarioWatcher
+from mockserver.server import ServerStartError, bind
 from mockserver.settings import Settings
 
 GOOD = "name: good\nrules:\n  - {id: hi, when: {last_user: hi}, reply: {text: Hello!}}\n"
@@ -104,7 +105,22 @@ def test_schema_is_a_json_schema_that_accepts_the_library(
 
 def test_scenarios_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scenarios"]) == 0
-    assert "weather-agent" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("weather-agent ") for line in lines)
+    for line in lines:  # descriptions cut at a word, and said to be cut
+        description = line.split(maxsplit=1)[1]
+        assert len(description) <= 70
+        assert description.endswith(("…", ".", ")")), line
+        assert not description.removesuffix("…").endswith(" ")
+
+
+def test_a_taken_port_is_refused_with_a_way_out() -> None:
+    taken = bind("127.0.0.1", 0)
+    try:
+        with pytest.raises(ServerStartError, match="pick another with --port, or 0"):
+            bind("127.0.0.1", taken.getsockname()[1])
+    finally:
+        taken.close()
 
 
 def test_python_dash_m_runs_the_cli() -> None:
