@@ -8,7 +8,8 @@ models do not know is a ``TypeError`` that lists the valid ones.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, get_args
 
 from pydantic import ValidationError
@@ -116,9 +117,22 @@ def _sequence_item(item: str | Mapping[str, Any] | Reply, index: int) -> Reply:
 
 
 class RuleBuilder:
-    """One rule under construction; it takes effect as soon as it has a reply."""
+    """One rule under construction; it takes effect as soon as it has a reply.
 
-    __slots__ = ("_after", "_on_change", "_replies", "_sequence", "_times", "id", "label", "when")
+    Each call changes the rule whole or not at all: one that raises leaves it as it was.
+    """
+
+    __slots__ = (
+        "_after",
+        "_on_change",
+        "_raised",
+        "_replies",
+        "_sequence",
+        "_times",
+        "id",
+        "label",
+        "when",
+    )
 
     def __init__(
         self, when: When, *, rule_id: str, label: str, on_change: Callable[[], None]
@@ -133,14 +147,16 @@ class RuleBuilder:
         self._sequence = False
         self._after = "repeat_last"
         self._times: int | None = None
+        #: A call on this rule raised (and so told the test already).
+        self._raised = False
 
     def __repr__(self) -> str:
         return f"<rule {self.id!r}: {self.label}>"
 
     def reply(self, **reply: Any) -> RuleBuilder:
         """Answer with this reply (``text=``, ``tool_calls=``, ``json=``, ``refusal=``, …)."""
-        self._replies, self._sequence = [reply_from_keywords(reply)], False
-        self._on_change()
+        with self._change():
+            self._replies, self._sequence = [reply_from_keywords(reply)], False
         return self
 
     def replies(
@@ -151,36 +167,40 @@ class RuleBuilder:
         ``after`` says what happens once all were served: ``repeat_last``, ``cycle`` or
         ``exhausted`` (the rule stops matching).
         """
-        if not replies:
-            raise TypeError("replies() needs at least one reply")
-        self._replies = [_sequence_item(item, i) for i, item in enumerate(replies)]
-        self._sequence, self._after = True, after
-        self._check()
-        self._on_change()
+        with self._change():
+            if not replies:
+                raise TypeError("replies() needs at least one reply")
+            self._replies = [_sequence_item(item, i) for i, item in enumerate(replies)]
+            self._sequence, self._after = True, after
         return self
 
     def fail(self, preset: str | None = None, /, **error: Any) -> RuleBuilder:
         """Answer with an HTTP error: a preset (``rate_limited``, ``overloaded``, …) and/or
         fields (``status``, ``message``, ``code``, ``retry_after``, ``headers``, …)."""
-        for key in error:
-            if key not in ERROR_KEYWORDS:
-                raise _unexpected("fail()", key, ERROR_KEYWORDS)
-        spec = {"preset": preset, **error} if preset is not None else error
-        self._replies = [reply_from_keywords({"error": spec}, where=_call("fail", spec))]
-        self._sequence = False
-        self._on_change()
+        with self._change():
+            for key in error:
+                if key not in ERROR_KEYWORDS:
+                    raise _unexpected("fail()", key, ERROR_KEYWORDS)
+            spec = {"preset": preset, **error} if preset is not None else error
+            self._replies = [reply_from_keywords({"error": spec}, where=_call("fail", spec))]
+            self._sequence = False
         return self
 
     def times(self, n: int) -> RuleBuilder:
         """Match at most ``n`` times (then the next rule, or the fallback, answers)."""
-        self._times = n
-        self._check()
-        self._on_change()
+        with self._change():
+            self._times = n
         return self
 
     @property
     def complete(self) -> bool:
         return self._replies is not None
+
+    @property
+    def forgotten(self) -> bool:
+        """Never given a reply, and no call on it raised: the test forgot ``.reply()``. (One
+        that raised was reported by its exception; the verdict does not report it again.)"""
+        return self._replies is None and not self._raised
 
     def rule(self) -> Rule:
         """The rule as the scenario models hold it (``ValueError`` if it has no reply yet)."""
@@ -197,8 +217,22 @@ class RuleBuilder:
         except ValidationError as exc:
             raise _invalid(self.label, exc) from None
 
+    @contextmanager
+    def _change(self) -> Iterator[None]:
+        """Apply a change and check the rule; if either raises, put the rule back as it was
+        (so the handle never installs a half-changed rule)."""
+        before = (self._replies, self._sequence, self._after, self._times)
+        try:
+            yield
+            self._check()
+        except Exception:
+            self._replies, self._sequence, self._after, self._times = before
+            self._raised = True
+            raise
+        self._on_change()
+
     def _check(self) -> None:
+        if self._times is not None and self._times < 1:
+            raise ValueError(f"times({self._times}): a rule matches at least once")
         if self._replies is not None:
             self.rule()
-        elif self._times is not None and self._times < 1:
-            raise ValueError(f"times({self._times}): a rule matches at least once")

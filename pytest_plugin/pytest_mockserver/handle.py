@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,7 +54,10 @@ class MockServer:
         self._errors_before = len(self._engine.internal_errors)
         self._base: Scenario | None = None
         self._builders: list[RuleBuilder] = []
+        #: Every scenario served to this test (the latest of each name), for the verdict.
         self._installed: dict[str, Scenario] = {}
+        #: Rule hits of earlier servings of a scenario, which serving it afresh restarted.
+        self._earlier_hits: dict[str, Counter[str]] = {}
         #: Clients to close at teardown, each with whether it is async.
         self._clients: list[tuple[Any, bool]] = []
         self._apply_options()
@@ -139,8 +143,16 @@ class MockServer:
 
     def use(self, scenario: ScenarioRef) -> Scenario:
         """Serve this scenario to this test: a Scenario, a mapping, YAML text, a file path or a
-        scenario name. Rules written with :meth:`on` stay in front of it."""
-        self._base = self.session.resolve(scenario, near=self._test_dir)
+        scenario name. Rules written with :meth:`on` stay in front of it.
+
+        A scenario that cannot be loaded raises :class:`ScenarioError`, whose message says
+        where the problem is."""
+        __tracebackhide__ = True
+        try:
+            self._base = self.session.resolve(scenario, near=self._test_dir)
+        except ScenarioError as exc:
+            # The message locates the problem; the loader's frames would only bury it.
+            raise exc.with_traceback(None) from None
         self._install(fresh=True)
         return self._base
 
@@ -181,6 +193,7 @@ class MockServer:
         self._base = None
         self._builders.clear()
         self._installed.clear()
+        self._earlier_hits.clear()
         self._apply_options()
 
     # -- what happened -------------------------------------------------------------------
@@ -205,17 +218,16 @@ class MockServer:
         """Why the test should fail, or ``None``: server bugs, strict misses, unused rules."""
         with self._space() as space:
             journal = list(space.journal)
-            hits = {name: dict(counts) for name, counts in space.rule_hits.items()}
         sections = [
             verdict.internal_errors(self._engine.internal_errors[self._errors_before :]),
-            verdict.incomplete_rules([b.label for b in self._builders if not b.complete]),
+            verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
         ]
         if self.options.assert_all_matched:
             sections.append(verdict.unexpected_requests(journal))
         if self.options.assert_all_used and check_unused:
             labels = {b.id: b.label for b in self._builders}
             scenarios = list(self._installed.values()) or [self.scenario]
-            sections.append(verdict.unused_rules(scenarios, hits, labels=labels))
+            sections.append(verdict.unused_rules(scenarios, self._test_hits(), labels=labels))
         found = [s for s in sections if s is not None]
         return "\n".join(found) if found else None
 
@@ -232,6 +244,14 @@ class MockServer:
     def _space(self) -> Iterator[Namespace]:
         with self._engine.store.namespace(self.api_key) as space:
             yield space
+
+    def _test_hits(self) -> dict[str, Counter[str]]:
+        """Rule hits per scenario name over the whole test, earlier servings included."""
+        with self._space() as space:
+            hits = {name: Counter(counts) for name, counts in space.rule_hits.items()}
+        for name, earlier in self._earlier_hits.items():
+            hits.setdefault(name, Counter()).update(earlier)
+        return hits
 
     def _apply_options(self) -> None:
         options = self.options
@@ -261,11 +281,15 @@ class MockServer:
 
     def _install(self, *, fresh: bool = False) -> None:
         scenario = self._effective()
+        self._installed.pop(scenario.name, None)  # the latest served comes last
         self._installed[scenario.name] = scenario
         with self._space() as space:
             space.scenario = scenario
             if fresh:
-                space.rule_hits.pop(scenario.name, None)
+                # Served afresh: its counters restart, but what it matched before still
+                # counts towards the verdict (assert_all_used).
+                earlier = space.rule_hits.pop(scenario.name, {})
+                self._earlier_hits.setdefault(scenario.name, Counter()).update(earlier)
 
 
 def open_handle(
@@ -285,7 +309,7 @@ def open_handle(
         where = (
             "@pytest.mark.mockserver(scenario=...)"
             if session.engine_ready
-            else "--mockserver-scenarios"
+            else session.scenarios_from
         )
         problem = f"mockserver: {where}: {exc}"
     pytest.fail(problem, pytrace=False)

@@ -6,6 +6,7 @@ Imported when the plugin loads, so it imports nothing beyond pytest and the stan
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ __all__ = [
     "MARKER",
     "MarkerError",
     "MarkerOptions",
+    "ScenarioDirs",
     "add_options",
     "in_process",
     "marker_options",
@@ -92,11 +94,32 @@ def resolve_seed(config: pytest.Config) -> int:
     return _parse_seed(str(config.getini("mockserver_seed")), source="ini mockserver_seed")
 
 
-def scenario_dirs(config: pytest.Config) -> list[Path]:
+class ScenarioDirs(tuple[Path, ...]):
+    """The scenario directories, and where they were given (``--mockserver-scenarios``, or
+    the ini key in ``pytest.ini``…), for messages that name it."""
+
+    source: str
+
+    def __new__(cls, dirs: Iterable[Path] = (), *, source: str) -> ScenarioDirs:
+        made = super().__new__(cls, dirs)
+        made.source = source
+        return made
+
+
+def _ini_source(config: pytest.Config) -> str:
+    overrides: list[str] = config.getoption("override_ini", None) or []
+    if any(o.partition("=")[0].strip() == "mockserver_scenarios" for o in overrides):
+        return "-o mockserver_scenarios"
+    where = f" in {config.inipath.name}" if config.inipath is not None else ""
+    return f"mockserver_scenarios{where}"
+
+
+def scenario_dirs(config: pytest.Config) -> ScenarioDirs:
     given: list[str] | None = config.getoption("mockserver_scenarios")
     if given:
-        return [Path(d).resolve() for d in given]
-    return [Path(p) for p in config.getini("mockserver_scenarios")]
+        return ScenarioDirs((Path(d).resolve() for d in given), source="--mockserver-scenarios")
+    paths = config.getini("mockserver_scenarios")
+    return ScenarioDirs((Path(p) for p in paths), source=_ini_source(config))
 
 
 def in_process(config: pytest.Config) -> bool:

@@ -22,6 +22,7 @@ from mockserver.scenario.library import builtin, builtin_names, load_ref
 from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario
 from mockserver.scenario.model import Scenario
 from mockserver.settings import Settings
+from pytest_mockserver.options import ScenarioDirs
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -50,6 +51,12 @@ class MockServerSession:
     ) -> None:
         self.seed = seed
         self.scenario_dirs = tuple(scenario_dirs)
+        #: Where the directories were given, as messages name it.
+        self.scenarios_from = (
+            scenario_dirs.source if isinstance(scenario_dirs, ScenarioDirs) else "scenario_dirs"
+        )
+        #: The names of the scenarios the directories hold (set when the engine is built).
+        self._dir_names: list[str] = []
         #: Whether ``client()`` and ``async_client()`` skip the socket by default.
         self.in_process = in_process
         self._start_timeout = start_timeout
@@ -68,9 +75,10 @@ class MockServerSession:
         if self._engine is None:
             settings = Settings(seed=self.seed, clock="frozen", port=0, log_level="warning")
             engine = Engine(settings, scenarios=[])
-            loaded = [s for d in self.scenario_dirs for s in load_ref(str(d))]
+            loaded = [s for d in self.scenario_dirs for s in _load_dir(d)]
             if loaded:
                 engine.replace_scenarios([builtin("default"), *loaded])
+            self._dir_names = sorted({s.name for s in loaded})
             self._engine = engine
         return self._engine
 
@@ -181,8 +189,19 @@ class MockServerSession:
             return library[name]
         if name in builtin_names():
             return builtin(name)
-        loaded = ", ".join(sorted(library)) or "none"
-        raise ScenarioError(
-            f"no scenario named {name!r} (from --mockserver-scenarios: {loaded}; "
-            f"built-in: {', '.join(builtin_names())})"
-        )
+        raise ScenarioError(f"no scenario named {name!r} ({self._known_names()})")
+
+    def _known_names(self) -> str:
+        builtins = f"built-in: {', '.join(builtin_names())}"
+        if not self.scenario_dirs:
+            return (
+                f"{builtins}; no scenario directory is set "
+                "(--mockserver-scenarios DIR or ini mockserver_scenarios)"
+            )
+        return f"from {self.scenarios_from}: {', '.join(self._dir_names)}; {builtins}"
+
+
+def _load_dir(directory: Path) -> list[Scenario]:
+    if not directory.exists():
+        raise ScenarioError("no such directory", file=str(directory))
+    return load_ref(str(directory))

@@ -57,22 +57,52 @@ def _shortfall(rule: Rule, hits: int) -> str | None:
     return None
 
 
+def _inline_matches(
+    scenarios: Sequence[Scenario], hits: Mapping[str, Mapping[str, int]], inline: Iterable[str]
+) -> dict[str, tuple[str, int]]:
+    """Inline rule id → (the last scenario it stood in front of, its matches over all).
+
+    An inline rule stays in front of every scenario served after it was written, so it
+    appears in each of them; it is judged once, on the matches of all of them.
+    """
+    wanted = set(inline)
+    served_in: dict[str, set[str]] = {}
+    for scenario in scenarios:
+        for rule in scenario.rules:
+            if rule.id in wanted:
+                served_in.setdefault(rule.id, set()).add(scenario.name)
+    last = {rule.id: s.name for s in scenarios for rule in s.rules if rule.id in served_in}
+    return {
+        rule_id: (last[rule_id], sum(hits.get(name, {}).get(rule_id, 0) for name in names))
+        for rule_id, names in served_in.items()
+    }
+
+
 def unused_rules(
     scenarios: Sequence[Scenario],
     hits: Mapping[str, Mapping[str, int]],
     *,
     labels: Mapping[str, str],
 ) -> str | None:
-    """Rules of the test's scenarios never matched (or whose script was not played through).
+    """Rules the test served that it did not use up, each judged over the whole test.
 
-    ``labels`` names inline rules the way the test wrote them (``on(last_user='hi')``).
+    ``scenarios`` are all the scenarios the test served, oldest first, and ``hits`` their
+    matches per scenario name; ``labels`` names the inline rules the way the test wrote them
+    (``on(last_user='hi')``).
     """
+    inline = _inline_matches(scenarios, hits, labels)
     lines = []
     for scenario in scenarios:
         counts = hits.get(scenario.name, {})
         for rule in scenario.rules:
             assert rule.id is not None
-            shortfall = _shortfall(rule, counts.get(rule.id, 0))
+            if rule.id in inline:
+                last, matched = inline[rule.id]
+                if last != scenario.name:
+                    continue  # judged once, with the last scenario it stood in front of
+            else:
+                matched = counts.get(rule.id, 0)
+            shortfall = _shortfall(rule, matched)
             if shortfall is not None:
                 written = labels.get(rule.id) or f"when {_when(rule)}"
                 lines.append(

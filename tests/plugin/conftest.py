@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import openai  # noqa: F401
@@ -51,6 +52,11 @@ def block(lines: list[str], first: str) -> list[str]:
     while end < len(lines) and lines[end].startswith("  "):
         end += 1
     return lines[start:end]
+
+
+def failures(result: pytest.RunResult) -> list[str]:
+    """The titles of the run's error and failure sections, in the order reported."""
+    return re.findall(r"^_+ (.+?) _+$", result.stdout.str(), flags=re.MULTILINE)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -127,3 +127,30 @@ def test_every_change_notifies_the_handle() -> None:
     rule = RuleBuilder(When(), rule_id="r", label="on()", on_change=lambda: changes.append(1))
     rule.reply(text="a").times(2).replies("b")
     assert len(changes) == 3
+
+
+def test_a_call_that_raises_leaves_the_rule_as_it_was() -> None:
+    changes: list[int] = []
+    rule = RuleBuilder(When(), rule_id="r", label="on()", on_change=lambda: changes.append(1))
+    with pytest.raises(TypeError, match="'txt'"):
+        rule.reply(txt="hi")
+    assert not rule.complete
+    rule.reply(text="kept")
+    with pytest.raises(ValueError, match="at least once"):
+        rule.times(0)
+    with pytest.raises(ValueError, match="after"):
+        rule.replies("a", "b", after="forever")
+    kept = rule.rule()
+    assert (kept.reply, kept.replies, kept.times) == (Reply(text="kept"), None, None)
+    assert len(changes) == 1  # only the call that succeeded reached the handle
+
+
+def test_a_rule_is_forgotten_only_if_no_answer_was_tried() -> None:
+    forgotten = builder(last_user="x").times(2)
+    assert forgotten.forgotten
+    broken = builder(last_user="x")
+    with pytest.raises(ValueError, match="logprobs"):
+        broken.reply(text="abc", logprobs=[{"token": "zz", "logprob": -1}])
+    assert not broken.complete
+    assert not broken.forgotten  # its exception told the test already
+    assert not builder().reply(text="x").forgotten

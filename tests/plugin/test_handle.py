@@ -10,6 +10,8 @@ import httpx
 import openai
 import pytest
 
+from mockserver.errors import ScenarioError
+from mockserver.scenario.library import builtin_names
 from mockserver.scenario.model import Reply as ReplySpec
 from mockserver.scenario.model import Rule, Scenario, When
 from pytest_mockserver import MockServer
@@ -134,8 +136,37 @@ def test_use_takes_a_scenario_object_a_mapping_and_a_name(mockserver: MockServer
 
 
 def test_an_unknown_scenario_name_lists_the_known_ones(mockserver: MockServer) -> None:
-    with pytest.raises(Exception, match=r"no scenario named 'nope' \(.*built-in: .*default"):
+    with pytest.raises(ScenarioError) as info:
         mockserver.use("nope")
+    assert str(info.value) == (
+        f"no scenario named 'nope' (built-in: {', '.join(builtin_names())}; no scenario "
+        "directory is set (--mockserver-scenarios DIR or ini mockserver_scenarios))"
+    )
+
+
+def test_a_broken_scenario_raises_from_use_with_a_short_traceback(
+    mockserver: MockServer,
+) -> None:
+    with pytest.raises(ScenarioError, match=r"^<scenario text>:2:13: .*'txt'") as info:
+        mockserver.use("rules:\n  - reply: {txt: hi}\n")
+    # Nothing below use(): the loader's frames are not the test's business.
+    assert [entry.name for entry in info.traceback] == [
+        "test_a_broken_scenario_raises_from_use_with_a_short_traceback",
+        "use",
+    ]
+    assert mockserver.scenario.name == "default"
+
+
+def test_a_rule_whose_reply_raised_is_not_reported_again(mockserver: MockServer) -> None:
+    with pytest.raises(TypeError, match="'txt'"):
+        mockserver.on(last_user="x").reply(txt="hi")
+    with pytest.raises(ValueError, match="logprobs"):
+        mockserver.on(last_user="y").reply(text="abc", logprobs=[{"token": "zz", "logprob": -1}])
+    with pytest.raises(ValueError, match="at least once"):
+        mockserver.on(last_user="z").reply(text="as it was").times(0)
+    client = mockserver.client()
+    assert [say(client, "z"), say(client, "z")] == ["as it was", "as it was"]
+    assert mockserver.verdict() is None
 
 
 def test_reset_starts_the_namespace_afresh(mockserver: MockServer) -> None:
