@@ -97,7 +97,13 @@ def _message(events: _Events, index: int, item: Json, reply: Reply) -> None:
 def _function_call(events: _Events, index: int, item: Json, reply: Reply) -> None:
     at = {"item_id": item["id"], "output_index": index}
     events.deltas("response.function_call_arguments.delta", item["arguments"], at)
-    events.emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
+    events.emit(
+        "response.function_call_arguments.done",
+        item_id=item["id"],
+        name=item["name"],
+        output_index=index,
+        arguments=item["arguments"],
+    )
 
 
 def _custom_tool_call(events: _Events, index: int, item: Json, reply: Reply) -> None:

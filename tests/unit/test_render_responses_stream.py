@@ -71,6 +71,8 @@ def _check_item_event(
     assert event["output_index"] == current["index"], event
     if "item_id" in event:
         assert event["item_id"] == current["id"], event
+    if event["type"] == "response.function_call_arguments.done":  # 002: name is required
+        assert event["name"] == current["name"], event
     _check_part(event, open_parts)
     if event["type"].endswith(".delta"):
         deltas[_key(event)] = deltas.get(_key(event), "") + event["delta"]
@@ -100,7 +102,11 @@ def assert_well_formed(events: Sequence[Mapping[str, Any]]) -> Response:
         elif kind == "response.output_item.added":
             assert current is None
             assert event["output_index"] == len(done)
-            current = {"index": event["output_index"], "id": event["item"].get("id")}
+            current = {
+                "index": event["output_index"],
+                "id": event["item"].get("id"),
+                "name": event["item"].get("name"),
+            }
             deltas, open_parts = {}, set()
         elif kind == "response.output_item.done":
             assert current is not None
