@@ -87,6 +87,9 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
     """Apply stop sequences, the token budget, logprobs and usage to ``content``."""
     score_seed = rng.getrandbits(64)
     reasoning = content.reasoning
+    cap = prompt.max_output_tokens  # counts reasoning tokens too: thinking can use it all up
+    if reasoning is not None and cap is not None and reasoning.tokens > cap:
+        reasoning = replace(reasoning, tokens=max(cap, 0))
     reasoning_tokens = reasoning.tokens if reasoning else 0
     finish: FinishReason = content.finish_reason or ("tool_calls" if content.tool_calls else "stop")
     visible = content.refusal if content.refusal is not None else content.text

@@ -391,3 +391,29 @@ async def test_async_client_streams_the_same_events(server: BackgroundServer, ap
         stream = await aclient.responses.create(model="gpt-4o-mini", input="Hi", stream=True)
         events = [event.to_dict() async for event in stream]
     assert_well_formed(events)
+
+
+def test_reasoning_counts_against_the_output_token_cap(client: openai.OpenAI) -> None:
+    """Both APIs cap output tokens *including* reasoning: a model that thinks past the cap
+    stops there, with nothing visible to show."""
+    capped = client.responses.create(
+        model="o4-mini", input="Hi", reasoning={"effort": "high"}, max_output_tokens=300
+    )
+    assert capped.status == "incomplete"
+    assert capped.incomplete_details is not None
+    assert capped.incomplete_details.reason == "max_output_tokens"
+    assert capped.usage is not None
+    assert capped.usage.output_tokens == capped.usage.output_tokens_details.reasoning_tokens == 300
+    assert [item.type for item in capped.output] == ["reasoning"]
+    chat = client.chat.completions.create(
+        model="o4-mini",
+        messages=[{"role": "user", "content": "Hi"}],
+        reasoning_effort="high",
+        max_completion_tokens=100,
+    )
+    assert chat.choices[0].finish_reason == "length"
+    assert chat.choices[0].message.content == ""
+    assert chat.usage is not None
+    assert chat.usage.completion_tokens == 100
+    assert chat.usage.completion_tokens_details is not None
+    assert chat.usage.completion_tokens_details.reasoning_tokens == 100
