@@ -111,8 +111,8 @@ def stored_response(space: Namespace, response_id: str) -> StoredResponse:
 
 def _previous(space: Namespace, response_id: str) -> list[Json]:
     stored = space.responses.get(response_id)
-    if stored is None:
-        raise NotFoundError(
+    if stored is None:  # a 400, not a 404: the request names it, the path does not
+        raise InvalidRequestError(
             f"Previous response with id '{response_id}' not found.",
             param="previous_response_id",
             code="previous_response_not_found",

@@ -269,14 +269,14 @@ def test_previous_response_id_chain_converges_to_text(client: openai.OpenAI) -> 
     assert third.usage.input_tokens > second.usage.input_tokens
 
 
-def test_unknown_or_deleted_previous_response_is_a_404(client: openai.OpenAI) -> None:
-    with pytest.raises(openai.NotFoundError) as info:
+def test_unknown_or_deleted_previous_response_is_a_400(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as info:
         client.responses.create(model="gpt-4o-mini", previous_response_id="resp_nope", input="x")
     assert info.value.body["param"] == "previous_response_id"  # type: ignore[index]
     assert info.value.body["code"] == "previous_response_not_found"  # type: ignore[index]
     created = client.responses.create(model="gpt-4o-mini", input="Hi")
     client.responses.delete(created.id)
-    with pytest.raises(openai.NotFoundError):
+    with pytest.raises(openai.BadRequestError):
         client.responses.create(model="gpt-4o-mini", previous_response_id=created.id, input="x")
 
 

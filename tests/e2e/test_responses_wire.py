@@ -90,7 +90,7 @@ def test_non_streamed_body_is_indented_json(server: BackgroundServer, api_key: s
         ({"model": "m", "input": "x", "previous_response_id": "r", "conversation": "c"}, 400, None),
         (
             {"model": "m", "input": "x", "previous_response_id": "resp_x"},
-            404,
+            400,
             "previous_response_id",
         ),
         ({"model": "m", "input": "x", "conversation": "conv_x"}, 404, "conversation"),
