@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mockserver import ids, sse
+from mockserver import sse
 from mockserver.engine import Engine
 from mockserver.engine.core import SERVICE_HEADERS
 from mockserver.errors import (
@@ -307,24 +307,22 @@ def _refused(request: Request, error: APIError) -> Response:
     path = request.scope["path"]
     body = getattr(request.state, "json_body", None)
     model = body.get("model") if isinstance(body, dict) else None
-    request_id = ids.hex_id("req_", "error", namespace, request.url.path, error.message)
-    engine.record(
-        namespace,
-        JournalEntry(
-            seq=0,
-            method=request.method,
-            path=request.url.path,
-            status=error.status,
-            api=_FAMILIES.get(path) if request.method == "POST" else None,
-            model=model if isinstance(model, str) else None,
-            stream=isinstance(body, dict) and body.get("stream") is True,
-            request=body,
-            response=error.body(),
-            rule=error.rule,
-            miss=error.miss,
-            summary=f"{error.type}: {error.message}",
-        ),
+    entry = JournalEntry(
+        seq=0,
+        method=request.method,
+        path=request.url.path,
+        status=error.status,
+        api=_FAMILIES.get(path) if request.method == "POST" else None,
+        model=model if isinstance(model, str) else None,
+        stream=isinstance(body, dict) and body.get("stream") is True,
+        request=body,
+        response=error.body(),
+        rule=error.rule,
+        miss=error.miss,
+        summary=f"{error.type}: {error.message}",
     )
+    engine.record(namespace, entry)
+    request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
     return error_response(error, request_id=request_id)
 
 

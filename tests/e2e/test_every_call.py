@@ -93,3 +93,13 @@ def test_a_refused_control_request_is_not_an_api_call(
     assert bad.status_code == 400
     assert calls(server, api_key) == []
     assert calls(server, "default") == before
+
+
+def test_each_refusal_has_its_own_request_id(client: openai.OpenAI) -> None:
+    request_ids = []
+    for _ in range(2):
+        with pytest.raises(openai.NotFoundError) as caught:
+            client.responses.retrieve("resp_nope")
+        request_ids.append(caught.value.request_id)
+    assert all(rid and rid.startswith("req_") for rid in request_ids)
+    assert request_ids[0] != request_ids[1]
