@@ -137,8 +137,9 @@ class ChatCompletionCreateParams(WireModel):
     ] = None
     logit_bias: dict[str, Annotated[int, Field(ge=-100, le=100)]] | None = None
     logprobs: bool | None = None
-    max_completion_tokens: int | None = None
-    max_tokens: int | None = None
+    # The seed gives no minimum; the API refuses 0 and below ("integer below minimum value").
+    max_completion_tokens: Annotated[int, Field(ge=1)] | None = None
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
     metadata: _Metadata | None = None
     modalities: list[Literal["text", "audio"]] | None = None
     moderation: ModerationParam | None = None

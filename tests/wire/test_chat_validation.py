@@ -400,6 +400,22 @@ SCHEMA_ERRORS = [
         id="negative_top_logprobs",
     ),
     pytest.param(
+        {"max_tokens": 0},
+        "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 "
+        "instead.",
+        "max_tokens",
+        "integer_below_min_value",
+        id="zero_max_tokens",
+    ),
+    pytest.param(
+        {"max_completion_tokens": -5},
+        "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1, "
+        "but got -5 instead.",
+        "max_completion_tokens",
+        "integer_below_min_value",
+        id="negative_max_completion_tokens",
+    ),
+    pytest.param(
         {"messages": []},
         "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an "
         "empty array instead.",
