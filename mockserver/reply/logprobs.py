@@ -93,13 +93,16 @@ def _alternatives(
 def score_tokens(texts: tuple[str, ...], *, rng: random.Random, top_k: int) -> tuple[Token, ...]:
     """A logprob per token (≤ 0) and ``top_k`` distinct alternatives sorted best first.
 
-    The chosen token is the first alternative (it is the argmax in a greedy sample)."""
+    The chosen token is the first alternative (it is the argmax in a greedy sample). The
+    alternatives come from a stream of their own, so a token's logprob is the same whatever
+    ``top_k`` a request asks for, as a model's would be."""
+    others = random.Random(rng.getrandbits(64))
     out = []
     for text in texts:
         # Mostly confident tokens with an occasional uncertain one, like real samples.
         prob = 1.0 - rng.random() ** 0.25 * 0.9 if rng.random() < 0.2 else rng.uniform(0.85, 1.0)
         logprob = round(math.log(max(prob, 1e-9)), 6)
-        top = tuple(_alternatives(rng, text, logprob, top_k)) if top_k else ()
+        top = tuple(_alternatives(others, text, logprob, top_k)) if top_k else ()
         out.append(Token(text=text, logprob=min(logprob, 0.0), top=top))
     return tuple(out)
 
