@@ -155,7 +155,23 @@ def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) 
             _referenced(space, str(item["id"]), n) if item["type"] == "item_reference" else item
             for n, item in enumerate(raw)
         ]
+    _outputs_answer_calls([*history, *resolved])
     return Context(history, resolved)
+
+
+def _outputs_answer_calls(items: list[Json]) -> None:
+    """A ``function_call_output`` answers a ``function_call`` earlier in the conversation."""
+    calls: set[object] = set()
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            calls.add(item.get("call_id"))
+        elif kind == "function_call_output" and item.get("call_id") not in calls:
+            raise InvalidRequestError(
+                "No tool call found for function call output with call_id "
+                f"{item.get('call_id')}.",
+                param="input",
+            )
 
 
 def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn) -> ResponseMeta:

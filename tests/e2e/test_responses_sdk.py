@@ -417,3 +417,18 @@ def test_reasoning_counts_against_the_output_token_cap(client: openai.OpenAI) ->
     assert chat.usage.completion_tokens == 100
     assert chat.usage.completion_tokens_details is not None
     assert chat.usage.completion_tokens_details.reasoning_tokens == 100
+
+
+def test_a_tool_output_with_no_call_before_it_is_refused(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as info:
+        client.responses.create(
+            model="gpt-4o-mini",
+            input=[
+                {"role": "user", "content": "Weather?"},
+                {"type": "function_call_output", "call_id": "call_orphan", "output": "sunny"},
+            ],
+        )
+    assert info.value.message.endswith(
+        "No tool call found for function call output with call_id call_orphan."
+    )
+    assert info.value.param == "input"
