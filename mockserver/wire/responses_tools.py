@@ -33,7 +33,7 @@ _STRING_OR_OBJECT = "one of a string or an object"
 class FunctionToolParam(WireModel):
     type: Literal["function"]
     name: Annotated[str, Field(pattern=FUNCTION_NAME_PATTERN)]
-    parameters: dict[str, Any] | None = None
+    parameters: dict[str, Any] | None  # required by the contract, though it may be null
     strict: bool | None = None
     description: str | None = None
 

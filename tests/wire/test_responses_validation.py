@@ -175,6 +175,14 @@ def test_missing_model_is_a_missing_parameter() -> None:
     assert error["param"] == "model"
 
 
+def test_a_function_tool_must_give_its_parameters_even_if_null() -> None:
+    error = _error({**BASE, "tools": [{"type": "function", "name": "f"}]})
+    assert error["message"] == "Missing required parameter: 'tools[0].parameters'."
+    assert (error["param"], error["code"]) == ("tools[0].parameters", "missing_required_parameter")
+    tool = {"type": "function", "name": "f", "parameters": None}
+    assert parse_responses_request({**BASE, "tools": [tool]}).tools
+
+
 def test_input_of_the_wrong_type_names_the_expected_types() -> None:
     error = _error({**BASE, "input": 42})
     assert error["param"] == "input"
