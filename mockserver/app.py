@@ -21,7 +21,7 @@ from mockserver.errors import (
 )
 from mockserver.faults import StreamAborted
 from mockserver.routes import chat
-from mockserver.routes.base import error_response
+from mockserver.routes.base import error_response, refusal
 from mockserver.routes.lazy import LazyRoutes
 from mockserver.routes.replay import SIZE, FastLane, Lane, Replays
 from mockserver.settings import Settings
@@ -44,6 +44,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         error = NotFoundError(f"Invalid URL ({route})")
     else:
         error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
+    if request.url.path.startswith("/v1/"):  # an API call, if a wrong one: journaled too
+        return refusal(request, error)
     return error_response(error)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "json_response",
     "namespace_of",
     "read_json",
+    "refusal",
 ]
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -265,7 +266,7 @@ def create_endpoint(handler: Handler) -> Handler:
         try:
             return await handler(request)
         except APIError as error:
-            return _refused(request, error)
+            return refusal(request, error)
 
     return endpoint
 
@@ -280,7 +281,7 @@ def api_endpoint(handler: Handler) -> Handler:
         try:
             response = await handler(request)
         except APIError as error:
-            return _refused(request, error)
+            return refusal(request, error)
         _journal_answer(request, response)
         return response
 
@@ -301,7 +302,8 @@ def control_endpoint(handler: Handler) -> Handler:
     return endpoint
 
 
-def _refused(request: Request, error: APIError) -> Response:
+def refusal(request: Request, error: APIError) -> Response:
+    """The API's answer to a refused request, journaled (a request id numbered after it)."""
     engine = engine_of(request)
     namespace = namespace_of(request)
     path = request.scope["path"]

@@ -103,3 +103,18 @@ def test_each_refusal_has_its_own_request_id(client: openai.OpenAI) -> None:
         request_ids.append(caught.value.request_id)
     assert all(rid and rid.startswith("req_") for rid in request_ids)
     assert request_ids[0] != request_ids[1]
+
+
+def test_a_call_to_an_unknown_api_route_is_journaled(
+    server: BackgroundServer, api_key: str
+) -> None:
+    answer = httpx.post(
+        server.base_url + "/chat/completion",  # a typo a client could make
+        json={"model": "m", "messages": MESSAGES},
+        headers={"authorization": f"Bearer {api_key}"},
+    )
+    assert answer.status_code == 404
+    assert answer.headers["x-request-id"].startswith("req_")
+    (call,) = calls(server, api_key)
+    assert (call["method"], call["path"], call["status"]) == ("POST", "/v1/chat/completion", 404)
+    assert call["summary"] == "invalid_request_error: Invalid URL (POST /v1/chat/completion)"
