@@ -168,8 +168,7 @@ def _outputs_answer_calls(items: list[Json]) -> None:
             calls.add(item.get("call_id"))
         elif kind == "function_call_output" and item.get("call_id") not in calls:
             raise InvalidRequestError(
-                "No tool call found for function call output with call_id "
-                f"{item.get('call_id')}.",
+                f"No tool call found for function call output with call_id {item.get('call_id')}.",
                 param="input",
             )
 
