@@ -20,17 +20,21 @@ import httptools
 from mockserver.ids import monotonic
 from mockserver.routes.replay import LANE_ERROR, Answered, Key, Lane
 
-__all__ = ["encode_answer", "lane_protocol"]
+__all__ = ["encode_answer", "header_lines", "lane_protocol"]
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
 #: A body bigger than this is not held for the lane (uvicorn's own buffering limit).
 HELD_LIMIT = 65_536
 
 
-def encode_answer(answered: Answered, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+def header_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
+    return b"".join(b"%b: %b\r\n" % pair for pair in headers)
+
+
+def encode_answer(answered: Answered, defaults: bytes) -> bytes:
     """What uvicorn's httptools cycle writes for ``answered``'s start and body messages (on a
-    kept-alive HTTP/1.1 connection): headers as given, then a chunked or sized body."""
-    defaults = b"".join(b"%b: %b\r\n" % pair for pair in default_headers)
+    kept-alive HTTP/1.1 connection): the server's default header lines (``defaults``), the
+    answer's headers, then a chunked or sized body."""
     body = answered.body
     if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
         return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
@@ -51,6 +55,8 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
         _held: bytearray | None = None
         _held_path = ""
         _held_since = 0.0
+        #: uvicorn's default headers (a new list each second, for ``date``) as header lines.
+        _defaults: tuple[object, bytes] = (None, b"")
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(wrap(transport))
@@ -107,8 +113,16 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_message_complete()
                 return
             self._held = None
-            self.transport.send_now(encode_answer(answered, self.server_state.default_headers))
+            self.transport.send_now(encode_answer(answered, self._default_lines()))
             lane.complete(answered, self._held_since)
             self.on_response_complete()
+
+        def _default_lines(self) -> bytes:
+            current = self.server_state.default_headers
+            seen, lines = self._defaults
+            if seen is not current:
+                lines = header_lines(current)
+                self._defaults = (current, lines)
+            return lines
 
     return LaneProtocol
