@@ -213,6 +213,23 @@ def test_stored_completions_crud(client: openai.OpenAI) -> None:
         client.chat.completions.retrieve(created.id)
 
 
+def test_a_streamed_completion_is_stored_too(client: openai.OpenAI) -> None:
+    stream = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=MESSAGES,
+        store=True,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    stored = client.chat.completions.retrieve(chunks[0].id)
+    assert stored.object == "chat.completion"
+    assert stored.choices[0].message.content == text
+    assert stored.usage == chunks[-1].usage
+    assert [c.id for c in client.chat.completions.list()] == [stored.id]
+
+
 def test_models_list_and_retrieve(client: openai.OpenAI) -> None:
     ids = [m.id for m in client.models.list()]
     assert "gpt-4o-mini" in ids
