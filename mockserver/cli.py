@@ -174,9 +174,9 @@ def _validate(args: argparse.Namespace) -> int:
     for raw in args.paths:
         path = Path(raw)
         if path.is_dir():
-            from mockserver.scenario.loader import SUFFIXES
+            from mockserver.scenario.library import scenario_files
 
-            files += sorted(p for p in path.iterdir() if p.suffix in SUFFIXES)
+            files += scenario_files(path)
         else:
             files.append(path)
     problems = [p for f in files for p in _problems(f)]

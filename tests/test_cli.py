@@ -54,6 +54,14 @@ def test_validate_lists_duplicate_rule_ids_with_the_other_problems(
     ]
 
 
+def test_validate_skips_the_fixtures_of_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "answer.json").write_text('{"text": "hi"}')
+    (tmp_path / "a.yaml").write_text("rules:\n  - reply: {fixture: answer.json}\n")
+    assert main(["validate", str(tmp_path)]) == 0, capsys.readouterr()
+
+
 @pytest.mark.parametrize("text", ["", "# to do\n"])
 def test_validate_reports_an_empty_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str

@@ -19,6 +19,7 @@ __all__ = [
     "fixtures_dir",
     "library_dir",
     "load_ref",
+    "scenario_files",
 ]
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -70,11 +71,21 @@ def builtin(name: str) -> Scenario:
     raise ScenarioError(f"no built-in scenario named {name!r} (built-in: {known})")
 
 
+def scenario_files(directory: Path) -> list[Path]:
+    """The scenario files of a directory: its YAML and JSON files, except those its scenarios
+    name as a ``fixture`` (a reply kept in a file next to them is not a scenario)."""
+    from mockserver.scenario.loader import fixtures_named
+
+    found = _scenario_files(directory)
+    named = {fixture for path in found for fixture in fixtures_named(path)}
+    return [path for path in found if path.resolve() not in named]
+
+
 def load_ref(ref: str) -> list[Scenario]:
     """A file, every scenario file of a directory, or a built-in scenario's name."""
     path = Path(ref)
     if path.is_dir():
-        found = _scenario_files(path)
+        found = scenario_files(path)
         if not found:
             raise ScenarioError(f"no scenario files ({', '.join(SUFFIXES)}) in directory", file=ref)
         return [_load_file(p) for p in found]

@@ -21,7 +21,7 @@ from mockserver.errors import ScenarioError
 from mockserver.scenario.library import SUFFIXES
 from mockserver.scenario.model import Reply, Scenario, rule_id_clashes
 
-__all__ = ["SUFFIXES", "load_file", "parse_scenario", "scenario_to_yaml"]
+__all__ = ["SUFFIXES", "fixtures_named", "load_file", "parse_scenario", "scenario_to_yaml"]
 
 Path_ = tuple[str | int, ...]
 
@@ -236,6 +236,32 @@ def _fixture_roots(base: Path | None) -> list[Path]:
     roots = [base] if base is not None else []
     roots += [Path.cwd() / "fixtures", fixtures_dir()]
     return roots
+
+
+def fixtures_named(path: Path) -> set[Path]:
+    """The files a scenario file's replies name as ``fixture`` (resolved as loading would; a
+    file that cannot be read names none: loading it reports why)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return set()
+    rules = data.get("rules") if isinstance(data, Mapping) else None
+    replies: list[Any] = []
+    for rule in rules if isinstance(rules, list) else []:
+        if isinstance(rule, Mapping):
+            replies.append(rule.get("reply"))
+            more = rule.get("replies")
+            replies += more if isinstance(more, list) else []
+    roots = _fixture_roots(path.parent)
+    named = set()
+    for reply in replies:
+        name = reply.get("fixture") if isinstance(reply, Mapping) else None
+        found = next(
+            (r / name for r in roots if isinstance(name, str) and (r / name).is_file()), None
+        )
+        if found is not None:
+            named.add(found.resolve())
+    return named
 
 
 def _load_fixture(name: str, roots: list[Path]) -> Any:

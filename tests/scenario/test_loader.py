@@ -236,6 +236,13 @@ def test_fixture_replies_are_loaded_relative_to_the_file(tmp_path: Path) -> None
     assert load_file(path).rules[0].reply == Reply(text="From a fixture.")
 
 
+def test_a_directory_s_fixtures_are_not_read_as_scenarios(tmp_path: Path) -> None:
+    (tmp_path / "answer.json").write_text('{"text": "hi", "tool_calls": [{"name": "f"}]}')
+    (tmp_path / "a.yaml").write_text("rules:\n  - replies: [{fixture: answer.json}]\n")
+    (tmp_path / "b.json").write_text('{"name": "b", "rules": []}')  # a JSON scenario still is
+    assert [s.name for s in load_ref(str(tmp_path))] == ["a", "b"]
+
+
 def test_invalid_fixture_content_is_reported(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"txt": "x"}')
     path = tmp_path / "s.yaml"
