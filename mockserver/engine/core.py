@@ -28,6 +28,7 @@ from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 
 __all__ = [
+    "CHAOS",
     "DEFAULT_SCENARIO",
     "ONE_OFF",
     "SCENARIO_HEADER",
@@ -41,6 +42,8 @@ SCENARIO_HEADER = "x-mockserver-scenario"
 DEFAULT_SCENARIO = "default"
 #: The rule name journaled for replies queued with ``POST /__mockserver/next``.
 ONE_OFF = "(one-off)"
+#: The rule name journaled when a scenario's ``chaos`` answered in place of the rule.
+CHAOS = "(chaos)"
 #: Headers the API puts on every answer, besides its request id and processing time.
 SERVICE_HEADERS = {"openai-version": "2020-10-01", "openai-organization": "mockserver"}
 #: Generated replies kept for identical requests (a load test repeats one request).
@@ -106,6 +109,8 @@ class _Choice:
     chaos: ChaosSpec | None = None
     #: Did rule hit counts take part in the choice (see ``matcher.Selected.counted``)?
     counted: bool = False
+    #: The rule's hit count once it answers (not if chaos answers in its place).
+    hit: int | None = None
 
 
 class Engine:
@@ -180,9 +185,14 @@ class Engine:
             choice = self._choose(space, scenario, prompt)
             spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
             rule = choice.rule or "default"
+            answered_by = choice.rule
+            if spec is not choice.spec:  # chaos answered: the rule neither matched nor moved on
+                answered_by = CHAOS
+            elif choice.hit is not None:
+                space.hits_of(scenario.name)[rule] = choice.hit
             if spec is not None and spec.error is not None:
                 error = error_for(spec.error)
-                error.rule, error.miss = choice.rule, choice.miss
+                error.rule, error.miss = answered_by, choice.miss
                 raise error
             if spec is None:
                 reply, turn_seed = self._generated(prompt, seed=seed, rule=rule)
@@ -211,7 +221,7 @@ class Engine:
                 counter,
                 turn_seed,
                 scenario.name,
-                choice.rule,
+                answered_by,
                 choice.miss,
                 latency=(spec.latency if spec else None) or scenario.latency,
                 fault=spec.fault if spec else None,
@@ -294,9 +304,10 @@ class Engine:
                 raise error
             miss = chosen.explain() if scenario.rules else None
             return _Choice(None, None, miss, scenario.chaos, chosen.counted)
-        hits[chosen.rule_id] = chosen.hits + 1
         chaos = chosen.rule.chaos or scenario.chaos
-        return _Choice(chosen.reply, chosen.rule_id, None, chaos, chosen.counted)
+        return _Choice(
+            chosen.reply, chosen.rule_id, None, chaos, chosen.counted, hit=chosen.hits + 1
+        )
 
     def _with_chaos(
         self, choice: _Choice, scenario: Scenario, prompt: Prompt, *, seed: int, counter: int

@@ -164,6 +164,32 @@ def test_chaos_fails_the_same_requests_every_run(server: BackgroundServer) -> No
     assert set(first) == {200, 503}
 
 
+def test_chaos_answers_in_place_of_a_rule_without_using_it_up(
+    server: BackgroundServer, control: httpx.Client, api_key: str
+) -> None:
+    scenario = {
+        "seed": 42,
+        "chaos": {"probability": 0.5, "replies": [{"error": {"preset": "server_error"}}]},
+        "rules": [
+            {"id": "a", "replies": [{"text": f"x{n}"} for n in range(1, 7)], "after": "exhausted"}
+        ],
+    }
+    control.put("/scenario", json={"scenario": scenario})
+    headers = {"Authorization": f"Bearer {api_key}"}
+    served = []
+    while len([s for s in served if s != 500]) < 6:
+        answer = httpx.post(f"{server.base_url}/chat/completions", headers=headers, json=ASK)
+        served.append(
+            answer.json()["choices"][0]["message"]["content"] if answer.is_success else 500
+        )
+    assert [s for s in served if s != 500] == [f"x{n}" for n in range(1, 7)]  # none skipped
+    assert 500 in served
+    calls = control.get("/calls").json()["data"]
+    assert [c["rule"] for c in calls] == ["(chaos)" if s == 500 else "a" for s in served]
+    rules = control.get("/scenario").json()["rules"]
+    assert [(r["id"], r["hits"]) for r in rules] == [("a", 6)]
+
+
 def test_rate_limit_budgets_on_a_virtual_clock(
     control: httpx.Client, client: openai.OpenAI
 ) -> None:
