@@ -133,9 +133,10 @@ def _serve(args: argparse.Namespace) -> int:
             f"mockserver listening on {url}  (scenario {scenario.name}, seed {settings.seed}, "
             f"clock {settings.clock})"
         )
+        key = settings.api_keys[0] if settings.api_keys else "sk-mock"  # one that is let in
         print(
             f"try: curl -s {url}/chat/completions -H 'Content-Type: application/json' "
-            "-H 'Authorization: Bearer sk-mock' "
+            f"-H 'Authorization: Bearer {key}' "
             """-d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'"""
         )
         if scenario.fallback == "strict":

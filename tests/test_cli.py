@@ -224,3 +224,24 @@ def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c() -> None:
         if process.stdout is not None:
             process.stdout.close()
     assert process.returncode == 0
+
+
+def test_the_printed_curl_line_uses_a_key_the_server_lets_in() -> None:
+    command = [sys.executable, "-m", "mockserver", "serve", "--port", "0"]
+    process = subprocess.Popen(
+        [*command, "--api-key", "sk-team-1", "--admin-token", "t"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        hint = process.stdout.readline()
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+    assert hint.startswith("try: curl")
+    assert "Bearer sk-team-1" in hint
