@@ -125,15 +125,20 @@ def _retry_headers(seconds: float) -> dict[str, str]:
     }
 
 
+def _preset_for(status: int) -> ErrorPreset:
+    """What an error given only its status says: the first preset with that status (a 429 is
+    ``rate_limited``), else the API's generic words for a client or a server error."""
+    for preset in PRESETS.values():
+        if preset.status == status:
+            return preset
+    if status >= 500:
+        return PRESETS["server_error"]
+    return ErrorPreset(status, "invalid_request_error", None, "The request was not accepted.")
+
+
 def error_for(spec: ErrorSpec) -> APIError:
     """The :class:`APIError` a scenario's ``error`` reply stands for."""
-    preset = (
-        PRESETS[spec.preset]
-        if spec.preset
-        else ErrorPreset(
-            500, "server_error", None, "The server had an error while processing your request."
-        )
-    )
+    preset = PRESETS[spec.preset] if spec.preset else _preset_for(spec.status or 500)
     status = spec.status or preset.status
     retry_after = spec.retry_after if spec.retry_after is not None else preset.retry_after
     headers = _retry_headers(retry_after) if retry_after is not None else {}

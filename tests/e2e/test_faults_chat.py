@@ -210,3 +210,19 @@ def test_every_answer_carries_rate_limit_headers(client: openai.OpenAI) -> None:
     headers = client.chat.completions.with_raw_response.create(**ASK).headers
     assert int(headers["x-ratelimit-limit-requests"]) > 0
     assert headers["x-ratelimit-reset-tokens"].endswith("s")
+
+
+def test_an_error_given_only_its_status_says_what_that_status_means(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    control.post(
+        "/next", json={"replies": [{"error": {"status": 429}}, {"error": {"status": 418}}]}
+    )
+    with pytest.raises(openai.RateLimitError) as limited:
+        client.chat.completions.create(**ASK)
+    assert limited.value.body["type"] == "rate_limit_error"  # type: ignore[index]
+    assert limited.value.response.headers["retry-after"] == "1"
+    with pytest.raises(openai.APIStatusError) as teapot:
+        client.chat.completions.create(**ASK)
+    assert teapot.value.status_code == 418
+    assert teapot.value.body["type"] == "invalid_request_error"  # type: ignore[index]
