@@ -365,6 +365,16 @@ class Store:
         while len(space.conversations) > self.store_limit:
             space.conversations.popitem(last=False)
 
+    @contextmanager
+    def view(self, name: str) -> Iterator[Namespace]:
+        """For reading only: the namespace called ``name``, else what a new one would show
+        (detached: looking neither creates a namespace nor makes one more recent)."""
+        with self._lock:
+            space = self._namespaces.get(name)
+            if space is None:
+                space = Namespace(name=name, journal=deque(maxlen=self.journal_limit))
+            yield space
+
 
 @dataclass(frozen=True, slots=True)
 class Page:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, get_args
 
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -16,12 +16,15 @@ from mockserver.routes.base import control_endpoint, engine_of, json_response, q
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
-from mockserver.scenario.model import Reply, Scenario
+from mockserver.scenario.model import Reply, ReplyKind, Scenario
 from mockserver.store import Namespace
 
 __all__ = ["routes"]
 
 Json = dict[str, Any]
+
+#: The most one ``POST /clock`` may move a clock by: ten years of seconds.
+MAX_ADVANCE: Final = 10 * 365 * 24 * 3600
 
 
 def namespace_of(request: Request) -> str:
@@ -80,7 +83,7 @@ async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
 @control_endpoint
 async def get_scenario(request: Request) -> Response:
     engine = engine_of(request)
-    with engine.store.namespace(namespace_of(request)) as space:
+    with engine.store.view(namespace_of(request)) as space:
         return json_response(_scenario_body(engine, space))
 
 
@@ -127,7 +130,7 @@ async def calls(request: Request) -> Response:
     limit = query_int(request, "limit", default=100, low=1, high=10_000)
     path = request.query_params.get("path")
     status = request.query_params.get("status")
-    with engine.store.namespace(namespace_of(request)) as space:
+    with engine.store.view(namespace_of(request)) as space:
         entries = [
             e.as_json()
             for e in space.journal
@@ -171,19 +174,47 @@ async def namespaces(request: Request) -> Response:
     return json_response({"object": "list", "data": data})
 
 
+def _queued_reply(raw: object, *, field: str | None) -> Reply:
+    try:
+        reply = Reply.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in ([field] if field else []) + list(first["loc"]))
+        raise ScenarioError(first["msg"], field=where or None) from None
+    if not reply.kinds():
+        # Decorations alone (latency, fault…) would serve an empty text: say so instead.
+        *most, last = get_args(ReplyKind)
+        raise ScenarioError(
+            f"a queued reply needs one of {', '.join(most)} or {last} (latency, fault and the "
+            "other fields only go with one)",
+            field=field,
+        )
+    return reply
+
+
+def _queued_replies(body: Json) -> list[Reply]:
+    """One reply object, or ``{"replies": [reply, ...]}``."""
+    if "replies" not in body:
+        return [_queued_reply(body, field=None)]
+    if len(body) > 1:
+        raise ScenarioError("give one reply object or 'replies', not both", field="replies")
+    raw = body["replies"]
+    if not isinstance(raw, list):
+        return [_queued_reply(raw, field="replies")]
+    if not raw:
+        raise ScenarioError("'replies' needs at least one reply", field="replies")
+    return [_queued_reply(r, field=f"replies.{i}") for i, r in enumerate(raw)]
+
+
 @control_endpoint
 async def queue_next(request: Request) -> Response:
     """Queue one-off replies (scenario reply objects) for this namespace's next requests."""
     from mockserver.wire.validation import parse_json_body
 
-    body = parse_json_body(await request.body())
-    raw = body.get("replies", [body])
     try:
-        replies = [Reply.model_validate(r) for r in (raw if isinstance(raw, list) else [raw])]
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise scenario_error(ScenarioError(first["msg"], field=where or None)) from None
+        replies = _queued_replies(parse_json_body(await request.body()))
+    except ScenarioError as exc:
+        raise scenario_error(exc) from None
     engine = engine_of(request)
     with engine.store.namespace(namespace_of(request)) as space:
         space.pending.extend(replies)
@@ -191,27 +222,37 @@ async def queue_next(request: Request) -> Response:
         return json_response({"namespace": space.name, "pending": len(space.pending)})
 
 
-@control_endpoint
-async def clock(request: Request) -> Response:
-    """``POST {"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
-    engine = engine_of(request)
-    advance = 0.0
-    if request.method == "POST":
-        from mockserver.wire.validation import parse_json_body
+def _clock_body(engine: Engine, space: Namespace) -> Json:
+    return {"namespace": space.name, "now": engine.now_in(space), "offset": space.clock_offset}
 
-        value = parse_json_body(await request.body()).get("advance")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise InvalidRequestError(
-                "Invalid 'advance': expected a number of seconds >= 0.",
-                param="advance",
-                code="invalid_value",
-            )
-        advance = float(value)
-    with engine.store.namespace(namespace_of(request)) as space:
-        space.clock_offset += advance
-        return json_response(
-            {"namespace": space.name, "now": engine.now_in(space), "offset": space.clock_offset}
+
+@control_endpoint
+async def get_clock(request: Request) -> Response:
+    engine = engine_of(request)
+    with engine.store.view(namespace_of(request)) as space:
+        return json_response(_clock_body(engine, space))
+
+
+@control_endpoint
+async def advance_clock(request: Request) -> Response:
+    """``{"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
+    from mockserver.wire.validation import parse_json_body
+
+    value = parse_json_body(await request.body()).get("advance")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 <= value <= MAX_ADVANCE
+    ):
+        raise InvalidRequestError(
+            f"Invalid 'advance': expected a number of seconds from 0 to {MAX_ADVANCE} (ten years).",
+            param="advance",
+            code="invalid_value",
         )
+    engine = engine_of(request)
+    with engine.store.namespace(namespace_of(request)) as space:
+        space.clock_offset += float(value)
+        return json_response(_clock_body(engine, space))
 
 
 @control_endpoint
@@ -244,6 +285,7 @@ def routes() -> list[Route]:
         Route("/calls/{seq:int}", call, methods=["GET"]),
         Route("/namespaces", namespaces, methods=["GET"]),
         Route("/next", queue_next, methods=["POST"]),
-        Route("/clock", clock, methods=["GET", "POST"]),
+        Route("/clock", get_clock, methods=["GET"]),
+        Route("/clock", advance_clock, methods=["POST"]),
         Route("/reset", reset, methods=["POST"]),
     ]

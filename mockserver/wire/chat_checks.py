@@ -22,13 +22,12 @@ from mockserver.wire.chat_tools import (
     ResponseFormatJSONObject,
     allowed_tool_name,
 )
+from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
     from mockserver.wire.chat import ChatCompletionCreateParams
 
 __all__ = ["check_chat_request", "check_model_given"]
-
-_METADATA_KEY_MAX: Final = 64
 
 
 def check_model_given(data: Mapping[str, Any]) -> None:
@@ -130,14 +129,7 @@ def _json_mode_is_asked_for(params: ChatCompletionCreateParams) -> None:
 
 
 def _metadata_keys_fit(params: ChatCompletionCreateParams) -> None:
-    for key in params.metadata or {}:
-        if len(key) > _METADATA_KEY_MAX:
-            raise InvalidRequestError(
-                f"Invalid 'metadata': key too long. Expected a key with maximum length "
-                f"{_METADATA_KEY_MAX}, but got a key with length {len(key)} instead.",
-                param="metadata",
-                code="string_above_max_length",
-            )
+    check_metadata_keys(params.metadata)
 
 
 def _tool_names_are_valid_and_unique(params: ChatCompletionCreateParams) -> None:

@@ -19,13 +19,12 @@ from mockserver.wire.responses_tools import (
     ToolChoiceFunction,
     ToolChoiceMcp,
 )
+from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
     from mockserver.wire.responses import ResponseCreateParams
 
 __all__ = ["check_compact_request", "check_responses_request"]
-
-_METADATA_KEY_MAX: Final = 64
 
 
 class _Context(Protocol):
@@ -84,14 +83,7 @@ def _background_needs_store(params: ResponseCreateParams) -> None:
 
 
 def _metadata_keys_fit(params: ResponseCreateParams) -> None:
-    for key in params.metadata or {}:
-        if len(key) > _METADATA_KEY_MAX:
-            raise InvalidRequestError(
-                f"Invalid 'metadata': key too long. Expected a key with maximum length "
-                f"{_METADATA_KEY_MAX}, but got a key with length {len(key)} instead.",
-                param="metadata",
-                code="string_above_max_length",
-            )
+    check_metadata_keys(params.metadata)
 
 
 def _offered(params: ResponseCreateParams) -> set[tuple[str, str]]:

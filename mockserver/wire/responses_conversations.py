@@ -8,7 +8,7 @@ from typing import Annotated, Any, TypeAlias
 from pydantic import Field
 
 from mockserver.wire.responses_items import ResponseInputItem
-from mockserver.wire.validation import WireModel, validate_model
+from mockserver.wire.validation import WireModel, check_metadata_keys, validate_model
 
 __all__ = [
     "ConversationCreateParams",
@@ -38,11 +38,15 @@ class ItemCreateParams(WireModel):
 
 
 def parse_conversation_create(data: Mapping[str, Any]) -> ConversationCreateParams:
-    return validate_model(ConversationCreateParams, data)
+    params = validate_model(ConversationCreateParams, data)
+    check_metadata_keys(params.metadata)
+    return params
 
 
 def parse_conversation_update(data: Mapping[str, Any]) -> ConversationUpdateParams:
-    return validate_model(ConversationUpdateParams, data)
+    params = validate_model(ConversationUpdateParams, data)
+    check_metadata_keys(params.metadata)
+    return params
 
 
 def parse_item_create(data: Mapping[str, Any]) -> ItemCreateParams:

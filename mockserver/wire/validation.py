@@ -37,11 +37,13 @@ from mockserver.wire.json_body import (
 
 __all__ = [
     "JSON_PARSE_ERROR",
+    "METADATA_KEY_MAX",
     "NULL_ERROR",
     "UNION_TYPE_ERROR",
     "OmittableBool",
     "OmittableStr",
     "WireModel",
+    "check_metadata_keys",
     "json_type",
     "json_type_phrase",
     "json_type_union",
@@ -96,6 +98,22 @@ def non_nullable(expected: str) -> BeforeValidator:
 #: An optional string (or boolean) field: may be left out, but not sent as ``null``.
 OmittableStr = Annotated[str | None, non_nullable("a string")]
 OmittableBool = Annotated[bool | None, non_nullable("a boolean")]
+
+
+#: The longest metadata key the API takes (on every endpoint that has metadata).
+METADATA_KEY_MAX: Final = 64
+
+
+def check_metadata_keys(metadata: Mapping[str, Any] | None) -> None:
+    """The API's 400 for a metadata key over :data:`METADATA_KEY_MAX` characters."""
+    for key in metadata or {}:
+        if len(key) > METADATA_KEY_MAX:
+            raise InvalidRequestError(
+                f"Invalid 'metadata': key too long. Expected a key with maximum length "
+                f"{METADATA_KEY_MAX}, but got a key with length {len(key)} instead.",
+                param="metadata",
+                code="string_above_max_length",
+            )
 
 
 def validate_model(model: type[M], data: Mapping[str, Any]) -> M:

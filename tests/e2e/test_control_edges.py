@@ -1,0 +1,127 @@
+"""The control API's edges: reading never creates a namespace, and what it refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from mockserver.routes.control import MAX_ADVANCE
+from mockserver.server import BackgroundServer
+
+READS = ["/scenario", "/clock", "/calls"]
+
+
+def namespaces(server: BackgroundServer) -> list[str]:
+    listed = httpx.get(server.url + "/__mockserver/namespaces", params={"limit": 10_000})
+    return [n["name"] for n in listed.json()["data"]]
+
+
+def read(server: BackgroundServer, path: str, namespace: str) -> dict[str, Any]:
+    answer = httpx.get(server.url + "/__mockserver" + path, params={"namespace": namespace})
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def refusal(answer: httpx.Response) -> dict[str, Any]:
+    assert answer.status_code == 400, answer.text
+    error: dict[str, Any] = answer.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    return error
+
+
+@pytest.mark.parametrize("path", READS)
+def test_reading_a_namespace_does_not_create_it(
+    server: BackgroundServer, api_key: str, path: str
+) -> None:
+    ghost = api_key + "-ghost"
+    read(server, path, ghost)
+    assert ghost not in namespaces(server)
+
+
+def test_an_unknown_namespace_reads_as_a_new_one(server: BackgroundServer, api_key: str) -> None:
+    ghost = api_key + "-ghost"
+    scenario = read(server, "/scenario", ghost)
+    assert (scenario["namespace"], scenario["is_default"], scenario["pending"]) == (ghost, True, 0)
+    clock = read(server, "/clock", ghost)
+    assert (clock["namespace"], clock["offset"]) == (ghost, 0.0)
+    assert read(server, "/calls", ghost) == {"object": "list", "data": []}
+    assert ghost not in namespaces(server)
+
+
+@pytest.mark.parametrize("path", READS)
+def test_reading_a_namespace_does_not_make_it_recent(
+    server: BackgroundServer, api_key: str, path: str
+) -> None:
+    older, newer = api_key + "-older", api_key + "-newer"
+    for name in (older, newer):
+        put = httpx.put(
+            server.url + "/__mockserver/scenario",
+            params={"namespace": name},
+            json={"name": "plain-chat"},
+        )
+        assert put.status_code == 200
+    read(server, path, older)
+    listed = namespaces(server)  # newest first
+    assert listed.index(newer) < listed.index(older)
+
+
+def test_reading_an_existing_namespace_shows_its_state(control: httpx.Client) -> None:
+    control.put("/scenario", json={"name": "plain-chat"})
+    control.post("/next", json={"text": "queued"})
+    control.post("/clock", json={"advance": 30})
+    scenario = control.get("/scenario").json()
+    assert (scenario["name"], scenario["pending"]) == ("plain-chat", 1)
+    assert control.get("/clock").json()["offset"] == 30.0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"latency": {"ttft": 0.1}}, {"fault": {"disconnect_after": 1}}],
+    ids=["empty", "latency-only", "fault-only"],
+)
+def test_a_queued_reply_without_content_is_refused(
+    control: httpx.Client, body: dict[str, Any]
+) -> None:
+    error = refusal(control.post("/next", json=body))
+    assert error["code"] == "mockserver_scenario_error"
+    assert error["message"].startswith(
+        "a queued reply needs one of text, generate, json, refusal, tool_calls, error or fixture"
+    )
+    assert control.get("/scenario").json()["pending"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "located"),
+    [
+        ({"replies": []}, "field 'replies': 'replies' needs at least one reply"),
+        ({"replies": [{"text": "a"}, {}]}, "field 'replies.1': a queued reply needs one of"),
+        ({"replies": [{"text": "a"}, {"txt": "b"}]}, "field 'replies.1.txt': Extra inputs"),
+        ({"replies": [{"text": "a"}], "text": "b"}, "field 'replies': give one reply object"),
+    ],
+)
+def test_a_refused_reply_list_is_located_and_queues_nothing(
+    control: httpx.Client, body: dict[str, Any], located: str
+) -> None:
+    error = refusal(control.post("/next", json=body))
+    assert error["code"] == "mockserver_scenario_error"
+    assert error["message"].startswith(located), error["message"]
+    assert control.get("/scenario").json()["pending"] == 0
+
+
+@pytest.mark.parametrize("advance", [-1, 1e300, MAX_ADVANCE + 1, True, "30", None])
+def test_a_clock_advance_out_of_range_is_refused(control: httpx.Client, advance: object) -> None:
+    error = refusal(control.post("/clock", json={"advance": advance}))
+    assert (error["param"], error["code"]) == ("advance", "invalid_value")
+    assert error["message"] == (
+        "Invalid 'advance': expected a number of seconds from 0 to 315360000 (ten years)."
+    )
+    assert control.get("/clock").json()["offset"] == 0.0
+
+
+def test_the_clock_advances_by_up_to_ten_years(control: httpx.Client) -> None:
+    assert control.post("/clock", json={"advance": 0}).json()["offset"] == 0.0
+    moved = control.post("/clock", json={"advance": MAX_ADVANCE}).json()
+    assert moved["offset"] == 10 * 365 * 24 * 3600
