@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from itertools import takewhile
+from typing import Any, Final
 
 from mockserver import ids, sse
 from mockserver.engine.chat import SERVICE_TIERS
@@ -64,6 +65,14 @@ __all__ = [
 
 Json = dict[str, Any]
 _TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
+_RUNNING: Final = ("queued", "in_progress")
+_FINISHED: Final = ("completed", "incomplete")
+#: What a background response's stream had sent when it was cancelled in each state (the
+#: stream has no event for a cancellation, so it ends there).
+_SENT_BY: Final[Mapping[str, frozenset[str]]] = {
+    "queued": frozenset({"response.created", "response.queued"}),
+    "in_progress": frozenset({"response.created", "response.queued", "response.in_progress"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,14 @@ def conversation_of(body: Mapping[str, Any]) -> str | None:
     return raw if isinstance(raw, str) else str(raw["id"])
 
 
+@dataclass(slots=True)
+class _Background(StoredResponse):
+    """A background response created queued, which also remembers whether it ever started:
+    once cancelled, that is where its stream stops."""
+
+    started: bool = False
+
+
 def stored_response(space: Namespace, response_id: str) -> StoredResponse:
     stored = space.responses.get(response_id)
     if stored is None:
@@ -117,7 +134,26 @@ def _previous(space: Namespace, response_id: str) -> list[Json]:
             param="previous_response_id",
             code="previous_response_not_found",
         )
-    return list(stored.context)
+    return _context(stored)
+
+
+def _output_count(stored: StoredResponse) -> int:
+    return len(output_items(stored.reply, stored.meta))
+
+
+def _context(stored: StoredResponse) -> list[Json]:
+    """What continues ``stored``: its history and input, and its output once it has one (a
+    queued, running or cancelled background response has produced none)."""
+    context = stored.context
+    if stored.status in _FINISHED:
+        return list(context)
+    return context[: len(context) - _output_count(stored)]
+
+
+def _own_items(stored: StoredResponse) -> list[Json]:
+    """This response's turn in its context: its input, then its output."""
+    context = stored.context
+    return context[len(context) - len(stored.input_items) - _output_count(stored) :]
 
 
 def _conversation_items(space: Namespace, conversation_id: str) -> list[Json]:
@@ -135,7 +171,7 @@ def _referenced(space: Namespace, item_id: str, index: int) -> Json:
         if item_id in conversation.items:
             return dict(conversation.items[item_id])
     for response in reversed(space.responses.values()):
-        for item in response.context:
+        for item in _context(response):
             if item.get("id") == item_id:
                 return dict(item)
     raise NotFoundError(f"Item with id '{item_id}' not found.", param=f"input[{index}].id")
@@ -204,8 +240,7 @@ def create_response(
         verdicts = (moderation.input, moderation.output)
         meta = replace(meta, moderation=responses_moderation(verdicts, model=moderation.model))
     stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
-    turn_items = stored.context[len(context.history) :]
-    _keep(engine, body, stored, turn_items=turn_items, namespace=namespace)
+    _keep(engine, body, stored, namespace=namespace)
     response_headers = engine.request_headers(namespace, turn)
     if prompt.stream:
         events = response_events(turn.reply, meta, completed_at=stored.completed_at)
@@ -262,7 +297,7 @@ def replay_store(
     body = result.prompt.params
     meta = replace(result.meta, id=response_id, created_at=created)
     stored = _stored(engine, body, result.context, meta=meta, reply=result.turn.reply, now=created)
-    _keep(engine, body, stored, turn_items=(), namespace=namespace)  # no conversation
+    _keep(engine, body, stored, namespace=namespace)  # no conversation: nothing to add to
 
 
 def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
@@ -304,44 +339,52 @@ def _stored(
         inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
         return inputs, [*context.history, *inputs, *output_items(reply, meta)]
 
+    if queued:
+        return _Background(meta=meta, reply=reply, status="queued", items=items, background=True)
     return StoredResponse(
         meta=meta,
         reply=reply,
-        status="queued" if queued else final_status(reply),
+        status=final_status(reply),
         items=items,
         background=background,
-        completed_at=None if queued else (engine.now() if now is None else now),
+        completed_at=engine.now() if now is None else now,
     )
 
 
 def _keep(
-    engine: Engine,
-    body: Mapping[str, Any],
-    stored: StoredResponse,
-    *,
-    turn_items: Sequence[Json],
-    namespace: str,
+    engine: Engine, body: Mapping[str, Any], stored: StoredResponse, *, namespace: str
 ) -> None:
-    """Store the response (unless ``store: false``) and add this turn to its conversation."""
-    conversation = conversation_of(body)
+    """Store the response (unless ``store: false``); a finished one joins its conversation."""
     with engine.store.namespace(namespace) as space:
         if body.get("store") is not False:
             engine.store.put_response(space, stored)
-        if conversation is not None and conversation in space.conversations:
-            items = space.conversations[conversation].items
-            for item in turn_items:
-                items[str(item["id"])] = item
+        if stored.status in _FINISHED:
+            _join_conversation(space, stored)
 
 
-def _advance(engine: Engine, stored: StoredResponse) -> None:
-    """A background response moves one state each time it is looked at (no timers, no threads)."""
-    if not stored.background:
+def _join_conversation(space: Namespace, stored: StoredResponse) -> None:
+    """Append a finished response's input and output to its conversation, if it still exists
+    (only once it completes: a cancelled response adds nothing, not even its input)."""
+    conversation = stored.meta.echo.get("conversation")
+    if conversation is None or conversation["id"] not in space.conversations:
+        return
+    items = space.conversations[conversation["id"]].items
+    for item in _own_items(stored):
+        items[str(item["id"])] = item
+
+
+def _advance(engine: Engine, space: Namespace, stored: StoredResponse) -> None:
+    """A background response moves one state each time it is looked at (no timers, no
+    threads); the look that completes it adds it to its conversation."""
+    if not isinstance(stored, _Background):
         return
     if stored.status == "queued":
         stored.status = "in_progress"
+        stored.started = True
     elif stored.status == "in_progress":
         stored.status = final_status(stored.reply)
         stored.completed_at = engine.now()
+        _join_conversation(space, stored)
 
 
 def _render(stored: StoredResponse, include: Sequence[str] = ()) -> Json:
@@ -354,19 +397,31 @@ def retrieve_response(
 ) -> Json:
     with engine.store.namespace(namespace) as space:
         stored = stored_response(space, response_id)
-        _advance(engine, stored)
+        _advance(engine, space, stored)
         return _render(stored, include)
 
 
 def retrieve_events(
-    engine: Engine, response_id: str, *, namespace: str, starting_after: int | None = None
+    engine: Engine,
+    response_id: str,
+    *,
+    namespace: str,
+    starting_after: int | None = None,
+    obfuscation: bool = True,
 ) -> list[Json]:
-    """A stored response's events (a background response is followed to its end)."""
+    """A stored response's events. A running background response is followed to its end (as
+    the real stream stays open until then), so this look completes it like the last poll
+    would; a cancelled one's stream ends where it stopped."""
     with engine.store.namespace(namespace) as space:
         stored = stored_response(space, response_id)
-        while stored.status in ("queued", "in_progress"):
-            _advance(engine, stored)
-        events = response_events(stored.reply, stored.meta, completed_at=stored.completed_at)
+        while stored.status in _RUNNING:
+            _advance(engine, space, stored)
+        meta = replace(stored.meta, obfuscation=obfuscation)
+        events = response_events(stored.reply, meta, completed_at=stored.completed_at)
+        if stored.status == "cancelled":
+            started = isinstance(stored, _Background) and stored.started
+            sent = _SENT_BY["in_progress" if started else "queued"]
+            events = list(takewhile(lambda e: e["type"] in sent, events))
     return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
 
 
@@ -375,7 +430,7 @@ def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json
         stored = stored_response(space, response_id)
         if not stored.background:
             raise InvalidRequestError("Cannot cancel a synchronous response.")
-        if stored.status in ("queued", "in_progress"):
+        if stored.status in _RUNNING:
             stored.status = "cancelled"
         return _render(stored)
 

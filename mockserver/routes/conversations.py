@@ -13,9 +13,9 @@ from mockserver.routes.base import (
     json_response,
     namespace_of,
     page_query,
-    query_list,
     read_json,
 )
+from mockserver.routes.responses import query_includes
 from mockserver.wire.responses_conversations import (
     parse_conversation_create,
     parse_conversation_update,
@@ -78,7 +78,7 @@ async def delete(request: Request) -> Response:
 
 @api_endpoint
 async def list_items(request: Request) -> Response:
-    query_list(request, "include")
+    query_includes(request)
     page = engine_conversations.list_items(
         engine_of(request),
         request.path_params["conversation_id"],
@@ -90,6 +90,7 @@ async def list_items(request: Request) -> Response:
 
 @api_endpoint
 async def add_items(request: Request) -> Response:
+    query_includes(request)
     body = await read_json(request)
     parse_item_create(body)
     result = engine_conversations.add_items(
@@ -103,6 +104,7 @@ async def add_items(request: Request) -> Response:
 
 @api_endpoint
 async def retrieve_item(request: Request) -> Response:
+    query_includes(request)
     result = engine_conversations.retrieve_item(
         engine_of(request),
         request.path_params["conversation_id"],

@@ -44,7 +44,8 @@ __all__ = ["routes"]
 Json = dict[str, Any]
 
 
-def _includes(request: Request) -> list[str]:
+def query_includes(request: Request) -> list[str]:
+    """The ``include`` query values (``include`` or ``include[]``), each one the API knows."""
     values = query_list(request, "include")
     for value in values:
         if value not in INCLUDABLE:
@@ -55,6 +56,12 @@ def _includes(request: Request) -> list[str]:
                 code="invalid_value",
             )
     return values
+
+
+def _obfuscation(request: Request) -> bool:
+    """``include_obfuscation`` of a streamed retrieve: on unless set to false."""
+    given = request.query_params.get("include_obfuscation") is not None
+    return not given or query_flag(request, "include_obfuscation")
 
 
 def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Response:
@@ -164,10 +171,11 @@ async def retrieve(request: Request) -> Response:
             response_id,
             namespace=namespace,
             starting_after=None if raw_after is None else after,
+            obfuscation=_obfuscation(request),
         )
         return _stream(events)
     body = engine_responses.retrieve_response(
-        engine, response_id, namespace=namespace, include=_includes(request)
+        engine, response_id, namespace=namespace, include=query_includes(request)
     )
     return json_response(body)
 
@@ -190,7 +198,7 @@ async def cancel(request: Request) -> Response:
 
 @api_endpoint
 async def input_items(request: Request) -> Response:
-    _includes(request)
+    query_includes(request)
     page = engine_responses.list_input_items(
         engine_of(request),
         request.path_params["response_id"],
