@@ -197,7 +197,7 @@ def _mapping(field: str, actual: Callable[[Prompt], Mapping[str, str]]) -> Any:
         values = actual(prompt)
         for key, match in wanted.items():
             if key not in values:
-                return f"{field} has no {key!r}"
+                return f"no {field} {key!r}"
             if not match.test(values[key]):
                 return f"{field}[{key!r}] {describe_text(values[key])} does not {match.describe()}"
         return None

@@ -60,7 +60,7 @@ WEATHER_LOOP = (
             {"response_format": {"type": "json_schema"}},
             "response_format is 'text', not 'json_schema'",
         ),
-        ({"metadata": {"team": "a"}}, "metadata has no 'team'"),
+        ({"metadata": {"team": "a"}}, "no metadata 'team'"),
         ({"params": {"temperature": 0}}, "parameter 'temperature' is not set"),
         ({"any": [{"stream": True}, {"last_user": {"contains": "Boston"}}]}, None),
         (
