@@ -175,7 +175,21 @@ def _one_tool_result(wanted: ToolResultMatch, prompt: Prompt) -> str | None:
     if not results:
         return "no tool result in the conversation"
     seen = ", ".join(f"{n or '?'}({c})" for n, c, _ in results)
-    return f"no tool result matches (results: {seen})"
+    return f"no tool result {_wanted(wanted)} (results: {seen})"
+
+
+def _wanted(wanted: ToolResultMatch) -> str:
+    """``with name equal 'get_weather' and content contain 'sunny'``: what was looked for."""
+    parts = [
+        f"{field} {match.describe()}"
+        for field, match in (
+            ("name", wanted.name),
+            ("call_id", wanted.call_id),
+            ("content", wanted.content),
+        )
+        if match is not None
+    ]
+    return "with " + " and ".join(parts) if parts else "at all"
 
 
 def _turn(wanted: NumberMatch, prompt: Prompt) -> str | None:

@@ -85,7 +85,16 @@ def test_tool_results_are_named_from_their_calls() -> None:
     assert check(when(tool_result={"name": "get_weather"}), p) is None
     assert check(when(tool_result={"content": {"contains": "21"}}), p) is None
     assert check(when(tool_result={"name": "get_time"}), p) == (
-        "no tool result matches (results: get_weather(call_1))"
+        "no tool result with name equal 'get_time' (results: get_weather(call_1))"
+    )
+    wanted = {"name": "get_weather", "content": {"contains": "rain"}}
+    assert check(when(tool_result=wanted), p) == (
+        "no tool result with name equal 'get_weather' and content contain 'rain' "
+        "(results: get_weather(call_1))"
+    )
+    both = [{"name": "get_weather"}, {"name": "get_time"}]  # the one that is missing is named
+    assert check(when(tool_result=both), p) == (
+        "no tool result with name equal 'get_time' (results: get_weather(call_1))"
     )
     assert check(when(turn=1, last_role="tool"), p) is None
 
