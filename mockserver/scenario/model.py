@@ -235,7 +235,22 @@ class Reply(_Strict):
             if root not in PLACEHOLDERS:
                 known = ", ".join(sorted(PLACEHOLDERS))
                 raise ValueError(f"unknown placeholder {{{{{match.group(1)}}}}} (known: {known})")
+            if match.group(1) == "metadata":
+                raise ValueError("placeholder {{metadata}} needs a key: {{metadata.KEY}}")
         return value
+
+    @model_validator(mode="after")
+    def _annotations_cite_the_text(self) -> Reply:
+        """A citation over text that is not there fails every request: say so at load (when
+        the text is fixed; placeholders are only filled in per request)."""
+        if not self.annotations or self.text is None or PLACEHOLDER.search(self.text):
+            return self
+        for annotation in self.annotations:
+            if annotation.cite not in self.text:
+                raise ValueError(
+                    f"annotation cites {annotation.cite!r}, which is not in the reply text"
+                )
+        return self
 
     def kinds(self) -> list[ReplyKind]:
         fields: list[tuple[ReplyKind, Any]] = [
@@ -276,6 +291,8 @@ class Rule(_Strict):
             raise ValueError("give exactly one of 'reply' or 'replies'")
         if self.replies is not None and not self.replies:
             raise ValueError("'replies' needs at least one reply")
+        if self.reply is not None and self.after != "repeat_last":
+            raise ValueError("'after' goes with 'replies' (a single 'reply' always repeats)")
         return self
 
     @property

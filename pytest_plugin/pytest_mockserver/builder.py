@@ -207,12 +207,13 @@ class RuleBuilder:
         if self._replies is None:
             raise ValueError(f"{self.label} has no reply: call .reply(), .replies() or .fail()")
         sequence: dict[str, Any] = (
-            {"replies": self._replies} if self._sequence else {"reply": self._replies[0]}
+            {"replies": self._replies, "after": self._after}
+            if self._sequence
+            else {"reply": self._replies[0]}
         )
         try:
             return Rule.model_validate(
-                {"id": self.id, "when": self.when, "after": self._after, "times": self._times}
-                | sequence
+                {"id": self.id, "when": self.when, "times": self._times} | sequence
             )
         except ValidationError as exc:
             raise _invalid(self.label, exc) from None

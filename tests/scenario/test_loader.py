@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -290,3 +291,24 @@ def test_every_builtin_scenario_loads() -> None:
 def test_unknown_builtin_name_lists_the_known_ones() -> None:
     with pytest.raises(ScenarioError, match="no built-in scenario named 'nope' \\(built-in: "):
         load_ref("nope")
+
+
+@pytest.mark.parametrize(
+    ("rule", "says"),
+    [
+        (
+            "{reply: {text: 'Hello', annotations: [{url: 'u', title: 't', cite: 'absent'}]}}",
+            "annotation cites 'absent', which is not in the reply text",
+        ),
+        ("{reply: {text: 'Team {{metadata}}'}}", "placeholder {{metadata}} needs a key"),
+        ("{reply: {text: 'hi'}, after: cycle}", "'after' goes with 'replies'"),
+    ],
+)
+def test_mistakes_that_would_fail_every_request_are_caught_at_load(rule: str, says: str) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(says)):
+        parse_scenario(f"rules:\n  - {rule}\n")
+
+
+def test_a_citation_over_text_filled_in_per_request_is_checked_then() -> None:
+    rule = "{reply: {text: '{{last_user}}', annotations: [{url: 'u', title: 't', cite: 'x'}]}}"
+    assert parse_scenario(f"rules:\n  - {rule}\n").rules[0].reply is not None
