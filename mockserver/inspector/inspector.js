@@ -128,7 +128,7 @@
       ? el("td", { class: "mono", title: call.rule }, call.rule)
       : call.miss
         ? el("td", { class: "miss", title: call.miss }, "miss: " + call.miss.split("\n")[0])
-        : el("td", { class: "muted" }, "generated");
+        : el("td", { class: "muted" }, call.api && call.status < 400 ? "generated" : "");
     const path = el("td", { class: "mono", title: call.path }, call.path);
     if (call.stream) path.append(el("span", { class: "stream" }, "stream"));
     return [

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from mockserver.server import BackgroundServer
@@ -65,6 +66,7 @@ def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
     wait_text(inspector, "#calls tr", "/v1/chat/completions")
     assert KEY in row.inner_text()
     assert "200" in row.inner_text()
+    assert "generated" in row.inner_text()  # a turn the default scenario generated
     wait_text(inspector, "#ns-name", KEY)  # the side panel follows the newest call
     wait_text(inspector, "#namespaces", KEY)
     inspector.screenshot(path=str(SHOTS / "inspector-journal.png"))
@@ -77,6 +79,9 @@ def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
     inspector.screenshot(path=str(SHOTS / "inspector-detail.png"))
     inspector.keyboard.press("Escape")
     assert inspector.locator("#detail").is_hidden()
+    httpx.get(mock.base_url + "/models", headers={"authorization": f"Bearer {KEY}"})
+    wait_text(inspector, "#calls tr:first-child", "/v1/models")
+    assert "generated" not in inspector.locator("#calls tr").first.inner_text()  # not a turn
     assert errors == []
 
 
