@@ -8,15 +8,21 @@ the agent-loop rule see everything the model would.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from itertools import takewhile
-from typing import Any, Final
+from typing import Any
 
 from mockserver import ids, sse
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine, Turn
 from mockserver.engine.moderation import moderate_turn
+from mockserver.engine.responses_stored import (
+    FINISHED,
+    Background,
+    context_of,
+    join_conversation,
+    stored_response,
+)
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
 from mockserver.prompt.model import Prompt
@@ -42,37 +48,24 @@ from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.behaviour import ErrorSpec
-from mockserver.store import Namespace, Page, PageQuery, StoredResponse, paginate
+from mockserver.store import Namespace, StoredResponse
 
 __all__ = [
     "Context",
     "ResponseResult",
-    "cancel_response",
     "compact",
     "conversation_of",
     "count_input_tokens",
     "create_response",
-    "delete_response",
-    "list_input_items",
     "replay_store",
     "resolve_context",
     "response_id",
-    "retrieve_events",
-    "retrieve_response",
     "sentinel_answer",
     "stored_response",
 ]
 
 Json = dict[str, Any]
 _TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
-_RUNNING: Final = ("queued", "in_progress")
-_FINISHED: Final = ("completed", "incomplete")
-#: What a background response's stream had sent when it was cancelled in each state (the
-#: stream has no event for a cancellation, so it ends there).
-_SENT_BY: Final[Mapping[str, frozenset[str]]] = {
-    "queued": frozenset({"response.created", "response.queued"}),
-    "in_progress": frozenset({"response.created", "response.queued", "response.in_progress"}),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,21 +104,6 @@ def conversation_of(body: Mapping[str, Any]) -> str | None:
     return raw if isinstance(raw, str) else str(raw["id"])
 
 
-@dataclass(slots=True)
-class _Background(StoredResponse):
-    """A background response created queued, which also remembers whether it ever started:
-    once cancelled, that is where its stream stops."""
-
-    started: bool = False
-
-
-def stored_response(space: Namespace, response_id: str) -> StoredResponse:
-    stored = space.responses.get(response_id)
-    if stored is None:
-        raise NotFoundError(f"Response with id '{response_id}' not found.")
-    return stored
-
-
 def _previous(space: Namespace, response_id: str) -> list[Json]:
     stored = space.responses.get(response_id)
     if stored is None:  # a 400, not a 404: the request names it, the path does not
@@ -134,26 +112,7 @@ def _previous(space: Namespace, response_id: str) -> list[Json]:
             param="previous_response_id",
             code="previous_response_not_found",
         )
-    return _context(stored)
-
-
-def _output_count(stored: StoredResponse) -> int:
-    return len(output_items(stored.reply, stored.meta))
-
-
-def _context(stored: StoredResponse) -> list[Json]:
-    """What continues ``stored``: its history and input, and its output once it has one (a
-    queued, running or cancelled background response has produced none)."""
-    context = stored.context
-    if stored.status in _FINISHED:
-        return list(context)
-    return context[: len(context) - _output_count(stored)]
-
-
-def _own_items(stored: StoredResponse) -> list[Json]:
-    """This response's turn in its context: its input, then its output."""
-    context = stored.context
-    return context[len(context) - len(stored.input_items) - _output_count(stored) :]
+    return context_of(stored)
 
 
 def _conversation_items(space: Namespace, conversation_id: str) -> list[Json]:
@@ -171,7 +130,7 @@ def _referenced(space: Namespace, item_id: str, index: int) -> Json:
         if item_id in conversation.items:
             return dict(conversation.items[item_id])
     for response in reversed(space.responses.values()):
-        for item in _context(response):
+        for item in context_of(response):
             if item.get("id") == item_id:
                 return dict(item)
     raise NotFoundError(f"Item with id '{item_id}' not found.", param=f"input[{index}].id")
@@ -340,7 +299,7 @@ def _stored(
         return inputs, [*context.history, *inputs, *output_items(reply, meta)]
 
     if queued:
-        return _Background(meta=meta, reply=reply, status="queued", items=items, background=True)
+        return Background(meta=meta, reply=reply, status="queued", items=items, background=True)
     return StoredResponse(
         meta=meta,
         reply=reply,
@@ -358,105 +317,8 @@ def _keep(
     with engine.store.namespace(namespace) as space:
         if body.get("store") is not False:
             engine.store.put_response(space, stored)
-        if stored.status in _FINISHED:
-            _join_conversation(space, stored)
-
-
-def _join_conversation(space: Namespace, stored: StoredResponse) -> None:
-    """Append a finished response's input and output to its conversation, if it still exists
-    (only once it completes: a cancelled response adds nothing, not even its input)."""
-    conversation = stored.meta.echo.get("conversation")
-    if conversation is None or conversation["id"] not in space.conversations:
-        return
-    items = space.conversations[conversation["id"]].items
-    for item in _own_items(stored):
-        items[str(item["id"])] = item
-
-
-def _advance(engine: Engine, space: Namespace, stored: StoredResponse) -> None:
-    """A background response moves one state each time it is looked at (no timers, no
-    threads); the look that completes it adds it to its conversation."""
-    if not isinstance(stored, _Background):
-        return
-    if stored.status == "queued":
-        stored.status = "in_progress"
-        stored.started = True
-    elif stored.status == "in_progress":
-        stored.status = final_status(stored.reply)
-        stored.completed_at = engine.now()
-        _join_conversation(space, stored)
-
-
-def _render(stored: StoredResponse, include: Sequence[str] = ()) -> Json:
-    meta = replace(stored.meta, include=stored.meta.include | frozenset(include))
-    return response_body(meta, stored.reply, status=stored.status, completed_at=stored.completed_at)
-
-
-def retrieve_response(
-    engine: Engine, response_id: str, *, namespace: str, include: Sequence[str] = ()
-) -> Json:
-    with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
-        _advance(engine, space, stored)
-        return _render(stored, include)
-
-
-def retrieve_events(
-    engine: Engine,
-    response_id: str,
-    *,
-    namespace: str,
-    starting_after: int | None = None,
-    obfuscation: bool = True,
-) -> list[Json]:
-    """A stored response's events. A running background response is followed to its end (as
-    the real stream stays open until then), so this look completes it like the last poll
-    would; a cancelled one's stream ends where it stopped."""
-    with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
-        while stored.status in _RUNNING:
-            _advance(engine, space, stored)
-        meta = replace(stored.meta, obfuscation=obfuscation)
-        events = response_events(stored.reply, meta, completed_at=stored.completed_at)
-        if stored.status == "cancelled":
-            started = isinstance(stored, _Background) and stored.started
-            sent = _SENT_BY["in_progress" if started else "queued"]
-            events = list(takewhile(lambda e: e["type"] in sent, events))
-    return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
-
-
-def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
-        if not stored.background:
-            raise InvalidRequestError("Cannot cancel a synchronous response.")
-        if stored.status in _RUNNING:
-            stored.status = "cancelled"
-        return _render(stored)
-
-
-def delete_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
-        stored_response(space, response_id)
-        del space.responses[response_id]
-    return {"id": response_id, "object": "response.deleted", "deleted": True}
-
-
-def list_input_items(
-    engine: Engine,
-    response_id: str,
-    *,
-    namespace: str,
-    query: PageQuery,
-) -> Page:
-    with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
-        return paginate(
-            stored.input_items,
-            key=lambda item: str(item["id"]),
-            render=dict,
-            query=query,
-        )
+        if stored.status in FINISHED:
+            join_conversation(space, stored)
 
 
 def count_input_tokens(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:

@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from mockserver import sse
 from mockserver.engine import responses as engine_responses
+from mockserver.engine import responses_stored as stored_responses
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError
 from mockserver.prompt.responses import input_items as items_of
@@ -166,7 +167,7 @@ async def retrieve(request: Request) -> Response:
     if query_flag(request, "stream"):
         raw_after = request.query_params.get("starting_after")
         after = query_int(request, "starting_after", default=-1, low=-1, high=2**31)
-        events = engine_responses.retrieve_events(
+        events = stored_responses.retrieve_events(
             engine,
             response_id,
             namespace=namespace,
@@ -174,7 +175,7 @@ async def retrieve(request: Request) -> Response:
             obfuscation=_obfuscation(request),
         )
         return _stream(events)
-    body = engine_responses.retrieve_response(
+    body = stored_responses.retrieve_response(
         engine, response_id, namespace=namespace, include=query_includes(request)
     )
     return json_response(body)
@@ -182,7 +183,7 @@ async def retrieve(request: Request) -> Response:
 
 @api_endpoint
 async def delete(request: Request) -> Response:
-    body = engine_responses.delete_response(
+    body = stored_responses.delete_response(
         engine_of(request), request.path_params["response_id"], namespace=namespace_of(request)
     )
     return json_response(body)
@@ -190,7 +191,7 @@ async def delete(request: Request) -> Response:
 
 @api_endpoint
 async def cancel(request: Request) -> Response:
-    body = engine_responses.cancel_response(
+    body = stored_responses.cancel_response(
         engine_of(request), request.path_params["response_id"], namespace=namespace_of(request)
     )
     return json_response(body)
@@ -199,7 +200,7 @@ async def cancel(request: Request) -> Response:
 @api_endpoint
 async def input_items(request: Request) -> Response:
     query_includes(request)
-    page = engine_responses.list_input_items(
+    page = stored_responses.list_input_items(
         engine_of(request),
         request.path_params["response_id"],
         namespace=namespace_of(request),
