@@ -61,6 +61,8 @@ class StoredResponse:
     items: tuple[list[Json], list[Json]] | Callable[[], tuple[list[Json], list[Json]]]
     background: bool = False
     completed_at: int | None = None
+    #: A background response that left ``queued`` (where a cancelled one's stream stops).
+    started: bool = False
 
     @property
     def id(self) -> str:

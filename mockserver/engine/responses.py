@@ -18,7 +18,6 @@ from mockserver.engine.core import Engine, Turn
 from mockserver.engine.moderation import moderate_turn
 from mockserver.engine.responses_stored import (
     FINISHED,
-    Background,
     context_of,
     join_conversation,
     stored_response,
@@ -299,7 +298,7 @@ def _stored(
         return inputs, [*context.history, *inputs, *output_items(reply, meta)]
 
     if queued:
-        return Background(meta=meta, reply=reply, status="queued", items=items, background=True)
+        return StoredResponse(meta=meta, reply=reply, status="queued", items=items, background=True)
     return StoredResponse(
         meta=meta,
         reply=reply,

@@ -8,7 +8,7 @@ look that completes it adds its turn to its conversation; a cancelled one keeps 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import takewhile
 from typing import Any, Final
 
@@ -20,7 +20,6 @@ from mockserver.store import Namespace, Page, PageQuery, StoredResponse, paginat
 
 __all__ = [
     "FINISHED",
-    "Background",
     "cancel_response",
     "context_of",
     "delete_response",
@@ -40,14 +39,6 @@ _SENT_BY: Final[Mapping[str, frozenset[str]]] = {
     "queued": frozenset({"response.created", "response.queued"}),
     "in_progress": frozenset({"response.created", "response.queued", "response.in_progress"}),
 }
-
-
-@dataclass(slots=True)
-class Background(StoredResponse):
-    """A background response created queued, which also remembers whether it ever started:
-    once cancelled, that is where its stream stops."""
-
-    started: bool = False
 
 
 def stored_response(space: Namespace, response_id: str) -> StoredResponse:
@@ -90,7 +81,7 @@ def join_conversation(space: Namespace, stored: StoredResponse) -> None:
 def _advance(engine: Engine, space: Namespace, stored: StoredResponse) -> None:
     """A background response moves one state each time it is looked at (no timers, no
     threads); the look that completes it adds it to its conversation."""
-    if not isinstance(stored, Background):
+    if not stored.background:
         return
     if stored.status == "queued":
         stored.status = "in_progress"
@@ -133,8 +124,7 @@ def retrieve_events(
         meta = replace(stored.meta, obfuscation=obfuscation)
         events = response_events(stored.reply, meta, completed_at=stored.completed_at)
         if stored.status == "cancelled":
-            started = isinstance(stored, Background) and stored.started
-            sent = _SENT_BY["in_progress" if started else "queued"]
+            sent = _SENT_BY["in_progress" if stored.started else "queued"]
             events = list(takewhile(lambda e: e["type"] in sent, events))
     return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
 
