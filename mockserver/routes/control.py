@@ -15,7 +15,7 @@ from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
 from mockserver.routes.base import control_endpoint, engine_of, json_response, query_int
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
-from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
+from mockserver.scenario.loader import parse_scenario, scenario_from_data, scenario_to_yaml
 from mockserver.scenario.model import Reply, ReplyKind, Scenario
 from mockserver.store import Namespace
 
@@ -72,12 +72,7 @@ async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
         return engine.find_scenario(body["name"])
     if isinstance(body.get("yaml"), str):
         return parse_scenario(body["yaml"], source="<PUT body>")
-    try:
-        return Scenario.model_validate(body.get("scenario", body))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ScenarioError(first["msg"], field=where or None) from None
+    return scenario_from_data(body.get("scenario", body), source="<PUT body>")
 
 
 @control_endpoint

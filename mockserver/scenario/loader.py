@@ -21,7 +21,14 @@ from mockserver.errors import ScenarioError
 from mockserver.scenario.library import SUFFIXES
 from mockserver.scenario.model import Reply, Scenario, rule_id_clashes
 
-__all__ = ["SUFFIXES", "fixtures_named", "load_file", "parse_scenario", "scenario_to_yaml"]
+__all__ = [
+    "SUFFIXES",
+    "fixtures_named",
+    "load_file",
+    "parse_scenario",
+    "scenario_from_data",
+    "scenario_to_yaml",
+]
 
 Path_ = tuple[str | int, ...]
 
@@ -220,14 +227,28 @@ def parse_scenario(text: str, *, source: str = "<string>", base: Path | None = N
     if not isinstance(data, Mapping):
         line, column = marks.of(())
         raise ScenarioError(_A_MAPPING, file=source, line=line, column=column)
-    data = _with_fixtures(data, marks, source=source, base=base)
-    try:
-        scenario = Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise _errors(exc, data, marks, source) from None
+    scenario = _scenario(data, marks, source=source, base=base)
     if "name" not in data and source not in ("<string>",):
         scenario = scenario.model_copy(update={"name": Path(source).stem})
     return scenario
+
+
+def scenario_from_data(data: object, *, source: str = "<mapping>") -> Scenario:
+    """A scenario from already-parsed data (JSON, a Python mapping), with the same problems
+    a file would get (every one, with rule and field; no lines to give)."""
+    if not isinstance(data, Mapping):
+        raise ScenarioError(_A_MAPPING, file=source)
+    return _scenario(data, _Marks({}), source=source, base=None)
+
+
+def _scenario(
+    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None
+) -> Scenario:
+    data = _with_fixtures(data, marks, source=source, base=base)
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _errors(exc, data, marks, source) from None
 
 
 def _fixture_roots(base: Path | None) -> list[Path]:

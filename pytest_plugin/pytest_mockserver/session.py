@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mockserver.engine import Engine
 from mockserver.errors import ScenarioError
 from mockserver.scenario.library import builtin, builtin_names, load_ref
-from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario
+from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario, scenario_from_data
 from mockserver.scenario.model import Scenario
 from mockserver.settings import Settings
 from pytest_mockserver.options import ScenarioDirs
@@ -158,7 +158,7 @@ class MockServerSession:
         if isinstance(ref, Scenario):
             return ref
         if isinstance(ref, Mapping):
-            return Scenario.model_validate(ref)
+            return scenario_from_data(ref)
         if isinstance(ref, str) and "\n" in ref:
             return self._parse(ref)
         if isinstance(ref, os.PathLike) or ref.endswith(SUFFIXES) or "/" in ref or os.sep in ref:

@@ -125,3 +125,10 @@ def test_the_clock_advances_by_up_to_ten_years(control: httpx.Client) -> None:
     assert control.post("/clock", json={"advance": 0}).json()["offset"] == 0.0
     moved = control.post("/clock", json={"advance": MAX_ADVANCE}).json()
     assert moved["offset"] == 10 * 365 * 24 * 3600
+
+
+def test_a_json_scenario_gets_the_problems_a_file_would(control: httpx.Client) -> None:
+    scenario = {"rules": [{"id": "a", "reply": {"txt": "hi"}}]}
+    error = refusal(control.put("/scenario", json={"scenario": scenario}))
+    assert "rule 'a', field 'rules[0].reply.txt': unknown key 'txt'" in error["message"]
+    assert "did you mean 'text'?" in error["message"]

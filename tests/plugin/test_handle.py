@@ -157,6 +157,21 @@ def test_a_broken_scenario_raises_from_use_with_a_short_traceback(
     assert mockserver.scenario.name == "default"
 
 
+def test_a_broken_mapping_raises_the_same_located_problems_as_a_file(
+    mockserver: MockServer,
+) -> None:
+    broken = {"rules": [{"id": "a", "reply": {"txt": "hi"}}, {"id": "a", "reply": {"text": "x"}}]}
+    with pytest.raises(ScenarioError) as info:
+        mockserver.use(broken)
+    lines = str(info.value).splitlines()
+    assert (
+        "rule 'a', field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
+        in (lines[0])
+    )
+    assert any("field 'rules[1].id': duplicate rule id 'a'" in line for line in lines)
+    assert mockserver.scenario.name == "default"
+
+
 def test_a_rule_whose_reply_raised_is_not_reported_again(mockserver: MockServer) -> None:
     with pytest.raises(TypeError, match="'txt'"):
         mockserver.on(last_user="x").reply(txt="hi")
