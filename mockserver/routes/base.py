@@ -336,13 +336,11 @@ def _journal_answer(request: Request, response: Response) -> None:
     body = getattr(response, "body", None)
     answer: Any = None
     summary = ""
-    if isinstance(body, bytes) and body:
+    if isinstance(body, bytes) and body:  # kept as bytes, parsed when the journal is read
         if response.media_type == SSEResponse.media_type:
-            answer = Unparsed(body, sse.decode_stream)
-            summary = "event stream"
-        else:
-            answer = orjson.loads(body)
-            summary = _summary(answer)
+            answer, summary = Unparsed(body, sse.decode_stream), "event stream"
+        elif response.media_type == "application/json":
+            answer, summary = Unparsed(body, orjson.loads), _summary(orjson.loads(body))
     entry = JournalEntry(
         seq=0,
         method=request.method,
