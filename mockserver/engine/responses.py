@@ -263,17 +263,15 @@ def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
     ``response.failed`` (as the real API ends a stream that fails mid-way)."""
     spec = turn.fault.error if turn.fault else None
     error = error_for(spec or ErrorSpec(preset="server_error"))
+    code = error.code or error.type  # the error event and the failed response agree
     failed = response_body(
-        meta,
-        turn.reply,
-        status="failed",
-        error={"code": error.code or error.type, "message": error.message},
+        meta, turn.reply, status="failed", error={"code": code, "message": error.message}
     )
     return [
         {
             "type": "error",
             "sequence_number": at,
-            "code": error.code,
+            "code": code,
             "message": error.message,
             "param": error.param,
         },

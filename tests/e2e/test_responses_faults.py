@@ -78,6 +78,10 @@ def test_the_sdk_stream_helper_sees_response_failed(
     failed = events[-1]
     assert failed.type == "response.failed"
     assert failed.response.status == "failed"
+    error = events[-2]
+    assert error.type == "error"
+    assert failed.response.error is not None
+    assert error.code == failed.response.error.code == "server_error"  # the two agree
     assert failed.response.error is not None
     assert failed.response.error.code == "server_error"
 
