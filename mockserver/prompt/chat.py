@@ -106,6 +106,7 @@ def _tool(raw: Mapping[str, Any]) -> Tool:
         name=function["name"],
         description=function.get("description"),
         parameters=function.get("parameters"),
+        strict=function.get("strict") is True,
     )
 
 

@@ -54,6 +54,8 @@ class Tool:
     description: str | None = None
     parameters: Mapping[str, Any] | None = None
     grammar: Mapping[str, Any] | None = None
+    #: Strict function calling: the model's arguments always validate against ``parameters``.
+    strict: bool = False
 
 
 @dataclass(frozen=True, slots=True)

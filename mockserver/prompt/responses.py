@@ -166,6 +166,7 @@ def _tools(body: Mapping[str, Any]) -> tuple[Tool, ...]:
                     name=raw["name"],
                     description=raw.get("description"),
                     parameters=raw.get("parameters"),
+                    strict=raw.get("strict") is not False,  # strict unless said otherwise
                 )
             )
         elif raw.get("type") == "custom":

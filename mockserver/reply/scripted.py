@@ -25,7 +25,9 @@ def scripted_content(
 ) -> Content:
     """What ``spec`` says for ``prompt``. ``error`` and ``fixture`` are resolved before this."""
     text = _text(spec, prompt, rng=rng, generator=generator, rule=rule)
-    calls = tuple(_call(c, prompt, rng=rng, generator=generator) for c in spec.tool_calls or ())
+    calls = tuple(
+        _call(c, prompt, rng=rng, generator=generator, rule=rule) for c in spec.tool_calls or ()
+    )
     if not calls and text is None and spec.refusal is None:
         text = ""
     return Content(
@@ -111,15 +113,39 @@ def _validation_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
 
 
 def _call(
-    spec: ToolCallSpec, prompt: Prompt, *, rng: random.Random, generator: Generator
+    spec: ToolCallSpec, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
 ) -> ToolCall:
     call_id = spec.id or ids.opaque_id("call_", rng.getrandbits(64), length=24)
     tool = prompt.tool(spec.name)
+    if tool is None:  # a model calls only what it is offered
+        offered = ", ".join(t.name for t in prompt.tools) or "none"
+        raise InvalidRequestError(
+            f"mockserver: scenario rule '{rule}' calls tool '{spec.name}', which the request "
+            f"does not offer (offered: {offered})",
+            param="tools",
+            code="scenario_reply_invalid",
+        )
+    if "kind" in spec.model_fields_set and spec.kind != tool.kind:
+        raise InvalidRequestError(
+            f"mockserver: scenario rule '{rule}' calls '{spec.name}' as a {spec.kind} tool, but "
+            f"the request offers it as a {tool.kind} tool",
+            param="tools",
+            code="scenario_reply_invalid",
+        )
     if isinstance(spec.arguments, dict):
+        if tool.strict and tool.parameters is not None:
+            problems = _validation_errors(spec.arguments, tool.parameters)
+            if problems:
+                raise InvalidRequestError(
+                    f"mockserver: the arguments scenario rule '{rule}' gives '{spec.name}' do "
+                    f"not validate against its strict parameters schema: {problems[0]}",
+                    param="tools",
+                    code="scenario_reply_invalid",
+                )
         arguments = json.dumps(spec.arguments, **_COMPACT)  # type: ignore[arg-type]
     elif spec.arguments != "generate":
         arguments = spec.arguments
-    elif tool is not None and tool.kind == "function":
+    elif tool.kind == "function":
         value = generator.json_value(
             tool.parameters or {"type": "object", "properties": {}},
             rng=rng,
@@ -128,11 +154,8 @@ def _call(
         )
         arguments = json.dumps(value, **_COMPACT)  # type: ignore[arg-type]
     else:
-        arguments = (
-            "{}" if spec.kind == "function" else generator.text.sentence(rng, topic=spec.name)
-        )
-    kind = tool.kind if tool is not None else spec.kind
-    return ToolCall(call_id=call_id, name=spec.name, arguments=arguments, kind=kind)
+        arguments = generator.text.sentence(rng, topic=spec.name)
+    return ToolCall(call_id=call_id, name=spec.name, arguments=arguments, kind=tool.kind)
 
 
 def _reasoning(

@@ -275,3 +275,64 @@ def test_a_json_literal_that_breaks_the_request_schema_is_reported(
         "mockserver: the json reply of scenario rule 'bad-json' does not validate against the "
         "request's response_format schema: title: 42 is not of type 'string'"
     )
+
+
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
+CALLS = """\
+rules:
+  - id: unoffered
+    when: {last_user: {contains: nope}}
+    reply: {tool_calls: [{name: get_wether, arguments: {city: Oslo}}]}
+  - id: off-schema
+    when: {last_user: {contains: schema}}
+    reply: {tool_calls: [{name: get_weather, arguments: {city: 5}}]}
+  - id: wrong-kind
+    when: {last_user: {contains: kind}}
+    reply: {tool_calls: [{name: get_weather, kind: custom, arguments: Oslo}]}
+"""
+
+
+def chat_tool(*, strict: bool) -> dict[str, Any]:
+    function = {"name": "get_weather", "parameters": CITY, "strict": strict}
+    return {"type": "function", "function": function}
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        (
+            "nope",
+            "calls tool 'get_wether', which the request does not offer (offered: get_weather)",
+        ),
+        ("schema", "do not validate against its strict parameters schema: city: 5 is not of type"),
+        ("kind", "calls 'get_weather' as a custom tool, but the request offers it as a function"),
+    ],
+)
+def test_a_scripted_call_no_model_could_make_is_reported(
+    control: httpx.Client, client: openai.OpenAI, question: str, says: str
+) -> None:
+    use(control, CALLS)
+    with pytest.raises(openai.BadRequestError) as info:
+        ask(client, question, tools=[chat_tool(strict=True)])
+    assert info.value.body["code"] == "scenario_reply_invalid"  # type: ignore[index]
+    assert says in info.value.body["message"]  # type: ignore[index]
+    with pytest.raises(openai.BadRequestError):  # Responses function tools are strict by default
+        client.responses.create(
+            model="gpt-4o",
+            input=question,
+            tools=[{"type": "function", "name": "get_weather", "parameters": CITY}],
+        )
+
+
+def test_a_non_strict_tool_takes_scripted_arguments_as_they_are(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(control, CALLS)
+    reply = ask(client, "schema", tools=[chat_tool(strict=False)])
+    (call,) = reply.choices[0].message.tool_calls or []
+    assert json.loads(call.function.arguments) == {"city": 5}  # a model may do that, unstrict
