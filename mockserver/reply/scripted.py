@@ -60,7 +60,9 @@ def _text(
     spec: Reply, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
 ) -> str | None:
     if spec.text is not None:
-        return fill_placeholders(spec.text, prompt)
+        text = fill_placeholders(spec.text, prompt)
+        _text_fits_a_strict_schema(text, prompt, rule=rule)
+        return text
     if spec.generate is not None:
         return _generated(spec, prompt, rng=rng, generator=generator)
     if spec.json_ is not None:
@@ -103,6 +105,28 @@ def _json(
                 code="scenario_reply_invalid",
             )
     return json.dumps(value, **_COMPACT)  # type: ignore[arg-type]
+
+
+def _text_fits_a_strict_schema(text: str, prompt: Prompt, *, rule: str) -> None:
+    """A model under a strict ``json_schema`` only writes JSON that fits it: so must a text."""
+    output = prompt.output_format
+    if output.type != "json_schema" or not output.strict or output.schema is None:
+        return
+    try:
+        value = json.loads(text)
+    except ValueError:
+        problem = "it is not JSON"
+    else:
+        problems = _validation_errors(value, output.schema)
+        if not problems:
+            return
+        problem = problems[0]
+    raise InvalidRequestError(
+        f"mockserver: the text reply of scenario rule '{rule}' does not fit the request's strict "
+        f"response_format schema: {problem}",
+        param="response_format",
+        code="scenario_reply_invalid",
+    )
 
 
 def _validation_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:

@@ -336,3 +336,21 @@ def test_a_non_strict_tool_takes_scripted_arguments_as_they_are(
     reply = ask(client, "schema", tools=[chat_tool(strict=False)])
     (call,) = reply.choices[0].message.tool_calls or []
     assert json.loads(call.function.arguments) == {"city": 5}  # a model may do that, unstrict
+
+
+def test_a_text_reply_under_a_strict_schema_must_fit_it(
+    control: httpx.Client, client: openai.OpenAI
+) -> None:
+    use(control, "rules:\n  - id: chatty\n    reply: {text: hello there}\n")
+
+    def format_(*, strict: bool) -> dict[str, Any]:
+        schema = {"name": "City", "schema": CITY, "strict": strict}
+        return {"type": "json_schema", "json_schema": schema}
+
+    with pytest.raises(openai.BadRequestError) as info:
+        ask(client, response_format=format_(strict=True))
+    assert info.value.body["code"] == "scenario_reply_invalid"  # type: ignore[index]
+    assert "scenario rule 'chatty'" in info.value.body["message"]  # type: ignore[index]
+    assert "it is not JSON" in info.value.body["message"]  # type: ignore[index]
+    loose = ask(client, response_format=format_(strict=False))  # a model may, unstrict
+    assert loose.choices[0].message.content == "hello there"
