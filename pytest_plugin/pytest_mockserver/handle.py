@@ -283,13 +283,23 @@ class MockServer:
         scenario = self._effective()
         self._installed.pop(scenario.name, None)  # the latest served comes last
         self._installed[scenario.name] = scenario
+        inline = {builder.id for builder in self._builders}
         with self._space() as space:
+            previous = space.scenario
+            # Rules written with on() stay in front of every scenario: their counts (times,
+            # the place in their replies) go on from one scenario to the next.
+            carried = {}
+            if isinstance(previous, Scenario):
+                counts = space.rule_hits.get(previous.name, {})
+                carried = {rule: n for rule, n in counts.items() if rule in inline}
             space.scenario = scenario
             if fresh:
-                # Served afresh: its counters restart, but what it matched before still
+                # Served afresh: its own counters restart, but what they matched before still
                 # counts towards the verdict (assert_all_used).
                 earlier = space.rule_hits.pop(scenario.name, {})
-                self._earlier_hits.setdefault(scenario.name, Counter()).update(earlier)
+                own = {rule: n for rule, n in earlier.items() if rule not in inline}
+                self._earlier_hits.setdefault(scenario.name, Counter()).update(own)
+            space.hits_of(scenario.name).update(carried)
 
 
 def open_handle(

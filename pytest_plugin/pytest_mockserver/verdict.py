@@ -63,7 +63,8 @@ def _inline_matches(
     """Inline rule id → (the last scenario it stood in front of, its matches over all).
 
     An inline rule stays in front of every scenario served after it was written, so it
-    appears in each of them; it is judged once, on the matches of all of them.
+    appears in each of them, its count carried from one to the next: it is judged once, on
+    the largest (the latest) of its counts.
     """
     wanted = set(inline)
     served_in: dict[str, set[str]] = {}
@@ -73,7 +74,7 @@ def _inline_matches(
                 served_in.setdefault(rule.id, set()).add(scenario.name)
     last = {rule.id: s.name for s in scenarios for rule in s.rules if rule.id in served_in}
     return {
-        rule_id: (last[rule_id], sum(hits.get(name, {}).get(rule_id, 0) for name in names))
+        rule_id: (last[rule_id], max(hits.get(name, {}).get(rule_id, 0) for name in names))
         for rule_id, names in served_in.items()
     }
 

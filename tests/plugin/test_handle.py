@@ -115,6 +115,22 @@ def test_inline_rules_go_before_the_scenario_in_use(mockserver: MockServer) -> N
     assert [r.id for r in mockserver.scenario.rules] == ["inline-1", "base"]
 
 
+def test_inline_rules_keep_their_counts_across_use(mockserver: MockServer) -> None:
+    mockserver.on(last_user="flaky").fail("rate_limited").times(1)
+    mockserver.on(last_user="next").replies("one", "two", "three")
+    client = mockserver.client(max_retries=0)
+    with pytest.raises(openai.RateLimitError):
+        say(client, "flaky")
+    assert say(client, "next") == "one"
+    mockserver.use("plain-chat")
+    assert say(client, "flaky") != ""  # the failure was used up: no second 429
+    assert say(client, "next") == "two"
+    mockserver.use("rules:\n  - {id: base, reply: {text: base}}\n")
+    assert say(client, "next") == "three"
+    assert mockserver.hits["inline-2"] == 3
+    assert mockserver.verdict() is None
+
+
 def test_use_takes_a_path_relative_to_the_test_file(mockserver: MockServer, tmp_path: Path) -> None:
     here = Path(__file__).parent
     scenario_file = tmp_path / "s.yaml"
