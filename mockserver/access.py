@@ -150,12 +150,19 @@ class OriginPolicy:
 
 
 def _same_origin(origin: str, host: str | None) -> bool:
-    return host is not None and urlsplit(origin).netloc == host.lower()
+    try:
+        return host is not None and urlsplit(origin).netloc == host.lower()
+    except ValueError:  # not a URL (``http://[``): no origin of ours
+        return False
 
 
 def _is_loopback_origin(origin: str) -> bool:
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+    try:
+        parts = urlsplit(origin)
+        hostname = parts.hostname or ""
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and is_loopback_host(hostname)
 
 
 def _cors_headers(allow: str) -> dict[str, str]:

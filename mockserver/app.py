@@ -7,7 +7,7 @@ import traceback
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
@@ -54,6 +54,12 @@ async def _api_error(request: Request, exc: Exception) -> Response:
     return error_response(exc)
 
 
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """The client closed the connection in the middle of its body: nobody is left to answer,
+    and it is no bug of ours (not logged, not kept as an internal error)."""
+    return Response(status_code=400)
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     """A bug of ours: log it, keep it for the pytest plugin, answer like the real API's 500."""
     if isinstance(exc, StreamAborted):  # a scripted disconnect, not a bug
@@ -97,6 +103,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         exception_handlers={
             HTTPException: _http_error,
             APIError: _api_error,
+            ClientDisconnect: _client_gone,
             Exception: _unexpected,
         },
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any
 
 import httpx
@@ -278,3 +279,27 @@ def test_a_websocket_upgrade_is_an_unknown_route(
     assert head.startswith(b"HTTP/1.1 404 ")
     assert json.loads(body)["error"]["message"] == "Invalid URL (GET /v1/realtime)"
     assert not [r for r in caplog.records if "WebSocket" in r.getMessage()]
+
+
+def test_a_client_that_leaves_mid_body_is_no_internal_error(
+    server: BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    for path in ("/v1/moderations", "/v1/conversations", "/__mockserver/next"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                'Content-Length: 80\r\n\r\n{"input": "hi'.encode()
+            )
+    time.sleep(0.2)  # the server reads each end of stream
+    assert httpx.get(server.url + "/__mockserver/health").status_code == 200  # it went on
+    assert server.app.state.engine.internal_errors == []
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+@pytest.mark.parametrize("origin", ["http://[", "http://[zz]", "http://[::1"])
+def test_an_origin_that_is_no_url_is_refused_not_a_crash(
+    server: BackgroundServer, origin: str
+) -> None:
+    assert httpx.get(server.base_url + "/models", headers={"Origin": origin}).status_code == 200
+    control = httpx.get(server.url + "/__mockserver/health", headers={"Origin": origin})
+    assert control.status_code == 403
