@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -212,7 +213,7 @@ async def input_items(request: Request) -> Response:
 @api_endpoint
 async def compact(request: Request) -> Response:
     body = await read_json(request)
-    parse_compact_request(body)
+    body = _validated_fields(body, parse_compact_request(body))
     result = engine_responses.compact(engine_of(request), body, namespace=namespace_of(request))
     return json_response(result)
 
@@ -220,11 +221,18 @@ async def compact(request: Request) -> Response:
 @api_endpoint
 async def input_tokens(request: Request) -> Response:
     body = await read_json(request)
-    parse_input_tokens_request(body)
+    body = _validated_fields(body, parse_input_tokens_request(body))
     result = engine_responses.count_input_tokens(
         engine_of(request), body, namespace=namespace_of(request)
     )
     return json_response(result)
+
+
+def _validated_fields(body: dict[str, Any], params: BaseModel) -> dict[str, Any]:
+    """The body's fields that ``params`` validated: an extra field these endpoints accept (and
+    ignore) never reaches the prompt, which trusts what it reads."""
+    known = type(params).model_fields
+    return {key: value for key, value in body.items() if key in known}
 
 
 def routes() -> list[Route]:

@@ -194,3 +194,18 @@ def test_two_servers_with_the_same_seed_answer_identical_bytes() -> None:
 
 def test_a_different_seed_changes_the_content() -> None:
     assert _run(seed=7)[0] != _run(seed=8)[0]
+
+
+@pytest.mark.parametrize("path", ["/responses/compact", "/responses/input_tokens"])
+@pytest.mark.parametrize(
+    "extra",
+    [{"metadata": [None]}, {"top_logprobs": "low"}, {"include": 5}, {"tools": [5]}],
+    ids=["metadata", "top_logprobs", "include", "tools"],
+)
+def test_fields_these_endpoints_ignore_never_crash_them(
+    server: BackgroundServer, path: str, extra: dict[str, Any]
+) -> None:
+    answer = httpx.post(
+        server.base_url + path, json={"model": "gpt-4o-mini", "input": "hi", **extra}
+    )
+    assert answer.status_code < 500, answer.text
