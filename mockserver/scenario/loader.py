@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -48,9 +48,31 @@ class _Marks:
         return None, None
 
 
-def _walk(node: yaml.Node, path: Path_, marks: dict[Path_, tuple[int, int]]) -> Iterator[str]:
-    """Record marks; yield problems PyYAML would pass over silently (duplicate keys)."""
-    marks.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+#: Nodes a scenario file may hold once its aliases are expanded (a "billion laughs" file
+#: holds 10**9 in a few lines; a real scenario, a few thousand).
+NODE_LIMIT = 100_000
+
+
+@dataclass(slots=True)
+class _Walk:
+    marks: dict[Path_, tuple[int, int]]
+    left: int = NODE_LIMIT
+    inside: set[int] = field(default_factory=set)  # the nodes being walked (an alias loop)
+
+
+def _walk(node: yaml.Node, path: Path_, walk: _Walk) -> Iterator[str]:
+    """Record marks; yield problems PyYAML would pass over silently (duplicate keys), or
+    that would cost the server dearly (an alias that contains itself, an alias bomb)."""
+    at = f"{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+    walk.left -= 1
+    if walk.left < 0:
+        yield f"{at}:too many values once YAML aliases are expanded (more than {NODE_LIMIT})"
+        return
+    if id(node) in walk.inside:
+        yield f"{at}:a YAML alias that contains itself"
+        return
+    walk.marks.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+    walk.inside.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
@@ -59,11 +81,15 @@ def _walk(node: yaml.Node, path: Path_, marks: dict[Path_, tuple[int, int]]) -> 
                 line = key_node.start_mark.line + 1
                 yield f"{line}:{key_node.start_mark.column + 1}:duplicate key {key!r}"
             seen.add(key)
-            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            yield from _walk(value_node, (*path, key), marks)
+            walk.marks[(*path, key)] = (
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+            )
+            yield from _walk(value_node, (*path, key), walk)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            yield from _walk(item, (*path, index), marks)
+            yield from _walk(item, (*path, index), walk)
+    walk.inside.discard(id(node))
 
 
 def _yaml_error(exc: yaml.YAMLError, source: str) -> ScenarioError:
@@ -79,11 +105,17 @@ def _yaml_error(exc: yaml.YAMLError, source: str) -> ScenarioError:
 
 def _read(text: str, source: str) -> tuple[Any, _Marks]:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        return _read_document(text, source)
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, source) from None
-    if node is None or (data is None and node.value == ""):  # nothing, or a bare `---`
+    except RecursionError:
+        raise ScenarioError("the YAML is nested too deeply", file=source, line=1) from None
+
+
+def _read_document(text: str, source: str) -> tuple[Any, _Marks]:
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    bare = isinstance(node, yaml.ScalarNode) and node.value == "" and node.tag.endswith(":null")
+    if node is None or bare:  # nothing, or a bare `---`
         # An empty file is more likely a failed save or the wrong file than a wish for defaults.
         raise ScenarioError(
             f"the file is empty: {_A_MAPPING}; write {{}} for a scenario with every default",
@@ -91,11 +123,12 @@ def _read(text: str, source: str) -> tuple[Any, _Marks]:
             line=1,
             column=1,
         )
-    marks: dict[Path_, tuple[int, int]] = {}
-    for problem in _walk(node, (), marks):
+    walk = _Walk({})
+    for problem in _walk(node, (), walk):
         line, column, message = problem.split(":", 2)
         raise ScenarioError(message, file=source, line=int(line), column=int(column))
-    return data, _Marks(marks)
+    data = yaml.safe_load(text)  # checked above: the same document, now safe to build
+    return data, _Marks(walk.marks)
 
 
 def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
@@ -327,6 +360,11 @@ def _resolve(value: Any, path: Path_, roots: list[Path], marks: _Marks, source: 
         reply = Reply.model_validate(loaded)
     except (OSError, yaml.YAMLError) as exc:
         raise ScenarioError(str(exc), **where) from None  # type: ignore[arg-type]
+    except UnicodeDecodeError:
+        raise ScenarioError(
+            f"fixture {value['fixture']!r} is not UTF-8 text",
+            **where,  # type: ignore[arg-type]
+        ) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ScenarioError(

@@ -345,7 +345,9 @@ def rule_id_clashes(ids: Iterable[tuple[int, str | None]]) -> list[RuleIdClash]:
 class Scenario(_Strict):
     name: str = "inline"
     description: str = ""
-    seed: int | None = Field(default=None, description="defaults to the server's --seed")
+    seed: int | None = Field(
+        default=None, ge=-(2**63), le=2**64 - 1, description="defaults to the server's --seed"
+    )
     fallback: Literal["generate", "strict"] = "generate"
     latency: LatencySpec | None = Field(
         default=None, description="pacing for every reply that sets none"

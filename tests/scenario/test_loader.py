@@ -312,3 +312,37 @@ def test_mistakes_that_would_fail_every_request_are_caught_at_load(rule: str, sa
 def test_a_citation_over_text_filled_in_per_request_is_checked_then() -> None:
     rule = "{reply: {text: '{{last_user}}', annotations: [{url: 'u', title: 't', cite: 'x'}]}}"
     assert parse_scenario(f"rules:\n  - {rule}\n").rules[0].reply is not None
+
+
+BOMB = "a0: &a0 [lol]\n" + "".join(
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (BOMB, "too many values once YAML aliases are expanded"),
+        ("a: &a [*a]\n", "a YAML alias that contains itself"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "the YAML is nested too deeply"),
+        ("seed: 99999999999999999999999999\n", "field 'seed'"),
+    ],
+    ids=["alias-bomb", "alias-loop", "deep", "huge-seed"],
+)
+def test_files_that_would_cost_the_server_dearly_are_refused(text: str, says: str) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(says)):
+        parse_scenario(text)
+
+
+def test_anchors_and_aliases_that_cost_little_are_fine() -> None:
+    text = "rules:\n  - {id: a, reply: &hi {text: hi}}\n  - {id: b, reply: *hi}\n"
+    assert [r.reply for r in parse_scenario(text).rules] == [Reply(text="hi")] * 2
+
+
+def test_a_fixture_that_is_not_text_is_a_located_problem(tmp_path: Path) -> None:
+    (tmp_path / "blob.json").write_bytes(b"\xff\xfe\x00binary")
+    path = tmp_path / "s.yaml"
+    path.write_text("rules:\n  - reply: {fixture: blob.json}\n")
+    with pytest.raises(ScenarioError, match=r"fixture 'blob\.json' is not UTF-8 text") as info:
+        load_file(path)
+    assert info.value.line == 2
