@@ -13,7 +13,14 @@ import orjson
 
 from mockserver.errors import InvalidRequestError
 
-__all__ = ["JSON_PARSE_ERROR", "json_type", "json_type_phrase", "parse_json_body", "render_param"]
+__all__ = [
+    "JSON_PARSE_ERROR",
+    "MAX_DEPTH",
+    "json_type",
+    "json_type_phrase",
+    "parse_json_body",
+    "render_param",
+]
 
 JSON_PARSE_ERROR: Final = (
     "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
@@ -21,6 +28,10 @@ JSON_PARSE_ERROR: Final = (
     "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
     "us through our help center at help.openai.com.)"
 )
+
+#: About the deepest nesting a body may have: what the journal and the fingerprints can write
+#: back (orjson reads 1,024 levels but writes fewer than 255).
+MAX_DEPTH: Final = 255
 
 _PHRASES: Final = {
     "null": "null",
@@ -80,4 +91,9 @@ def parse_json_body(body: bytes) -> dict[str, Any]:
             f"Invalid type for body: expected an object, but got {json_type_phrase(data)} instead.",
             code="invalid_type",
         )
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH:  # only then can it nest that deep
+        try:
+            orjson.dumps(data)  # refuses what it cannot write back, in C
+        except TypeError:
+            raise InvalidRequestError(JSON_PARSE_ERROR) from None
     return data

@@ -303,3 +303,17 @@ def test_an_origin_that_is_no_url_is_refused_not_a_crash(
     assert httpx.get(server.base_url + "/models", headers={"Origin": origin}).status_code == 200
     control = httpx.get(server.url + "/__mockserver/health", headers={"Origin": origin})
     assert control.status_code == 403
+
+
+def test_a_body_nested_too_deep_to_write_back_is_refused_and_the_journal_stays_readable(
+    server: BackgroundServer,
+) -> None:
+    headers = {"content-type": "application/json", "authorization": "Bearer sk-deep-body"}
+    deep = "[" * 300 + "]" * 300
+    body = '{"model": "m", "messages": [{"role": "user", "content": "hi"}], "x": ' + deep + "}"
+    answer = httpx.post(server.base_url + "/chat/completions", content=body, headers=headers)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"].startswith("We could not parse the JSON body")
+    calls = httpx.get(server.url + "/__mockserver/calls", headers=headers)
+    assert calls.status_code == 200
+    assert [c["status"] for c in calls.json()["data"]] == [400]
