@@ -685,3 +685,22 @@ def test_unsatisfiable_error_names_the_path() -> None:
     }
     with pytest.raises(UnsatisfiableSchemaError, match=r"\$\.size"):
         generate(schema)
+
+
+@pytest.mark.parametrize(
+    ("schema", "says"),
+    [
+        ({"type": "string", "enum": [str(i) for i in range(5000)]}, "an enum of 5000 values"),
+        ({"type": "string", "minLength": 10**9}, "minLength 1000000000"),
+        ({"type": "string", "pattern": "a{1000000000}"}, "a repeat count over"),
+        ({"type": "integer", "multipleOf": 0}, "malformed schema"),
+        ({"type": "number", "multipleOf": 1e308}, "malformed schema"),
+        ({"type": "number", "minimum": 1e308, "exclusiveMinimum": 1e308}, "not finite"),
+    ],
+    ids=["huge-enum", "huge-min-length", "huge-repeat", "zero-multiple", "huge-multiple", "inf"],
+)
+def test_a_schema_that_cannot_be_answered_in_bounded_time_is_refused_at_once(
+    schema: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(UnsatisfiableSchemaError, match=re.escape(says)):
+        value_for_schema(schema, rng=random.Random(1), faker=Faker())
