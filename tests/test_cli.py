@@ -236,12 +236,29 @@ def test_the_printed_curl_line_uses_a_key_the_server_lets_in() -> None:
     )
     try:
         assert process.stdout is not None
-        process.stdout.readline()
+        url = process.stdout.readline().split()[3]
         hint = process.stdout.readline()
+        answer = None
+        deadline = time.monotonic() + 10
+        while answer is None:  # up and serving before Ctrl-C
+            try:
+                answer = httpx.post(
+                    f"{url}/chat/completions",
+                    json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                    headers={"Authorization": "Bearer sk-team-1"},
+                )
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        assert answer.status_code == 200  # the key in the hint is let in
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        try:
+            process.wait(timeout=10)
+        finally:
+            process.kill()
+            process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
     assert hint.startswith("try: curl")
     assert "Bearer sk-team-1" in hint
