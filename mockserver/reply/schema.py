@@ -10,10 +10,8 @@ schema, ``name`` and the state of ``rng``.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import random
-import re
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -21,6 +19,7 @@ from urllib.parse import unquote
 
 from mockserver.reply.regex_sample import RegexUnsupportedError, sample_regex
 from mockserver.reply.schema_check import _CHECKERS
+from mockserver.reply.schema_costs import not_json, too_costly
 from mockserver.reply.schema_formats import (
     _DEFAULT_NUM,
     _FORMAT_MAKERS,
@@ -66,41 +65,10 @@ _ABSENT = object()
 _Groups = list[tuple[str, Sequence[Any], frozenset[str]]]  # kind, branches, $refs in play
 
 
-#: What a schema may ask for and still be answered in bounded time (the real API caps enum
-#: values near this; a string of a million characters is no test's answer).
-MAX_ENUM = 1_000
-MAX_LENGTH = 100_000
-_REPEAT = re.compile(r"\{(\d+)")
-
-
-def _too_costly(schema: Any) -> str | None:
-    """The first thing in ``schema`` that generating a value for would take unbounded time."""
-    pending = [schema]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, list):
-            pending.extend(node)
-            continue
-        if not isinstance(node, Mapping):
-            continue
-        enum = node.get("enum")
-        if isinstance(enum, list) and len(enum) > MAX_ENUM:
-            return f"an enum of {len(enum)} values (at most {MAX_ENUM})"
-        for key in ("minLength", "minItems", "minProperties"):
-            value = node.get(key)
-            if isinstance(value, int | float) and value > MAX_LENGTH:
-                return f"{key} {value} (at most {MAX_LENGTH})"
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and any(int(n) > MAX_LENGTH for n in _REPEAT.findall(pattern)):
-            return f"a repeat count over {MAX_LENGTH} in pattern {pattern!r}"
-        pending.extend(node.values())
-    return None
-
-
 def value_for_schema(
     schema: Mapping[str, Any], *, rng: random.Random, faker: Faker, name: str | None = None
 ) -> Any:
-    costly = _too_costly(schema)
+    costly = too_costly(schema)
     if costly is not None:
         raise UnsatisfiableSchemaError(f"$: mockserver cannot generate {costly}")
     faker.seed_instance(rng.getrandbits(64))
@@ -113,7 +81,7 @@ def value_for_schema(
             except UnsatisfiableSchemaError as exc:
                 problem = str(exc)
                 continue
-            problem = gen.check(schema, value, "$") or _not_json(value)
+            problem = gen.check(schema, value, "$") or not_json(value)
             if problem is None:
                 return value
     except RecursionError as exc:
@@ -122,15 +90,6 @@ def value_for_schema(
         # A malformed schema (``multipleOf: 0``) or numbers past what a float holds.
         raise UnsatisfiableSchemaError(f"$: malformed schema ({exc!r})") from exc
     raise UnsatisfiableSchemaError(problem or "$: no value found")
-
-
-def _not_json(value: Any) -> str | None:
-    """A value JSON cannot hold (an infinite number), said as a problem."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except ValueError:
-        return "$: the only values the schema allows are not finite numbers"
-    return None
 
 
 class _Gen:

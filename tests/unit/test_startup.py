@@ -74,6 +74,7 @@ NOT_AT_START = (
     "mockserver.reply.schema_formats",
     "mockserver.reply.schema_keywords",
     "mockserver.reply.regex_sample",
+    "mockserver.reply.schema_costs",
     # No validator built: configuring the server and checking a plain request need none, and
     # the first validator a process builds loads pydantic's plugin machinery.
     "pydantic.plugin._loader",

@@ -1,0 +1,50 @@
+"""What the schema machinery refuses before it starts: schemas no value can be generated for
+in bounded time, and values JSON cannot hold."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["MAX_ENUM", "MAX_LENGTH", "not_json", "too_costly"]
+
+#: What a schema may ask for and still be answered in bounded time (the real API caps enum
+#: values near this; a string of a million characters is no test's answer).
+MAX_ENUM = 1_000
+MAX_LENGTH = 100_000
+_REPEAT = re.compile(r"\{(\d+)")
+
+
+def too_costly(schema: Any) -> str | None:
+    """The first thing in ``schema`` that generating a value for would take unbounded time."""
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, Mapping):
+            continue
+        enum = node.get("enum")
+        if isinstance(enum, list) and len(enum) > MAX_ENUM:
+            return f"an enum of {len(enum)} values (at most {MAX_ENUM})"
+        for key in ("minLength", "minItems", "minProperties"):
+            value = node.get(key)
+            if isinstance(value, int | float) and value > MAX_LENGTH:
+                return f"{key} {value} (at most {MAX_LENGTH})"
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and any(int(n) > MAX_LENGTH for n in _REPEAT.findall(pattern)):
+            return f"a repeat count over {MAX_LENGTH} in pattern {pattern!r}"
+        pending.extend(node.values())
+    return None
+
+
+def not_json(value: Any) -> str | None:
+    """A value JSON cannot hold (an infinite number), said as a problem."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return "$: the only values the schema allows are not finite numbers"
+    return None
