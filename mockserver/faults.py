@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver import ids, sse
 from mockserver.errors import APIError
-from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
+
+if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
+    from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
 
 __all__ = [
     "PRESETS",
@@ -136,19 +138,26 @@ def _preset_for(status: int) -> ErrorPreset:
     return ErrorPreset(status, "invalid_request_error", None, "The request was not accepted.")
 
 
-def error_for(spec: ErrorSpec) -> APIError:
-    """The :class:`APIError` a scenario's ``error`` reply stands for."""
-    preset = PRESETS[spec.preset] if spec.preset else _preset_for(spec.status or 500)
-    status = spec.status or preset.status
-    retry_after = spec.retry_after if spec.retry_after is not None else preset.retry_after
+def error_for(spec: ErrorSpec | None) -> APIError:
+    """The :class:`APIError` a scenario's ``error`` reply stands for; ``None`` is a plain
+    ``server_error`` (what a stream's ``error_after`` sends when its fault names no error)."""
+    if spec is None:
+        preset = PRESETS["server_error"]
+        status, message, type_, code, param = preset.status, None, None, None, None
+        retry_after, own_headers = preset.retry_after, {}
+    else:
+        preset = PRESETS[spec.preset] if spec.preset else _preset_for(spec.status or 500)
+        status, message, type_ = spec.status or preset.status, spec.message, spec.type
+        code, param, own_headers = spec.code, spec.param, spec.headers
+        retry_after = spec.retry_after if spec.retry_after is not None else preset.retry_after
     headers = _retry_headers(retry_after) if retry_after is not None else {}
-    headers.update({k.lower(): v for k, v in spec.headers.items()})
+    headers.update({k.lower(): v for k, v in own_headers.items()})
     return APIError(
-        spec.message or preset.message,
+        message or preset.message,
         status=status,
-        type=spec.type or preset.type,
-        code=spec.code if spec.code is not None else preset.code,
-        param=spec.param if spec.param is not None else preset.param,
+        type=type_ or preset.type,
+        code=code if code is not None else preset.code,
+        param=param if param is not None else preset.param,
         headers=headers,
         extra=dict(preset.extra),
     )

@@ -17,7 +17,6 @@ from mockserver.render import template
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
-from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import StoredChatCompletion
 
 __all__ = ["ChatResult", "chat_id", "complete_chat", "sentinel_answer"]
@@ -75,7 +74,7 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
             seed=turn.seed,
         )
         error = turn.fault.error if turn.fault else None
-        stream_error = error_for(error or ErrorSpec(preset="server_error")).body()
+        stream_error = error_for(error).body()
         if prompt.params.get("store") is True:  # stored as the completion the chunks spell
             _store(engine, namespace, chat_completion(turn.reply, meta), prompt)
         return ChatResult(

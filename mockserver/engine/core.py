@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.errors import InvalidRequestError, NoMatchError, ScenarioError
@@ -19,13 +19,15 @@ from mockserver.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content
-from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
 from mockserver.scenario.library import builtin, load_ref
 from mockserver.scenario.matcher import Miss, select
-from mockserver.scenario.model import ChaosSpec, Scenario
-from mockserver.scenario.model import Reply as ScriptedReply
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
+
+if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
+    from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
+    from mockserver.scenario.model import ChaosSpec, Scenario
+    from mockserver.scenario.model import Reply as ScriptedReply
 
 __all__ = [
     "CHAOS",
@@ -160,8 +162,8 @@ class Engine:
                 raise InvalidRequestError(
                     f"{SCENARIO_HEADER}: {exc}", code="mockserver_unknown_scenario"
                 ) from None
-        scenario = space.scenario
-        return scenario if isinstance(scenario, Scenario) else self.default
+        scenario: Scenario | None = space.scenario
+        return self.default if scenario is None else scenario
 
     def seed_for(self, space: Namespace, scenario: Scenario) -> int:
         """The namespace's own seed, else the scenario's, else the server's."""
@@ -251,7 +253,7 @@ class Engine:
             return None
         scenario = self._scenario_named(decision.by_header) if decision.by_header else None
         if scenario is None:
-            scenario = space.scenario if isinstance(space.scenario, Scenario) else self.default
+            scenario = self.default if space.scenario is None else space.scenario
         if scenario is not decision.scenario or self.seed_for(space, scenario) != decision.seed:
             return None
         budgets = self._budgets(space, scenario)

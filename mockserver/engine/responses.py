@@ -46,7 +46,6 @@ from mockserver.render.responses_stream import response_events
 from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
-from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.store import Namespace, StoredResponse
 
 __all__ = [
@@ -262,7 +261,7 @@ def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
     """What replaces the rest of a stream cut by a scripted error: an ``error`` event, then
     ``response.failed`` (as the real API ends a stream that fails mid-way)."""
     spec = turn.fault.error if turn.fault else None
-    error = error_for(spec or ErrorSpec(preset="server_error"))
+    error = error_for(spec)
     code = error.code or error.type  # the error event and the failed response agree
     failed = response_body(
         meta, turn.reply, status="failed", error={"code": code, "message": error.message}

@@ -6,7 +6,7 @@ import random
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from mockserver.scenario.behaviour import CATEGORIES
+from mockserver.scenario.terms import CATEGORIES
 
 __all__ = ["CATEGORIES", "ModerationVerdict", "moderate"]
 

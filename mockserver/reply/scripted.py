@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.errors import InvalidRequestError
@@ -13,7 +13,10 @@ from mockserver.prompt import Prompt
 from mockserver.reply.generate import Content, Generator
 from mockserver.reply.model import Annotation, Reasoning, Token, ToolCall
 from mockserver.reply.tokens import count_tokens
-from mockserver.scenario.model import PLACEHOLDER, Reply, ToolCallSpec
+from mockserver.scenario.terms import PLACEHOLDER
+
+if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
+    from mockserver.scenario.model import Reply, ToolCallSpec
 
 __all__ = ["scripted_content"]
 

@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["CATEGORIES", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec", "RateLimitSpec"]
+__all__ = ["Category", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec", "RateLimitSpec"]
 
+#: ``terms.CATEGORIES`` as a type (the moderation model's categories).
 Category = Literal[
     "harassment",
     "harassment/threatening",
@@ -23,8 +24,6 @@ Category = Literal[
     "violence",
     "violence/graphic",
 ]
-#: The moderation model's categories, in the order the real API lists them.
-CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
 
 
 class _Strict(BaseModel):

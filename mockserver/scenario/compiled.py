@@ -1,13 +1,14 @@
-"""The built-in scenarios, precompiled: loaded without YAML or pydantic validation at start-up.
+"""The built-in scenarios, precompiled: loaded without YAML or pydantic at start-up.
 
 ``builtin.json`` (next to this module) holds each built-in scenario as the loader produced it
 (every field of every model, after validators ran), tagged with its model class, plus a digest
 of the YAML it came from; one scenario per line, so that start-up parses only the line of the
-scenario it serves. Rebuilding the models from it with ``model_construct`` is exact and
-skips building the scenario schema, which is the larger part of ``mockserver serve``'s
-start-up. A file whose digest no longer matches is loaded from YAML as usual, and
-``tests/scenario/test_compiled.py`` keeps the file in step with ``scenarios/``:
-regenerate it with ``python -m mockserver.scenario.compiled``.
+scenario it serves. It is read back as :mod:`~mockserver.scenario.records` (each the exact
+fields of its model, which is rebuilt with ``model_construct`` only when something needs more
+than the fields), so that serving the default scenario imports neither YAML nor pydantic, the
+larger part of ``mockserver serve``'s start-up. A file whose digest no longer matches is loaded
+from YAML as usual, and ``tests/scenario/test_compiled.py`` keeps the file in step with
+``scenarios/``: regenerate it with ``python -m mockserver.scenario.compiled``.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import BaseModel
+from mockserver.scenario.records import Record
 
-from mockserver.scenario import behaviour, lookups, model
-from mockserver.scenario.model import Scenario
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-__all__ = ["COMPILED", "compile_library", "digest", "precompiled"]
+    from mockserver.scenario.model import Scenario
+
+__all__ = ["COMPILED", "compile_library", "digest", "model_class", "precompiled"]
 
 COMPILED = Path(__file__).with_name("builtin.json")
 FORMAT = 2
@@ -33,6 +36,10 @@ _HEAD = f'{{"format": {FORMAT}, "scenarios": {{'
 
 @cache
 def _models() -> dict[str, type[BaseModel]]:
+    from pydantic import BaseModel
+
+    from mockserver.scenario import behaviour, lookups, model
+
     found: dict[str, type[BaseModel]] = {}
     for module in (lookups, behaviour, model):
         for value in vars(module).values():
@@ -41,11 +48,18 @@ def _models() -> dict[str, type[BaseModel]]:
     return found
 
 
+def model_class(name: str) -> type[BaseModel]:
+    """The scenario model class named ``name``."""
+    return _models()[name]
+
+
 def digest(source: bytes) -> str:
     return hashlib.blake2b(source, digest_size=16).hexdigest()
 
 
 def _encode(value: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(value, BaseModel):
         fields = {name: _encode(getattr(value, name)) for name in type(value).model_fields}
         return {
@@ -74,8 +88,7 @@ def _decode(value: Any) -> Any:
     if "$regex" in value:
         return re.compile(value["$regex"], value["flags"])
     fields = {name: _decode(v) for name, v in value["fields"].items()}
-    cls = _models()[value["$model"]]
-    return cls.model_construct(set(value["set"]), **fields)
+    return Record(value["$model"], fields, value["set"])
 
 
 def compile_library(files: list[Path], load: Any) -> str:
@@ -114,8 +127,9 @@ def precompiled(path: Path) -> Scenario | None:
     if entry is None or entry["digest"] != digest(path.read_bytes()):
         return None
     scenario = _decode(entry["scenario"])
-    assert isinstance(scenario, Scenario)
-    return scenario
+    assert isinstance(scenario, Record), scenario
+    assert scenario._kind == "Scenario", scenario._kind
+    return cast("Scenario", scenario)
 
 
 def main() -> None:  # pragma: no cover - a maintainer's command

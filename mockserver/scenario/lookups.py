@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-__all__ = ["NumberMatch", "TextMatch", "describe_text"]
+__all__ = ["LiteralMatch", "NumberMatch", "TextMatch"]
 
 
 class _Strict(BaseModel):
@@ -121,12 +121,6 @@ class NumberMatch(_Strict):
 
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def describe_text(text: str, limit: int = 60) -> str:
-    """A quoted, shortened text for miss explanations."""
-    flat = text.replace("\n", " ")
-    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
 
 
 class LiteralMatch:

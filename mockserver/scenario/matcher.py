@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver.prompt import Prompt
-from mockserver.scenario.lookups import NumberMatch, TextMatch, describe_text
-from mockserver.scenario.model import Reply, Rule, Scenario, ToolResultMatch, When, param_lookup
+from mockserver.scenario.terms import describe_text
+
+if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
+    from mockserver.scenario.lookups import NumberMatch, TextMatch
+    from mockserver.scenario.model import Reply, Rule, Scenario, ToolResultMatch, When
 
 __all__ = ["Miss", "Selected", "check", "describe_request", "select"]
 
@@ -235,6 +238,9 @@ def _dig(params: Mapping[str, Any], path: str) -> Any:
 
 
 def _params(wanted: Mapping[str, Any], prompt: Prompt) -> str | None:
+    from mockserver.scenario.lookups import NumberMatch, TextMatch
+    from mockserver.scenario.model import param_lookup
+
     for path, raw in wanted.items():
         value = _dig(prompt.params, path)
         if value is _MISSING:

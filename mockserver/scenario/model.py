@@ -7,7 +7,6 @@ that silently never matches.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple
 
@@ -22,6 +21,7 @@ from mockserver.scenario.behaviour import (
     RateLimitSpec,
 )
 from mockserver.scenario.lookups import LiteralMatch, NumberMatch, TextMatch
+from mockserver.scenario.terms import PLACEHOLDER, PLACEHOLDERS
 
 __all__ = [
     "AnnotationSpec",
@@ -39,9 +39,6 @@ __all__ = [
     "param_lookup",
     "rule_id_clashes",
 ]
-
-PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+(?:\.[A-Za-z0-9_-]+)?)\s*\}\}")
-PLACEHOLDERS = frozenset({"last_user", "model", "api", "turn", "tool_result", "metadata"})
 
 
 class _Strict(BaseModel):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mockserver.prompt import Prompt
-from mockserver.scenario.lookups import describe_text
+from mockserver.scenario.terms import describe_text
 from mockserver.store import JournalEntry
 
 __all__ = ["Call"]

@@ -13,6 +13,7 @@ import pytest
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.model import Scenario
+from mockserver.scenario.records import materialize
 from mockserver.store import Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
@@ -276,7 +277,7 @@ class MockServer:
             description=base.description,
             seed=base.seed,
             fallback=fallback,
-            rules=[*inline, *base.rules],
+            rules=[*inline, *materialize(base.rules)],
         )
 
     def _install(self, *, fresh: bool = False) -> None:
@@ -289,7 +290,7 @@ class MockServer:
             # Rules written with on() stay in front of every scenario: their counts (times,
             # the place in their replies) go on from one scenario to the next.
             carried = {}
-            if isinstance(previous, Scenario):
+            if previous is not None:
                 counts = space.rule_hits.get(previous.name, {})
                 carried = {rule: n for rule, n in counts.items() if rule in inline}
             space.scenario = scenario

@@ -13,24 +13,32 @@ from mockserver.scenario import compiled
 from mockserver.scenario.compiled import COMPILED, compile_library, precompiled
 from mockserver.scenario.library import builtin_files
 from mockserver.scenario.loader import load_file
+from mockserver.scenario.records import Record, materialize
 
 
-def assert_identical(got: Any, want: Any, path: str = "scenario") -> None:
-    """Equal, and built alike: same types, same fields set, same key order, all the way down."""
-    assert type(got) is type(want), path
+def assert_identical(got: Any, want: Any, path: str = "scenario", *, records: bool = False) -> None:
+    """Equal, and built alike: same types (``records``: a record for each model), same fields
+    set, same key order, all the way down."""
+    if isinstance(want, BaseModel) and records:
+        assert isinstance(got, Record), path
+        assert got._kind == type(want).__name__, path
+        assert got._set == want.model_fields_set, path
+    else:
+        assert type(got) is type(want), path
     if isinstance(want, BaseModel):
-        assert got.model_fields_set == want.model_fields_set, path
+        if not records:
+            assert got.model_fields_set == want.model_fields_set, path
         assert list(vars(got)) == list(vars(want)), path
         for name, value in vars(want).items():
-            assert_identical(vars(got)[name], value, f"{path}.{name}")
+            assert_identical(vars(got)[name], value, f"{path}.{name}", records=records)
     elif isinstance(want, dict):
         assert list(got) == list(want), path
         for key, value in want.items():
-            assert_identical(got[key], value, f"{path}[{key!r}]")
+            assert_identical(got[key], value, f"{path}[{key!r}]", records=records)
     elif isinstance(want, list):
         assert len(got) == len(want), path
         for index, (item, wanted) in enumerate(zip(got, want, strict=True)):
-            assert_identical(item, wanted, f"{path}[{index}]")
+            assert_identical(item, wanted, f"{path}[{index}]", records=records)
     else:
         assert got == want, path
 
@@ -52,7 +60,8 @@ def test_compiled_file_is_json_with_one_scenario_per_line() -> None:
 def test_every_builtin_scenario_is_precompiled_exactly(path: Path) -> None:
     scenario = precompiled(path)
     assert scenario is not None
-    assert_identical(scenario, load_file(path))
+    assert_identical(scenario, load_file(path), records=True)
+    assert_identical(materialize(scenario), load_file(path))
     assert scenario == load_file(path)
 
 
