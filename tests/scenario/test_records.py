@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
 
-from mockserver.scenario import compiled
+from mockserver.scenario import behaviour, compiled, terms
+from mockserver.scenario.behaviour import ModerationSpec
 from mockserver.scenario.loader import parse_scenario
 from mockserver.scenario.model import Rule, Scenario
 from mockserver.scenario.records import Record, materialize
@@ -122,3 +123,11 @@ def test_unknown_attributes_are_an_attribute_error(record: Any) -> None:
     with pytest.raises(AttributeError):
         _ = record.no_such_field
     assert not hasattr(record, "__no_such_dunder__")
+
+
+def test_the_pydantic_free_terms_are_the_models_vocabulary() -> None:
+    """``terms`` repeats what the models spell as types, for the serving path to import alone."""
+    assert get_args(behaviour.Category) == terms.CATEGORIES
+    assert get_args(get_args(ModerationSpec.model_fields["input"].annotation)[0]) == (
+        terms.CATEGORIES
+    )
