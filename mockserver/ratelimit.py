@@ -7,7 +7,7 @@ advance (``POST /__mockserver/clock``) so that nothing has to sleep for real.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mockserver.errors import RateLimitError
 
@@ -35,6 +35,11 @@ class Bucket:
     limit: int
     level: float
     updated: float
+    #: ``limit`` as its header shows it (the headers go out with every answer).
+    shown: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.shown = str(self.limit)
 
     @classmethod
     def full(cls, limit: int, now: float) -> Bucket:
@@ -64,8 +69,8 @@ class Budgets:
 
     def headers(self) -> dict[str, str]:
         return {
-            "x-ratelimit-limit-requests": str(self.requests.limit),
-            "x-ratelimit-limit-tokens": str(self.tokens.limit),
+            "x-ratelimit-limit-requests": self.requests.shown,
+            "x-ratelimit-limit-tokens": self.tokens.shown,
             "x-ratelimit-remaining-requests": str(max(0, math.floor(self.requests.level))),
             "x-ratelimit-remaining-tokens": str(max(0, math.floor(self.tokens.level))),
             "x-ratelimit-reset-requests": duration(self.requests.reset_in()),

@@ -302,22 +302,25 @@ class Store:
         self.feed = Feed(size=max(journal_limit, 1000))
         self._incarnations = 0
 
-    @contextmanager
-    def namespace(self, name: str) -> Iterator[Namespace]:
-        """The namespace called ``name`` (created on first use), held under the store's lock."""
-        with self._lock:
-            space = self._namespaces.pop(name, None)
-            if space is None:
-                self._incarnations += 1
-                space = Namespace(
-                    name=name,
-                    journal=deque(maxlen=self.journal_limit),
-                    feed=self.feed,
-                    incarnation=self._incarnations,
-                )
-                self._evict(keep=self.namespace_limit - 1)
-            self._namespaces[name] = space
-            yield space
+    def namespace(self, name: str) -> _Held:
+        """``with store.namespace(name) as space``: the namespace called ``name`` (created on
+        first use), held under the store's lock."""
+        return _Held(self, name)
+
+    def _take(self, name: str) -> Namespace:
+        """The namespace called ``name``, now the most recent (the caller holds the lock)."""
+        space = self._namespaces.pop(name, None)
+        if space is None:
+            self._incarnations += 1
+            space = Namespace(
+                name=name,
+                journal=deque(maxlen=self.journal_limit),
+                feed=self.feed,
+                incarnation=self._incarnations,
+            )
+            self._evict(keep=self.namespace_limit - 1)
+        self._namespaces[name] = space
+        return space
 
     def _evict(self, *, keep: int) -> None:
         while len(self._namespaces) > max(keep, 0):
@@ -351,6 +354,16 @@ class Store:
                     entry.timing = timing
         for name, entry in exchange.entries:
             self.feed.publish("entry", name, entry.seq)
+
+    def complete_one(
+        self, name: str, entry: JournalEntry, *, duration_ms: float, timing: list[float] | None
+    ) -> None:
+        """:meth:`complete` for an exchange that journaled ``entry`` alone (the replay lane's)."""
+        with self._lock:
+            entry.duration_ms = duration_ms
+            if timing is not None and entry.stream:
+                entry.timing = timing
+        self.feed.publish("entry", name, entry.seq)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
         space.chat_completions[stored.body["id"]] = stored
@@ -424,3 +437,26 @@ def paginate(
         start = ids.index(after) + 1
     window = ordered[start : start + limit]
     return Page(data=[render(item) for item in window], has_more=start + limit < len(ordered))
+
+
+class _Held:
+    """What :meth:`Store.namespace` returns: a plain context manager (it runs on every request;
+    a generator-based one costs several times as much)."""
+
+    __slots__ = ("name", "store")
+
+    def __init__(self, store: Store, name: str) -> None:
+        self.store = store
+        self.name = name
+
+    def __enter__(self) -> Namespace:
+        lock = self.store._lock
+        lock.acquire()
+        try:
+            return self.store._take(self.name)
+        except BaseException:
+            lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.store._lock.release()

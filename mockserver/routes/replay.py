@@ -31,7 +31,7 @@ from mockserver.engine.core import Decision
 from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
 from mockserver.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
-from mockserver.store import Exchange, JournalEntry, Unparsed
+from mockserver.store import JournalEntry, Unparsed
 
 __all__ = [
     "KEY",
@@ -282,8 +282,9 @@ class Lane:
     def complete(self, answered: Answered, started: float) -> None:
         """Stamp the answer's journal entry with how long it took, and announce it."""
         elapsed = round((monotonic() - started) * 1000, 1)
-        self.engine.store.complete(
-            Exchange([(answered.namespace, answered.entry)]),
+        self.engine.store.complete_one(
+            answered.namespace,
+            answered.entry,
             duration_ms=elapsed,
             timing=[elapsed] if answered.stream else None,
         )
