@@ -35,6 +35,7 @@ __all__ = [
     "error_response",
     "json_response",
     "namespace_of",
+    "read_body",
     "read_json",
     "refusal",
 ]
@@ -220,10 +221,7 @@ def stream_response(
 
 async def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object, with the real API's answers for oversize and non-JSON bodies."""
-    limit = engine_of(request).settings.max_body_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _too_large(limit)
+    _refuse_declared_oversize(request)
     content_type = request.headers.get("content-type", "")
     media = content_type.split(";")[0].strip().lower()
     if media and "json" not in media:
@@ -232,14 +230,30 @@ async def read_json(request: Request) -> dict[str, Any]:
             f"'application/json' requests, but you specified the header 'Content-Type: "
             f"{content_type}'. Please try again with a supported content type.",
         )
+    body = parse_json_body(await read_body(request))
+    request.state.json_body = body
+    return body
+
+
+async def read_body(request: Request) -> bytes:
+    """The request's body, refused with a 413 once it passes ``max_body_bytes`` (declared or
+    read so far: an oversize body is never held whole)."""
+    limit = _refuse_declared_oversize(request)
     chunks = bytearray()
     async for chunk in request.stream():
         chunks += chunk
         if len(chunks) > limit:
             raise _too_large(limit)
-    body = parse_json_body(bytes(chunks))
-    request.state.json_body = body
-    return body
+    return bytes(chunks)
+
+
+def _refuse_declared_oversize(request: Request) -> int:
+    """The body size limit, after refusing a request that declares more."""
+    limit = engine_of(request).settings.max_body_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    return limit
 
 
 def _too_large(limit: int) -> APIError:

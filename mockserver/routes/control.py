@@ -12,7 +12,7 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
-from mockserver.routes.base import control_endpoint, engine_of, json_response, query_int
+from mockserver.routes.base import control_endpoint, engine_of, json_response, query_int, read_body
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import parse_scenario, scenario_from_data, scenario_to_yaml
@@ -62,7 +62,7 @@ def _scenario_body(engine: Engine, space: Namespace) -> Json:
 
 async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    raw = await request.body()
+    raw = await read_body(request)
     if media in ("application/yaml", "application/x-yaml", "text/yaml", "text/plain"):
         return parse_scenario(raw.decode("utf-8", "replace"), source="<PUT body>")
     from mockserver.wire.validation import parse_json_body
@@ -207,7 +207,7 @@ async def queue_next(request: Request) -> Response:
     from mockserver.wire.validation import parse_json_body
 
     try:
-        replies = _queued_replies(parse_json_body(await request.body()))
+        replies = _queued_replies(parse_json_body(await read_body(request)))
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     engine = engine_of(request)
@@ -233,7 +233,7 @@ async def advance_clock(request: Request) -> Response:
     """``{"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
     from mockserver.wire.validation import parse_json_body
 
-    value = parse_json_body(await request.body()).get("advance")
+    value = parse_json_body(await read_body(request)).get("advance")
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)

@@ -85,6 +85,24 @@ def test_oversized_body_is_413(client: httpx.Client) -> None:
     assert _error(response)["code"] == "request_too_large"
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "content_type"),
+    [
+        ("PUT", "/__mockserver/scenario", "application/yaml"),
+        ("PUT", "/__mockserver/scenario", "application/json"),
+        ("POST", "/__mockserver/next", "application/json"),
+        ("POST", "/__mockserver/clock", "application/json"),
+    ],
+)
+def test_oversized_control_body_is_413(
+    client: httpx.Client, method: str, path: str, content_type: str
+) -> None:
+    big = json.dumps({"text": "x" * 5000})
+    response = client.request(method, path, content=big, headers={"content-type": content_type})
+    assert response.status_code == 413
+    assert _error(response)["code"] == "request_too_large"
+
+
 def test_missing_messages_names_the_param(client: httpx.Client) -> None:
     response = client.request("POST", "/v1/chat/completions", json={"model": "gpt-4o-mini"})
     assert response.status_code == 400
