@@ -64,15 +64,15 @@ async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await read_body(request)
     if media in ("application/yaml", "application/x-yaml", "text/yaml", "text/plain"):
-        return parse_scenario(raw.decode("utf-8", "replace"), source="<PUT body>")
+        return parse_scenario(raw.decode("utf-8", "replace"), source="<PUT body>", confined=True)
     from mockserver.wire.validation import parse_json_body
 
     body = parse_json_body(raw)
     if isinstance(body.get("name"), str) and set(body) == {"name"}:
         return engine.find_scenario(body["name"])
     if isinstance(body.get("yaml"), str):
-        return parse_scenario(body["yaml"], source="<PUT body>")
-    return scenario_from_data(body.get("scenario", body), source="<PUT body>")
+        return parse_scenario(body["yaml"], source="<PUT body>", confined=True)
+    return scenario_from_data(body.get("scenario", body), source="<PUT body>", confined=True)
 
 
 @control_endpoint

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
-from typing import Any, Union, get_args, get_origin
+from typing import Any, NamedTuple, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -254,30 +254,37 @@ def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> Scen
     return first
 
 
-def parse_scenario(text: str, *, source: str = "<string>", base: Path | None = None) -> Scenario:
-    """A scenario from YAML text; ``base`` is where relative ``fixture`` paths start."""
+def parse_scenario(
+    text: str, *, source: str = "<string>", base: Path | None = None, confined: bool = False
+) -> Scenario:
+    """A scenario from YAML text; ``base`` is where relative ``fixture`` paths start.
+    ``confined`` (a scenario sent over HTTP): its fixtures must be inside a fixtures directory,
+    so that a client cannot make any readable file on the server's machine a reply."""
     data, marks = _read(text, source)
     if not isinstance(data, Mapping):
         line, column = marks.of(())
         raise ScenarioError(_A_MAPPING, file=source, line=line, column=column)
-    scenario = _scenario(data, marks, source=source, base=base)
+    scenario = _scenario(data, marks, source=source, base=base, confined=confined)
     if "name" not in data and source not in ("<string>",):
         scenario = scenario.model_copy(update={"name": Path(source).stem})
     return scenario
 
 
-def scenario_from_data(data: object, *, source: str = "<mapping>") -> Scenario:
+def scenario_from_data(
+    data: object, *, source: str = "<mapping>", confined: bool = False
+) -> Scenario:
     """A scenario from already-parsed data (JSON, a Python mapping), with the same problems
-    a file would get (every one, with rule and field; no lines to give)."""
+    a file would get (every one, with rule and field; no lines to give). ``confined``: as for
+    :func:`parse_scenario`."""
     if not isinstance(data, Mapping):
         raise ScenarioError(_A_MAPPING, file=source)
-    return _scenario(data, _Marks({}), source=source, base=None)
+    return _scenario(data, _Marks({}), source=source, base=None, confined=confined)
 
 
 def _scenario(
-    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None
+    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None, confined: bool
 ) -> Scenario:
-    data = _with_fixtures(data, marks, source=source, base=base)
+    data = _with_fixtures(data, marks, source=source, base=base, confined=confined)
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
@@ -328,35 +335,49 @@ def _load_fixture(name: str, roots: list[Path]) -> Any:
 
 
 def _with_fixtures(
-    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None
+    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None, confined: bool
 ) -> dict[str, Any]:
     """Replace each ``{fixture: path}`` reply by the reply the file holds, checked now."""
     out = dict(data)
     rules = out.get("rules")
     if not isinstance(rules, list):
         return out
-    roots = _fixture_roots(base)
+    fixtures = _Fixtures(_fixture_roots(base), confined)
     new_rules = []
     for index, rule in enumerate(rules):
         if isinstance(rule, Mapping):
             rule = dict(rule)
             for key in ("reply", "replies"):
-                rule[key] = _resolve(rule.get(key), ("rules", index, key), roots, marks, source)
+                rule[key] = _resolve(rule.get(key), ("rules", index, key), fixtures, marks, source)
             rule = {k: v for k, v in rule.items() if v is not None or k in rules[index]}
         new_rules.append(rule)
     out["rules"] = new_rules
     return out
 
 
-def _resolve(value: Any, path: Path_, roots: list[Path], marks: _Marks, source: str) -> Any:
+class _Fixtures(NamedTuple):
+    """Where a scenario's fixtures are looked for, and whether they must stay there."""
+
+    roots: list[Path]
+    confined: bool
+
+
+def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: _Marks, source: str) -> Any:
     if isinstance(value, list):
-        return [_resolve(v, (*path, i), roots, marks, source) for i, v in enumerate(value)]
+        return [_resolve(v, (*path, i), fixtures, marks, source) for i, v in enumerate(value)]
     if not isinstance(value, Mapping) or not isinstance(value.get("fixture"), str):
         return value
     line, column = marks.of((*path, "fixture"))
     where = {"file": source, "line": line, "column": column, "field": _field((*path, "fixture"))}
+    name = Path(value["fixture"])
+    if fixtures.confined and (name.is_absolute() or ".." in name.parts):
+        raise ScenarioError(
+            f"fixture {value['fixture']!r}: a scenario sent to the server may only name a "
+            "fixture inside a fixtures directory (a relative path without '..')",
+            **where,  # type: ignore[arg-type]
+        )
     try:
-        loaded = _load_fixture(value["fixture"], roots)
+        loaded = _load_fixture(value["fixture"], fixtures.roots)
         reply = Reply.model_validate(loaded)
     except (OSError, yaml.YAMLError) as exc:
         raise ScenarioError(str(exc), **where) from None  # type: ignore[arg-type]

@@ -132,3 +132,19 @@ def test_a_json_scenario_gets_the_problems_a_file_would(control: httpx.Client) -
     error = refusal(control.put("/scenario", json={"scenario": scenario}))
     assert "rule 'a', field 'rules[0].reply.txt': unknown key 'txt'" in error["message"]
     assert "did you mean 'text'?" in error["message"]
+
+
+@pytest.mark.parametrize("fixture", ["/etc/hostname", "../pyproject.toml"])
+def test_a_scenario_sent_over_http_reads_no_file_outside_the_fixtures(
+    control: httpx.Client, fixture: str
+) -> None:
+    for sent in (
+        {"content": f"rules:\n  - reply: {{fixture: {fixture!r}}}\n", "headers": _YAML},
+        {"json": {"rules": [{"reply": {"fixture": fixture}}]}},
+    ):
+        answer = control.put("/scenario", **sent)  # type: ignore[arg-type]
+        assert answer.status_code == 400, answer.text
+        assert "inside a fixtures directory" in answer.json()["error"]["message"]
+
+
+_YAML = {"content-type": "application/yaml"}

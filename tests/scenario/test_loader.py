@@ -11,7 +11,12 @@ from pydantic import ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.library import builtin, builtin_names, load_ref
-from mockserver.scenario.loader import load_file, parse_scenario, scenario_to_yaml
+from mockserver.scenario.loader import (
+    load_file,
+    parse_scenario,
+    scenario_from_data,
+    scenario_to_yaml,
+)
 from mockserver.scenario.model import Reply, Rule, Scenario, When
 
 
@@ -242,6 +247,28 @@ def test_a_directory_s_fixtures_are_not_read_as_scenarios(tmp_path: Path) -> Non
     (tmp_path / "a.yaml").write_text("rules:\n  - replies: [{fixture: answer.json}]\n")
     (tmp_path / "b.json").write_text('{"name": "b", "rules": []}')  # a JSON scenario still is
     assert [s.name for s in load_ref(str(tmp_path))] == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", ["../answer.json", "/etc/hostname", "sub/../../answer.json"])
+def test_a_confined_scenario_names_no_fixture_outside_the_fixture_directories(
+    name: str, tmp_path: Path
+) -> None:
+    """A scenario sent over HTTP cannot make a file elsewhere on the machine a reply."""
+    (tmp_path / "answer.json").write_text('{"text": "From a fixture."}')
+    text = f"rules:\n  - reply: {{fixture: {name!r}}}\n"
+    with pytest.raises(ScenarioError, match="inside a fixtures directory") as info:
+        parse_scenario(text, source="<PUT body>", base=tmp_path / "sub", confined=True)
+    assert (info.value.line, info.value.field) == (2, "rules[0].reply.fixture")
+    with pytest.raises(ScenarioError, match="inside a fixtures directory"):
+        scenario_from_data({"rules": [{"reply": {"fixture": name}}]}, confined=True)
+
+
+def test_a_file_may_name_a_fixture_beside_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "answer.json").write_text('{"text": "From a fixture."}')
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "s.yaml"
+    path.write_text("rules:\n  - reply: {fixture: ../answer.json}\n")
+    assert load_file(path).rules[0].reply == Reply(text="From a fixture.")
 
 
 def test_invalid_fixture_content_is_reported(tmp_path: Path) -> None:
