@@ -97,6 +97,35 @@ class _Gen:
         self.root, self.rng, self.faker = root, rng, faker
         self.budget = _BUDGET
         self.active: set[tuple[int, int]] = set()  # ($ref target, value) pairs being checked
+        #: The equality keys of each ``enum`` list checked against (by identity; the list is
+        #: kept so that its id stays its own): membership is then one lookup, not a scan.
+        self._enums: dict[int, tuple[Sequence[Any], frozenset[str]]] = {}
+        #: The values of each ``enum`` schema that pass the rest of it, with their keys.
+        self._options: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[tuple[str, Any]]]] = {}
+        #: While a unique array item is generated: its path, and the keys of the items so far
+        #: (an ``enum`` right at that path then picks among the values not taken yet).
+        self.taken: tuple[str, set[str]] | None = None
+        #: Each compound schema merged (by identity and $ref chain; the schema is kept so that
+        #: its id stays its own): callers only read the result.
+        self._flat: dict[
+            tuple[int, frozenset[str]], tuple[Schema, tuple[Mapping[str, Any], _Groups]]
+        ] = {}
+
+    def enum_keys(self, values: Sequence[Any]) -> frozenset[str]:
+        known = self._enums.get(id(values))
+        if known is None:
+            known = self._enums[id(values)] = (values, frozenset(map(_canon, values)))
+        return known[1]
+
+    def enum_options(self, s: Mapping[str, Any], path: str) -> list[tuple[str, Any]]:
+        # Keyed by what ``s`` holds, not ``s`` itself: a branch merged again for every item
+        # is a new mapping of the same values.
+        key = tuple((k, id(v)) for k, v in s.items())
+        known = self._options.get(key)
+        if known is None:
+            options = [(_canon(v), v) for v in s["enum"] if self.check(s, v, path) is None]
+            known = self._options[key] = (s, options)
+        return known[1]
 
     def resolve(self, ref: str, path: str) -> Schema:
         if ref == "#":
@@ -126,6 +155,16 @@ class _Gen:
             raise UnsatisfiableSchemaError(f"{path}: unsupported keyword in {sorted(schema)}")
         if not schema.keys() & _COMPOUND:
             return schema, []
+        known = self._flat.get((id(schema), chain))
+        if known is not None:  # the same merge again (every item of an array): one result
+            return known[1]
+        flat = self._flatten(schema, path, chain)
+        self._flat[(id(schema), chain)] = (schema, flat)
+        return flat
+
+    def _flatten(
+        self, schema: Mapping[str, Any], path: str, chain: frozenset[str]
+    ) -> tuple[Mapping[str, Any], _Groups]:
         base: dict[str, Any] = {}
         groups: _Groups = []
         for key, val in schema.items():
@@ -184,6 +223,9 @@ class _Gen:
             except UnsatisfiableSchemaError as exc:
                 error = exc
                 continue
+            if self.taken is not None and self.taken[0] == path and _canon(value) in self.taken[1]:
+                error = UnsatisfiableSchemaError(f"{path}: no further unique item")
+                continue  # a unique item: another branch may have a value not taken yet
             others = (b for j, b in enumerate(branches) if j != i)
             if kind == "anyOf" or all(self.check(b, value, path) for b in others):
                 return value
@@ -197,10 +239,15 @@ class _Gen:
 
     def emit(self, s: Mapping[str, Any], name: str | None, path: str, depth: int) -> Any:
         if "enum" in s:
-            options = [v for v in s["enum"] if self.check(s, v, path) is None]
+            options = self.enum_options(s, path)
             if not options:
                 raise UnsatisfiableSchemaError(f"{path}: no enum value satisfies the schema")
-            return copy.deepcopy(self.rng.choice(options))
+            if self.taken is not None and self.taken[0] == path:
+                taken = self.taken[1]
+                options = [option for option in options if option[0] not in taken]
+                if not options:
+                    raise UnsatisfiableSchemaError(f"{path}: no further unique item")
+            return copy.deepcopy(self.rng.choice(options)[1])
         pool = [*(s.get("examples") or ()), *([s["default"]] if "default" in s else [])]
         if pool and depth < _SOFT_DEPTH and self.rng.random() < _HINT_P:
             hint = self.rng.choice(pool)
@@ -399,7 +446,11 @@ class _Gen:
     ) -> Any:
         for attempt in range(1 if seen is None else 8):
             # A name can narrow values to a few words ("unit"), so later attempts drop it.
-            value = self.gen(sub, name if attempt < 3 else None, path, depth)
+            outer, self.taken = self.taken, None if seen is None else (path, seen)
+            try:
+                value = self.gen(sub, name if attempt < 3 else None, path, depth)
+            finally:
+                self.taken = outer
             if seen is None:
                 return value
             if (key := _canon(value)) not in seen:

@@ -39,7 +39,7 @@ def _check_logic(g: _Gen, s: Mapping[str, Any], v: Any, path: str) -> str | None
         return f"{path}: {v!r} matches {n} oneOf branches instead of one"
     if "not" in s and g.check(s["not"], v, path) is None:
         return f"{path}: {v!r} matches the 'not' schema"
-    if "enum" in s and not any(_same(v, x) for x in s["enum"]):
+    if "enum" in s and _canon(v) not in g.enum_keys(s["enum"]):
         return f"{path}: {v!r} is not one of {s['enum']!r}"
     if "const" in s and not _same(v, s["const"]):
         return f"{path}: {v!r} is not {s['const']!r}"

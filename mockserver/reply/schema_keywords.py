@@ -38,7 +38,8 @@ def _merge_kw(dst: dict[str, Any], key: str, val: Any, path: str) -> None:
     if key == "type":
         dst[key] = _meet_types(old, val, path)
     elif key == "enum":
-        dst[key] = [x for x in old if any(_same(x, y) for y in val)]
+        allowed = {_canon(y) for y in val}
+        dst[key] = [x for x in old if _canon(x) in allowed]
     elif key == "required":
         dst[key] = [*old, *(k for k in val if k not in old)]
     elif key in ("properties", "patternProperties"):

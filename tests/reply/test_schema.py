@@ -582,6 +582,30 @@ def test_bounds_are_respected(schema: dict[str, Any]) -> None:
         assert_valid(schema, generate(schema, seed))
 
 
+THOUSAND = [f"value-{i}" for i in range(1000)]
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        {"enum": THOUSAND},
+        {"allOf": [{"enum": THOUSAND}, {"not": {"const": "value-1"}}]},
+        {"anyOf": [{"enum": THOUSAND}, {"type": "boolean"}]},
+    ],
+)
+def test_unique_items_take_every_enum_value_left(items: dict[str, Any]) -> None:
+    """Each unique item picks among the values not taken yet (random draws that retry would
+    run out of luck long before the last values)."""
+    size = 999 if "allOf" in items else 1000
+    schema = {"type": "array", "items": items, "minItems": size, "uniqueItems": True}
+    value = generate(schema, 3)
+    assert len(value) == size
+    assert len(set(map(json.dumps, value))) == size
+    assert_valid(schema, value)
+    with pytest.raises(UnsatisfiableSchemaError, match="no further unique item"):
+        generate({**schema, "minItems": size + 3 if "anyOf" in items else size + 1}, 3)
+
+
 def test_draft4_boolean_exclusive_bounds_are_respected() -> None:
     schema = {
         "type": "integer",
