@@ -21,6 +21,7 @@ from mockserver.errors import ScenarioError
 from mockserver.scenario.library import builtin, builtin_names, load_ref
 from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario, scenario_from_data
 from mockserver.scenario.model import Scenario
+from mockserver.scenario.records import materialize
 from mockserver.settings import Settings
 from pytest_mockserver.options import ScenarioDirs
 
@@ -74,10 +75,10 @@ class MockServerSession:
     def engine(self) -> Engine:
         if self._engine is None:
             settings = Settings(seed=self.seed, clock="frozen", port=0, log_level="warning")
-            engine = Engine(settings, scenarios=[])
             loaded = [s for d in self.scenario_dirs for s in _load_dir(d)]
-            if loaded:
-                engine.replace_scenarios([builtin("default"), *loaded])
+            # Models, not the server's records (scenario/records.py): a test sees what it
+            # would build itself.
+            engine = Engine(settings, scenarios=[materialize(builtin("default")), *loaded])
             self._dir_names = sorted({s.name for s in loaded})
             self._engine = engine
         return self._engine
@@ -188,7 +189,8 @@ class MockServerSession:
         if name in library:
             return library[name]
         if name in builtin_names():
-            return builtin(name)
+            scenario: Scenario = materialize(builtin(name))
+            return scenario
         raise ScenarioError(f"no scenario named {name!r} ({self._known_names()})")
 
     def _known_names(self) -> str:

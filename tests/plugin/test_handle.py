@@ -151,6 +151,16 @@ def test_use_takes_a_scenario_object_a_mapping_and_a_name(mockserver: MockServer
     assert mockserver.use("default").name == "default"
 
 
+@pytest.mark.parametrize("name", ["default", "weather-agent"])
+def test_built_in_scenarios_are_scenario_models(mockserver: MockServer, name: str) -> None:
+    """The server keeps built-ins as records (served without pydantic); a test gets models."""
+    used = mockserver.use(name)
+    assert type(used) is Scenario
+    assert type(mockserver.scenario) is Scenario
+    assert all(type(rule) is Rule for rule in used.rules)
+    assert mockserver.use(used) is used
+
+
 def test_an_unknown_scenario_name_lists_the_known_ones(mockserver: MockServer) -> None:
     with pytest.raises(ScenarioError) as info:
         mockserver.use("nope")
