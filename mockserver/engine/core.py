@@ -197,13 +197,16 @@ class Engine:
                 error.rule, error.miss = answered_by, choice.miss
                 raise error
             if spec is None:
-                reply, turn_seed = self._generated(prompt, seed=seed, rule=rule)
+                reply, turn_seed = self._generated(
+                    prompt, seed=seed, rule=rule, prompt_tokens=prompt_tokens
+                )
             else:
                 rng = self.rng_for(prompt, seed=seed, rule=rule)
                 content = scripted_content(
                     spec, prompt, rng=rng, generator=self.generator, rule=rule
                 )
-                reply, turn_seed = compose(prompt, content, rng=rng), rng.getrandbits(64)
+                reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
+                turn_seed = rng.getrandbits(64)
             budgets.spend(reply.usage.completion_tokens)
             decision = None
             if self._settled(choice, spec, scenario, budgets):
@@ -273,7 +276,9 @@ class Engine:
         except ScenarioError:
             return None
 
-    def _generated(self, prompt: Prompt, *, seed: int, rule: str) -> tuple[Reply, int]:
+    def _generated(
+        self, prompt: Prompt, *, seed: int, rule: str, prompt_tokens: int
+    ) -> tuple[Reply, int]:
         """The generator's reply and the turn's seed: a pure function of the seed, the rule and
         the request, so the same request asked again is answered from a small cache."""
         key = (
@@ -288,7 +293,8 @@ class Engine:
         known = self._replies.get(key)
         if known is None:
             rng = self.rng_for(prompt, seed=seed, rule=rule)
-            reply = compose(prompt, self.generator.content(prompt, rng=rng), rng=rng)
+            content = self.generator.content(prompt, rng=rng)
+            reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
             known = self._replies[key] = (reply, rng.getrandbits(64))
             if len(self._replies) > REPLY_CACHE_SIZE:
                 del self._replies[next(iter(self._replies))]

@@ -83,8 +83,11 @@ def _cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
     return (text[: min(hits)], True) if hits else (text, False)
 
 
-def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
-    """Apply stop sequences, the token budget, logprobs and usage to ``content``."""
+def compose(
+    prompt: Prompt, content: Content, *, rng: random.Random, prompt_tokens: int | None = None
+) -> Reply:
+    """Apply stop sequences, the token budget, logprobs and usage to ``content``
+    (``prompt_tokens``: the prompt's count, if the caller has it already)."""
     score_seed = rng.getrandbits(64)
     reasoning = content.reasoning
     cap = prompt.max_output_tokens  # counts reasoning tokens too: thinking can use it all up
@@ -115,7 +118,9 @@ def compose(prompt: Prompt, content: Content, *, rng: random.Random) -> Reply:
         count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
     )
     usage = Usage(
-        prompt_tokens=content.usage.get("prompt_tokens", count_prompt_tokens(prompt)),
+        prompt_tokens=content.usage["prompt_tokens"]
+        if "prompt_tokens" in content.usage
+        else (count_prompt_tokens(prompt) if prompt_tokens is None else prompt_tokens),
         completion_tokens=content.usage.get(
             "completion_tokens", len(pieces) + call_tokens + reasoning_tokens
         ),
