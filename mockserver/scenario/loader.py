@@ -325,12 +325,24 @@ def fixtures_named(path: Path) -> set[Path]:
     return named
 
 
-def _load_fixture(name: str, roots: list[Path]) -> Any:
-    for root in roots:
+class _Fixtures(NamedTuple):
+    """Where a scenario's fixtures are looked for, and whether they must stay there."""
+
+    roots: list[Path]
+    confined: bool
+
+
+def _load_fixture(name: str, fixtures: _Fixtures) -> Any:
+    for root in fixtures.roots:
         candidate = root / name
         if candidate.is_file():
+            if fixtures.confined and not candidate.resolve().is_relative_to(root.resolve()):
+                raise PermissionError(
+                    f"fixture {name!r} is a link to a file outside {root}: a scenario sent to "
+                    "the server may only name a fixture inside a fixtures directory"
+                )
             return yaml.safe_load(candidate.read_text(encoding="utf-8"))
-    searched = ", ".join(str(r) for r in roots)
+    searched = ", ".join(str(r) for r in fixtures.roots)
     raise FileNotFoundError(f"fixture {name!r} not found (searched {searched})")
 
 
@@ -355,13 +367,6 @@ def _with_fixtures(
     return out
 
 
-class _Fixtures(NamedTuple):
-    """Where a scenario's fixtures are looked for, and whether they must stay there."""
-
-    roots: list[Path]
-    confined: bool
-
-
 def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: _Marks, source: str) -> Any:
     if isinstance(value, list):
         return [_resolve(v, (*path, i), fixtures, marks, source) for i, v in enumerate(value)]
@@ -377,7 +382,7 @@ def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: _Marks, source
             **where,  # type: ignore[arg-type]
         )
     try:
-        loaded = _load_fixture(value["fixture"], fixtures.roots)
+        loaded = _load_fixture(value["fixture"], fixtures)
         reply = Reply.model_validate(loaded)
     except (OSError, yaml.YAMLError) as exc:
         raise ScenarioError(str(exc), **where) from None  # type: ignore[arg-type]

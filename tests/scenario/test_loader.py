@@ -263,6 +263,20 @@ def test_a_confined_scenario_names_no_fixture_outside_the_fixture_directories(
         scenario_from_data({"rules": [{"reply": {"fixture": name}}]}, confined=True)
 
 
+def test_a_confined_scenario_follows_no_link_out_of_a_fixture_directory(tmp_path: Path) -> None:
+    (tmp_path / "secret.json").write_text('{"text": "secret"}')
+    fixtures = tmp_path / "here"
+    fixtures.mkdir()
+    (fixtures / "link.json").symlink_to(tmp_path / "secret.json")
+    (fixtures / "own.json").write_text('{"text": "own"}')
+    text = "rules:\n  - reply: {fixture: link.json}\n"
+    with pytest.raises(ScenarioError, match="is a link to a file outside"):
+        parse_scenario(text, source="<PUT body>", base=fixtures, confined=True)
+    assert parse_scenario(text, base=fixtures).rules[0].reply == Reply(text="secret")
+    own = parse_scenario(text.replace("link", "own"), base=fixtures, confined=True)
+    assert own.rules[0].reply == Reply(text="own")
+
+
 def test_a_file_may_name_a_fixture_beside_its_directory(tmp_path: Path) -> None:
     (tmp_path / "answer.json").write_text('{"text": "From a fixture."}')
     (tmp_path / "sub").mkdir()
