@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Final, get_args
 
-from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -15,7 +15,13 @@ from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
 from mockserver.routes.base import control_endpoint, engine_of, json_response, query_int, read_body
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.scenario.library import builtin_names
-from mockserver.scenario.loader import parse_scenario, scenario_from_data, scenario_to_yaml
+from mockserver.scenario.loader import (
+    named_only,
+    parse_scenario,
+    reply_from_data,
+    scenario_from_data,
+    scenario_to_yaml,
+)
 from mockserver.scenario.model import Reply, ReplyKind, Scenario
 from mockserver.store import Namespace
 
@@ -60,14 +66,30 @@ def _scenario_body(engine: Engine, space: Namespace) -> Json:
     }
 
 
+def _control_json(raw: bytes) -> Json:
+    """A control-API body: a JSON object, else a 400 that says what the control API takes."""
+    from mockserver.wire.validation import parse_json_body
+
+    try:
+        return parse_json_body(raw)
+    except InvalidRequestError as exc:
+        raise InvalidRequestError(
+            "The control API takes a JSON object (a scenario may also be sent as YAML with "
+            f"'Content-Type: application/yaml'): {exc.message.split(' (HINT')[0]}",
+            code=exc.code,
+        ) from None
+
+
 async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await read_body(request)
-    if media in ("application/yaml", "application/x-yaml", "text/yaml", "text/plain"):
-        return parse_scenario(raw.decode("utf-8", "replace"), source="<PUT body>", confined=True)
-    from mockserver.wire.validation import parse_json_body
-
-    body = parse_json_body(raw)
+    if "json" not in media:  # YAML, text, or no type given (curl's -d says form data)
+        text = raw.decode("utf-8", "replace")
+        named = named_only(text, source="<PUT body>")
+        if named is not None:  # ``name: plain-chat``: switch to it, as JSON {"name": …} does
+            return engine.find_scenario(named)
+        return parse_scenario(text, source="<PUT body>", confined=True)
+    body = _control_json(raw)
     if isinstance(body.get("name"), str) and set(body) == {"name"}:
         return engine.find_scenario(body["name"])
     if isinstance(body.get("yaml"), str):
@@ -170,12 +192,7 @@ async def namespaces(request: Request) -> Response:
 
 
 def _queued_reply(raw: object, *, field: str | None) -> Reply:
-    try:
-        reply = Reply.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in ([field] if field else []) + list(first["loc"]))
-        raise ScenarioError(first["msg"], field=where or None) from None
+    reply = reply_from_data(raw, field=field)
     if not reply.kinds():
         # Decorations alone (latency, fault…) would serve an empty text: say so instead.
         *most, last = get_args(ReplyKind)
@@ -204,10 +221,8 @@ def _queued_replies(body: Json) -> list[Reply]:
 @control_endpoint
 async def queue_next(request: Request) -> Response:
     """Queue one-off replies (scenario reply objects) for this namespace's next requests."""
-    from mockserver.wire.validation import parse_json_body
-
     try:
-        replies = _queued_replies(parse_json_body(await read_body(request)))
+        replies = _queued_replies(_control_json(await read_body(request)))
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     engine = engine_of(request)
@@ -231,9 +246,22 @@ async def get_clock(request: Request) -> Response:
 @control_endpoint
 async def advance_clock(request: Request) -> Response:
     """``{"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
-    from mockserver.wire.validation import parse_json_body
-
-    value = parse_json_body(await read_body(request)).get("advance")
+    body = _control_json(await read_body(request))
+    for key in sorted(set(body) - {"advance"}):
+        guess = difflib.get_close_matches(key, ["advance"], n=1)
+        raise InvalidRequestError(
+            f"Unrecognized request argument supplied: {key}"
+            + (f" (did you mean '{guess[0]}'?)" if guess else " (the clock takes 'advance')"),
+            param=key,
+            code="unknown_parameter",
+        )
+    if "advance" not in body:
+        raise InvalidRequestError(
+            "Missing required parameter: 'advance'.",
+            param="advance",
+            code="missing_required_parameter",
+        )
+    value = body["advance"]
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)

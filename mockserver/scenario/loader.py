@@ -25,7 +25,9 @@ __all__ = [
     "SUFFIXES",
     "fixtures_named",
     "load_file",
+    "named_only",
     "parse_scenario",
+    "reply_from_data",
     "scenario_from_data",
     "scenario_to_yaml",
 ]
@@ -268,6 +270,35 @@ def parse_scenario(
     if "name" not in data and source not in ("<string>",):
         scenario = scenario.model_copy(update={"name": Path(source).stem})
     return scenario
+
+
+def named_only(text: str, *, source: str = "<string>") -> str | None:
+    """The name a YAML text gives and nothing else (``name: plain-chat``): a reference to a
+    scenario by name, not a scenario of no rules. ``None`` for anything else, including text
+    that does not parse (parsing it as a scenario reports why)."""
+    try:
+        data, _ = _read(text, source)
+    except ScenarioError:
+        return None
+    if isinstance(data, Mapping) and set(data) == {"name"} and isinstance(data["name"], str):
+        return data["name"]
+    return None
+
+
+def reply_from_data(data: object, *, field: str | None = None) -> Reply:
+    """A scenario reply from parsed data (a queued one-off reply); its first problem is
+    reported as a file's would be (an unknown key with a guess), at ``field`` + its path."""
+    try:
+        return Reply.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(error["loc"])
+        path = _data_path(data, loc)
+        if error["type"] == "extra_forbidden":
+            path = (*_data_path(data, loc[:-1]), loc[-1])
+        message = _message(error, ("rules", 0, "reply", *path))  # keys as a rule's reply has
+        where = ".".join(str(p) for p in ([field] if field else []) + list(path))
+        raise ScenarioError(message, field=where or None) from None
 
 
 def scenario_from_data(

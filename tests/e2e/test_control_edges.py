@@ -11,6 +11,8 @@ from mockserver.routes.control import MAX_ADVANCE
 from mockserver.server import BackgroundServer
 
 READS = ["/scenario", "/clock", "/calls"]
+_JSON = {"content-type": "application/json"}
+_YAML_TYPE = {"content-type": "application/yaml"}
 
 
 def namespaces(server: BackgroundServer) -> list[str]:
@@ -98,7 +100,15 @@ def test_a_queued_reply_without_content_is_refused(
     [
         ({"replies": []}, "field 'replies': 'replies' needs at least one reply"),
         ({"replies": [{"text": "a"}, {}]}, "field 'replies.1': a queued reply needs one of"),
-        ({"replies": [{"text": "a"}, {"txt": "b"}]}, "field 'replies.1.txt': Extra inputs"),
+        (
+            {"replies": [{"text": "a"}, {"txt": "b"}]},
+            "field 'replies.1.txt': unknown key 'txt' (did you mean 'text'?)",
+        ),
+        ({"txt": "b"}, "field 'txt': unknown key 'txt' (did you mean 'text'?)"),
+        (
+            {"text": "a", "latency": {"tftt": 1}},
+            "field 'latency.tftt': unknown key 'tftt' (did you mean 'ttft'?)",
+        ),
         ({"replies": [{"text": "a"}], "text": "b"}, "field 'replies': give one reply object"),
     ],
 )
@@ -119,6 +129,64 @@ def test_a_clock_advance_out_of_range_is_refused(control: httpx.Client, advance:
         "Invalid 'advance': expected a number of seconds from 0 to 315360000 (ten years)."
     )
     assert control.get("/clock").json()["offset"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "code", "message"),
+    [
+        (
+            {"advnce": 3},
+            "advnce",
+            "unknown_parameter",
+            "Unrecognized request argument supplied: advnce (did you mean 'advance'?)",
+        ),
+        (
+            {"advance": 3, "seconds": 3},
+            "seconds",
+            "unknown_parameter",
+            "Unrecognized request argument supplied: seconds (the clock takes 'advance')",
+        ),
+        ({}, "advance", "missing_required_parameter", "Missing required parameter: 'advance'."),
+    ],
+)
+def test_a_clock_body_names_its_mistake(
+    control: httpx.Client, body: dict[str, Any], param: str, code: str, message: str
+) -> None:
+    error = refusal(control.post("/clock", json=body))
+    assert (error["param"], error["code"], error["message"]) == (param, code, message)
+    assert control.get("/clock").json()["offset"] == 0.0
+
+
+def test_a_control_body_that_is_not_json_says_what_the_control_api_takes(
+    control: httpx.Client,
+) -> None:
+    for path in ("/next", "/clock"):
+        error = refusal(control.post(path, content=b"text: hi", headers=_JSON))
+        assert error["message"].startswith("The control API takes a JSON object"), error
+        assert "help.openai.com" not in error["message"]
+    error = refusal(control.put("/scenario", content=b"{nope", headers=_JSON))
+    assert "Content-Type: application/yaml" in error["message"]
+
+
+@pytest.mark.parametrize("headers", [_YAML_TYPE, {}], ids=["yaml", "no-content-type"])
+def test_a_yaml_scenario_that_only_names_one_switches_to_it(
+    control: httpx.Client, headers: dict[str, str]
+) -> None:
+    answer = control.put("/scenario", content=b"# switch\nname: plain-chat\n", headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["name"] == "plain-chat"
+    assert len(answer.json()["rules"]) == 3
+    unknown = refusal(control.put("/scenario", content=b"name: plain-chatt\n", headers=headers))
+    assert "plain-chatt" in unknown["message"]
+
+
+def test_a_scenario_file_sent_without_a_content_type_is_read_as_yaml(
+    control: httpx.Client,
+) -> None:
+    text = b"name: mine\nrules:\n  - reply: {text: From YAML.}\n"
+    answer = control.put("/scenario", content=text)  # curl --data-binary @file: form data
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["name"] == "mine"
 
 
 def test_the_clock_advances_by_up_to_ten_years(control: httpx.Client) -> None:
