@@ -201,7 +201,8 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         for problem in problems:
             print(problem.located(), file=sys.stderr)
-        print(f"{len(files)} file(s) checked, {len(problems)} problem(s)", file=sys.stderr)
+        summary = f"{len(files)} file(s) checked, {len(problems)} problem(s)"
+        print(summary, file=sys.stderr if problems else sys.stdout)
     return 1 if problems else 0
 
 

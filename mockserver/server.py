@@ -161,6 +161,15 @@ def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Conf
     )
 
 
+def _log_like_uvicorn(level: str) -> None:
+    """Our own lines (a reload, an internal error) go where uvicorn's go, at the same level:
+    without a handler, Python would print only warnings and errors, and bare."""
+    ours = logging.getLogger("mockserver")
+    ours.handlers = list(logging.getLogger("uvicorn").handlers)  # "uvicorn.error" propagates
+    ours.setLevel(level.upper())
+    ours.propagate = False
+
+
 def serve(
     app: Starlette,
     sock: socket.socket,
@@ -170,6 +179,7 @@ def serve(
 ) -> None:
     """Serve until Ctrl-C (uvicorn handles the signal and shuts down cleanly)."""
     server = uvicorn.Server(_config(app, log_level=log_level, access_log=log_level == "debug"))
+    _log_like_uvicorn(log_level)
     if on_ready is not None:
         on_ready()
     server.run(sockets=[sock])

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import json
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -94,6 +96,11 @@ def test_validate_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_validate_passes_the_shipped_library(capsys: pytest.CaptureFixture[str]) -> None:
     library = Path(__file__).resolve().parents[1] / "scenarios"
     assert main(["validate", str(library)]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        f"{len(list(library.glob('*.yaml')))} file(s) checked, 0 problem(s)\n",
+        "",
+    )
 
 
 def test_schema_is_a_json_schema_that_accepts_the_library(
@@ -262,3 +269,37 @@ def test_the_printed_curl_line_uses_a_key_the_server_lets_in() -> None:
                 process.stdout.close()
     assert hint.startswith("try: curl")
     assert "Bearer sk-team-1" in hint
+
+
+def test_serve_watch_says_when_it_reloaded(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD)
+    command = ["serve", "--port", "0", "--scenario", str(path), "--watch"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mockserver", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+    try:
+        output = process.stdout
+        assert output is not None
+        threading.Thread(target=lambda: [lines.put(x) for x in output], daemon=True).start()
+        seen.append(lines.get(timeout=10))
+        assert seen[0].startswith("mockserver listening on"), seen
+        path.write_text(GOOD.replace("Hello!", "Changed!"))
+        _touch_later(path)
+        while "reloaded" not in seen[-1]:  # the watcher looks twice a second
+            seen.append(lines.get(timeout=10))
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        finally:
+            process.kill()
+            process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+    assert seen[-1].strip() == "INFO:     reloaded good", seen
