@@ -68,7 +68,9 @@ def _encode(value: Any) -> Any:
             "set": sorted(value.model_fields_set),
         }
     if isinstance(value, dict):
-        return {"$dict": {str(k): _encode(v) for k, v in value.items()}}
+        if not all(isinstance(k, str) for k in value):  # JSON would make them strings
+            raise TypeError("cannot precompile a mapping with keys that are not strings")
+        return {"$dict": {k: _encode(v) for k, v in value.items()}}
     if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, re.Pattern):

@@ -9,13 +9,16 @@ asked for — a model's method or property (``rule.sequence``, ``match.test(…)
 the record with ``model_construct`` the first time it is needed. A record equals, and hashes
 like, its model.
 
-To build a new model out of a record's parts, pass them through :func:`materialize` first
-(pydantic validates model fields from models or mappings, not from records).
+Records are the server's own form, not a public one: a record is no instance of its model
+(``isinstance``, pydantic's class-level API such as ``model_fields``, weak references and
+validating one as a model do not apply). Whatever hands a scenario to user code passes it
+through :func:`materialize` first (the pytest plugin does), as does building a new model out
+of a record's parts (pydantic validates model fields from models or mappings).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 __all__ = ["Record", "materialize"]
@@ -67,6 +70,12 @@ class Record:
 
     def __repr__(self) -> str:
         return repr(self._model_())
+
+    def __str__(self) -> str:
+        return str(self._model_())
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        return iter(self._model_())
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Record, (self._kind, dict(self.__dict__), self._set))

@@ -266,7 +266,8 @@ class MockServer:
 
     def _effective(self) -> Scenario:
         inline = [b.rule() for b in self._builders if b.complete]
-        base = self._base or self._engine.default
+        # The server's default may be a record (scenario/records.py): a test gets a model.
+        base = self._base or materialize(self._engine.default)
         name = base.name if self._base is not None or not inline else "inline"
         strict = self.options.strict
         fallback = base.fallback if strict is None else ("strict" if strict else "generate")

@@ -21,7 +21,7 @@ from mockserver.errors import ScenarioError
 from mockserver.scenario.library import builtin, builtin_names, load_ref
 from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario, scenario_from_data
 from mockserver.scenario.model import Scenario
-from mockserver.scenario.records import materialize
+from mockserver.scenario.records import Record, materialize
 from mockserver.settings import Settings
 from pytest_mockserver.options import ScenarioDirs
 
@@ -75,10 +75,10 @@ class MockServerSession:
     def engine(self) -> Engine:
         if self._engine is None:
             settings = Settings(seed=self.seed, clock="frozen", port=0, log_level="warning")
+            engine = Engine(settings, scenarios=[])
             loaded = [s for d in self.scenario_dirs for s in _load_dir(d)]
-            # Models, not the server's records (scenario/records.py): a test sees what it
-            # would build itself.
-            engine = Engine(settings, scenarios=[materialize(builtin("default")), *loaded])
+            if loaded:
+                engine.replace_scenarios([materialize(builtin("default")), *loaded])
             self._dir_names = sorted({s.name for s in loaded})
             self._engine = engine
         return self._engine
@@ -158,6 +158,9 @@ class MockServerSession:
         """
         if isinstance(ref, Scenario):
             return ref
+        if isinstance(ref, Record):  # a built-in as the server keeps it (engine.find_scenario)
+            scenario: Scenario = materialize(ref)
+            return scenario
         if isinstance(ref, Mapping):
             return scenario_from_data(ref)
         if isinstance(ref, str) and "\n" in ref:
@@ -189,8 +192,7 @@ class MockServerSession:
         if name in library:
             return library[name]
         if name in builtin_names():
-            scenario: Scenario = materialize(builtin(name))
-            return scenario
+            return self.resolve(builtin(name))  # a model for the test, not the server's record
         raise ScenarioError(f"no scenario named {name!r} ({self._known_names()})")
 
     def _known_names(self) -> str:

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from mockserver.errors import ScenarioError
-from mockserver.scenario.library import builtin_names
+from mockserver.scenario.library import builtin, builtin_names
 from mockserver.scenario.model import Reply as ReplySpec
 from mockserver.scenario.model import Rule, Scenario, When
 from pytest_mockserver import MockServer
@@ -159,6 +159,13 @@ def test_built_in_scenarios_are_scenario_models(mockserver: MockServer, name: st
     assert type(mockserver.scenario) is Scenario
     assert all(type(rule) is Rule for rule in used.rules)
     assert mockserver.use(used) is used
+
+
+def test_a_built_in_as_the_server_keeps_it_is_taken_as_its_model(mockserver: MockServer) -> None:
+    kept = builtin("plain-chat")  # a record (scenario/records.py), as engine.find_scenario gives
+    used = mockserver.use(kept)
+    assert type(used) is Scenario
+    assert used == kept
 
 
 def test_an_unknown_scenario_name_lists_the_known_ones(mockserver: MockServer) -> None:

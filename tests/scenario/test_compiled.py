@@ -75,3 +75,5 @@ def test_an_edited_builtin_file_is_read_from_yaml(tmp_path: Path) -> None:
 def test_unknown_values_are_not_precompiled() -> None:
     with pytest.raises(TypeError, match="cannot precompile a set"):
         compiled._encode({1, 2})
+    with pytest.raises(TypeError, match="keys that are not strings"):
+        compiled._encode({None: "n", 2.5: "x"})

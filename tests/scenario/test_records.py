@@ -83,6 +83,7 @@ def test_pydantic_api_comes_from_the_model(record: Any, model: Scenario) -> None
 
 def test_a_record_equals_its_model_and_materializes_to_it(record: Any, model: Scenario) -> None:
     assert record == model
+    assert (repr(record), str(record), dict(record)) == (repr(model), str(model), dict(model))
     assert model == materialize(record)
     assert type(materialize(record)) is Scenario
     assert materialize([record.rules[0], {"k": record.latency}, 3]) == [
