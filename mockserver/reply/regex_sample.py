@@ -81,7 +81,11 @@ def _subpattern(av: Any, st: _State, out: list[str]) -> None:
 
 def _repeat(av: Any, st: _State, out: list[str]) -> None:
     low, high, sub = av
-    for _ in range(st.rng.randint(low, min(high, low + st.extra))):
+    count = st.rng.randint(low, min(high, low + st.extra))
+    if len(sub) == 1 and sub[0][0].name == "LITERAL":  # a{99999}: one string, not 99999 walks
+        out.append(chr(sub[0][1]) * count)
+        return
+    for _ in range(count):
         _emit(sub, st, out)
 
 

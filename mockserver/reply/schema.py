@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from mockserver.reply.regex_sample import RegexUnsupportedError, sample_regex
 from mockserver.reply.schema_check import _CHECKERS
-from mockserver.reply.schema_costs import not_json, too_costly
+from mockserver.reply.schema_costs import MAX_TEXT, not_json, too_costly
 from mockserver.reply.schema_formats import (
     _DEFAULT_NUM,
     _FORMAT_MAKERS,
@@ -58,6 +58,9 @@ _NULL_P = 0.15
 _HINT_P = 0.25
 _COMPOUND = frozenset({"$ref", "allOf", "anyOf", "oneOf", "const"})
 _UNSUPPORTED = frozenset({"then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"})
+_SCALARS = frozenset({str, int, float, bool})
+#: From this ``minLength`` on, text is made of words drawn from a pool (see ``_Gen.fit``).
+_LONG = 1_000
 _DEEP_TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "any", "array", "object")
 
 Schema = Any  # a JSON Schema: a mapping or a boolean
@@ -81,11 +84,13 @@ def value_for_schema(
             except UnsatisfiableSchemaError as exc:
                 problem = str(exc)
                 continue
-            problem = gen.check(schema, value, "$") or not_json(value)
+            problem = gen.final_check(schema, value) or not_json(value)
             if problem is None:
                 return value
     except RecursionError as exc:
         raise UnsatisfiableSchemaError("$: the schema nests too deeply") from exc
+    except MemoryError:
+        raise UnsatisfiableSchemaError("$: the value would not fit in memory") from None
     except (TypeError, AttributeError, KeyError, ArithmeticError, ValueError) as exc:
         # A malformed schema (``multipleOf: 0``) or numbers past what a float holds.
         raise UnsatisfiableSchemaError(f"$: malformed schema ({exc!r})") from exc
@@ -96,6 +101,7 @@ class _Gen:
     def __init__(self, root: Schema, rng: random.Random, faker: Faker) -> None:
         self.root, self.rng, self.faker = root, rng, faker
         self.budget = _BUDGET
+        self.text_made = 0  # see spend()
         self.active: set[tuple[int, int]] = set()  # ($ref target, value) pairs being checked
         #: The equality keys of each ``enum`` list checked against (by identity; the list is
         #: kept so that its id stays its own): membership is then one lookup, not a scan.
@@ -105,6 +111,11 @@ class _Gen:
         #: While a unique array item is generated: its path, and the keys of the items so far
         #: (an ``enum`` right at that path then picks among the values not taken yet).
         self.taken: tuple[str, set[str]] | None = None
+        #: During :meth:`final_check`: each (subschema, value part) pair's verdict, by ids.
+        self._verdicts: dict[tuple[int, int], str | None] | None = None
+        #: Verdicts on plain values (strings, numbers, …), by schema id and value: a ``$ref``
+        #: reused at every level of a ``not`` or an ``anyOf`` is decided once per value.
+        self._scalar_verdicts: dict[tuple[int, type, Any], tuple[Schema, str | None]] = {}
         #: Each compound schema merged (by identity and $ref chain; the schema is kept so that
         #: its id stays its own): callers only read the result.
         self._flat: dict[
@@ -286,16 +297,30 @@ class _Gen:
             elif maker is not None:
                 value = maker(self.rng, self.faker)
             else:
+                self.spend(low, path)  # before making it: a long text takes a while
                 value = self.fit(self.text(name), low, high)
+                self.spend(len(value) - low, path)
             if self.check(s, value, path) is None:
                 return value
         raise UnsatisfiableSchemaError(f"{path}: no string satisfies {_brief(s)}")
 
     def from_pattern(self, pattern: str, path: str, extra_repeat: int) -> str:
+        self.spend(0, path)  # nothing more once over
         try:
-            return sample_regex(pattern, self.rng, extra_repeat=extra_repeat)
+            text = sample_regex(pattern, self.rng, extra_repeat=extra_repeat)
         except RegexUnsupportedError as exc:
             raise UnsatisfiableSchemaError(f"{path}: {exc}") from exc
+        self.spend(len(text), path)
+        return text
+
+    def spend(self, characters: int, path: str) -> None:
+        """Count text made (kept or not) against ``MAX_TEXT``: lengths that multiply (many
+        long items, retries of long strings) end in an error, not in minutes of work."""
+        self.text_made += characters
+        if self.text_made > MAX_TEXT:
+            raise UnsatisfiableSchemaError(
+                f"{path}: the value would take over {MAX_TEXT:,} characters of text to make"
+            )
 
     def text(self, name: str | None) -> str:
         try:
@@ -304,6 +329,14 @@ class _Gen:
             return str(self.faker.word())
 
     def fit(self, text: str, low: int, high: float) -> str:
+        if low > _LONG:  # long text: words drawn from a small pool (a faker call each is slow)
+            pool = [str(self.faker.word()) for _ in range(64)]
+            words, size = [text] if text else [], len(text)
+            while size < low:
+                word = self.rng.choice(pool)
+                words.append(word)
+                size += len(word) + 1
+            text = " ".join(words)
         while len(text) < low:
             text = f"{text} {self.faker.word()}".strip()
         if len(text) > high:
@@ -469,17 +502,41 @@ class _Gen:
         finally:
             self.active.discard(key)
 
+    def final_check(self, schema: Schema, value: Any) -> str | None:
+        """:meth:`check` of a whole generated value, each (subschema, part of the value) pair
+        checked once: a ``$ref`` reused at every level would otherwise be checked along every
+        path to it, 2ⁿ times. (Only here: the parts of ``value`` live while it is checked, so
+        their ids stay theirs.)"""
+        self._verdicts = {}
+        try:
+            return self.check(schema, value, "$")
+        finally:
+            self._verdicts = None
+
     def check(self, s: Schema, v: Any, path: str) -> str | None:
         """Why ``v`` fails ``s``, or None if it validates."""
         if s is True:
             return None
         if not isinstance(s, Mapping):
             return f"{path}: nothing is allowed here"
+        scalar = v is None or type(v) in _SCALARS
+        if scalar:  # a verdict on a plain value holds for the whole generation
+            known = self._scalar_verdicts.get((id(s), type(v), v))
+            if known is not None and known[0] is s:
+                return known[1]
+        verdicts = self._verdicts
+        if verdicts is not None and (key := (id(s), id(v))) in verdicts:
+            return verdicts[key]
+        problem = None
         for checker in _CHECKERS:
             problem = checker(self, s, v, path)
             if problem is not None:
-                return problem
-        return None
+                break
+        if scalar:  # the schema is kept with its verdict: its id stays its own
+            self._scalar_verdicts[(id(s), type(v), v)] = (s, problem)
+        elif verdicts is not None:
+            verdicts[key] = problem
+        return problem
 
 
 _Emitter = Callable[[_Gen, Mapping[str, Any], "str | None", str, int], Any]

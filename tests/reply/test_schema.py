@@ -728,3 +728,86 @@ def test_a_schema_that_cannot_be_answered_in_bounded_time_is_refused_at_once(
 ) -> None:
     with pytest.raises(UnsatisfiableSchemaError, match=re.escape(says)):
         value_for_schema(schema, rng=random.Random(1), faker=Faker())
+
+
+def _reused_refs(levels: int, kind: str, leaf: dict[str, Any]) -> dict[str, Any]:
+    """``$defs`` where each level names the next one twice: 2ⁿ paths to the leaf."""
+    defs: dict[str, Any] = {
+        f"d{i}": {kind: [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = leaf
+    return defs
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$defs": _reused_refs(30, "allOf", {"type": "integer"}), "$ref": "#/$defs/d0"},
+        {
+            "$defs": _reused_refs(30, "anyOf", {"type": "string"}),
+            "type": "integer",
+            "not": {"$ref": "#/$defs/d0"},
+        },
+    ],
+    ids=["allOf", "not-anyOf"],
+)
+def test_a_ref_reused_at_every_level_is_checked_once_per_value(
+    schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mockserver.reply.schema import _Gen
+
+    checks = 0
+    real = _Gen.check
+
+    def counted(self: _Gen, s: Any, v: Any, path: str) -> str | None:
+        nonlocal checks
+        checks += 1
+        if checks > 1_000:  # along every one of the 2³⁰ paths: fail now, not in hours
+            raise AssertionError("the schema is checked along every path to the leaf")
+        return real(self, s, v, path)
+
+    monkeypatch.setattr(_Gen, "check", counted)
+    assert isinstance(generate(schema), int)
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "string", "pattern": "^\\ud800$"}, "lone surrogates"),
+        ({"type": "string", "pattern": "^((a{100}){100}){1000}$"}, "shortest match is over"),
+        ({"type": "string", "pattern": "^(a{999})(\\1){999}$"}, "shortest match is over"),
+        (
+            {"type": "object", "patternProperties": {"^x{1000}(y{1000}){101}$": {}}},
+            "shortest match is over",
+        ),
+        (
+            {"type": "array", "contains": {"minLength": 50_000}, "minContains": 5_000},
+            "over 1,000,000 characters of text",
+        ),
+        (
+            {"type": "string", "minLength": 100_000, "not": {"minLength": 0}},
+            "over 1,000,000 characters of text",
+        ),
+    ],
+)
+def test_what_cannot_be_made_in_bounded_time_or_as_unicode_is_unsatisfiable(
+    schema: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(UnsatisfiableSchemaError, match=re.escape(problem)):
+        generate(schema)
+
+
+def test_long_texts_are_made_whole() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "pattern": "^a{99999}$"},
+            "b": {"type": "array", "minItems": 5, "items": {"type": "string", "minLength": 20_000}},
+        },
+        "required": ["a", "b"],
+    }
+    value = generate(schema)
+    assert value["a"] == "a" * 99_999
+    assert all(len(text) >= 20_000 for text in value["b"])
+    assert_valid(schema, value)
