@@ -59,6 +59,8 @@ _HINT_P = 0.25
 _COMPOUND = frozenset({"$ref", "allOf", "anyOf", "oneOf", "const"})
 _UNSUPPORTED = frozenset({"then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"})
 _SCALARS = frozenset({str, int, float, bool})
+#: Integer ranges up to this many values are listed for unique items (see ``fresh_integer``).
+_FEW = 10_000
 #: From this ``minLength`` on, text is made of words drawn from a pool (see ``_Gen.fit``).
 _LONG = 1_000
 _DEEP_TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "any", "array", "object")
@@ -361,6 +363,10 @@ class _Gen:
                 high if math.isinf(high) else math.ceil(high) - 1 if high_ex else math.floor(high)
             )
             step = Fraction(str(step or 1)).numerator  # integer multiples of p/q are those of p
+            if self.taken is not None and self.taken[0] == path:
+                fresh = self.fresh_integer(s, low, high, step, path)
+                if fresh is not None:
+                    return fresh
         for _ in range(16):
             if step is not None:
                 k = self.pick_k(low, high, nlow, nhigh, step, path)
@@ -374,6 +380,23 @@ class _Gen:
                 if self.check(s, value, path) is None:
                     return value
         raise UnsatisfiableSchemaError(f"{path}: no number satisfies {_brief(s)}")
+
+    def fresh_integer(
+        self, s: Mapping[str, Any], low: float, high: float, step: int, path: str
+    ) -> int | None:
+        """A unique array's next integer, among those not taken yet, when the bounds leave few
+        enough to list (random draws would keep hitting taken ones near the last); ``None``:
+        too many to list (a random draw is then unlikely to be taken)."""
+        if math.isinf(low) or math.isinf(high) or (high - low) / step > _FEW:
+            return None
+        assert self.taken is not None
+        taken = self.taken[1]
+        first, last = math.ceil(low / step), math.floor(high / step)
+        fresh = [k * step for k in range(first, last + 1) if str(k * step) not in taken]
+        for value in self.rng.sample(fresh, min(len(fresh), 16)):
+            if self.check(s, value, path) is None:
+                return value
+        raise UnsatisfiableSchemaError(f"{path}: no further unique item")
 
     def pick_k(
         self, low: float, high: float, nlow: float, nhigh: float, step: Any, path: str

@@ -811,3 +811,14 @@ def test_long_texts_are_made_whole() -> None:
     assert value["a"] == "a" * 99_999
     assert all(len(text) >= 20_000 for text in value["b"])
     assert_valid(schema, value)
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_unique_integers_take_every_value_left_in_their_range(step: int) -> None:
+    items = {"type": "integer", "minimum": 0, "maximum": 99 * step, "multipleOf": step}
+    schema = {"type": "array", "items": items, "minItems": 100, "uniqueItems": True}
+    for seed in range(5):
+        value = generate(schema, seed)
+        assert sorted(value) == list(range(0, 100 * step, step))
+    with pytest.raises(UnsatisfiableSchemaError, match="no further unique item"):
+        generate({**schema, "minItems": 101})
