@@ -439,8 +439,14 @@ class _Gen:
         want = low - len(out)
         if not deep and (free or isinstance(extra, Mapping) or "patternProperties" in s):
             want = max(want, self.rng.randint(0 if props else 1, 2))
-        for _ in range(int(min(want, high - len(out)))):
-            key = self.extra_key(s, out, extra is False, path, depth)
+        needed = low - len(out)  # past these, extra keys are optional: none left is fine
+        for i in range(int(min(want, high - len(out)))):
+            try:
+                key = self.extra_key(s, out, extra is False, path, depth)
+            except UnsatisfiableSchemaError:
+                if i < needed:
+                    raise
+                break
             out[key] = self.gen(self.prop_schema(s, key, path), key, f"{path}.{key}", depth + 1)
         return out
 

@@ -822,3 +822,20 @@ def test_unique_integers_take_every_value_left_in_their_range(step: int) -> None
         assert sorted(value) == list(range(0, 100 * step, step))
     with pytest.raises(UnsatisfiableSchemaError, match="no further unique item"):
         generate({**schema, "minItems": 101})
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "patternProperties": {"^only$": {"type": "integer"}}},
+        {"type": "object", "propertyNames": {"enum": ["a"]}},
+    ],
+)
+def test_optional_extra_keys_stop_when_no_name_is_left(schema: dict[str, Any]) -> None:
+    schema = {**schema, "additionalProperties": False} if "patternProperties" in schema else schema
+    for seed in range(60):
+        value = generate(schema, seed)
+        assert len(value) <= 1
+        assert_valid(schema, value)
+    with pytest.raises(UnsatisfiableSchemaError, match="no further property name"):
+        generate({**schema, "minProperties": 2})
