@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -185,9 +185,9 @@ def replays_of(request: Request) -> Replays:
     return replays
 
 
-@dataclass(frozen=True, slots=True)
-class Answered:
-    """A request answered from its recipe: what to send, and the entry it journaled."""
+class Answered(NamedTuple):
+    """A request answered from its recipe: what to send, and the entry it journaled. (A tuple:
+    one is made per replayed request.)"""
 
     #: The answer's own headers (lower-case names), before the framing ones.
     headers: dict[str, str]
