@@ -77,6 +77,7 @@ NOT_AT_START = (
     "mockserver.reply.schema_keywords",
     "mockserver.reply.regex_sample",
     "mockserver.reply.schema_costs",
+    "mockserver.reply.schema_scalars",
     # No pydantic at all: settings are a dataclass, a plain request is checked without the wire
     # models, and the built-in default scenario is served from records (scenario/records.py).
     "pydantic",
