@@ -259,14 +259,7 @@ def test_the_printed_curl_line_uses_a_key_the_server_lets_in() -> None:
                 time.sleep(0.05)
         assert answer.status_code == 200  # the key in the hint is let in
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        finally:
-            process.kill()
-            process.wait()
-            if process.stdout is not None:
-                process.stdout.close()
+        _ctrl_c(process)
     assert hint.startswith("try: curl")
     assert "Bearer sk-team-1" in hint
 
@@ -294,12 +287,17 @@ def test_serve_watch_says_when_it_reloaded(tmp_path: Path) -> None:
         while "reloaded" not in seen[-1]:  # the watcher looks twice a second
             seen.append(lines.get(timeout=10))
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        finally:
-            process.kill()
-            process.wait()
-            if process.stdout is not None:
-                process.stdout.close()
+        _ctrl_c(process)
     assert seen[-1].strip() == "INFO:     reloaded good", seen
+
+
+def _ctrl_c(process: subprocess.Popen[str]) -> None:
+    """Stop a served process as a user would, and kill it if it does not stop."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=10)
+    finally:
+        process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
