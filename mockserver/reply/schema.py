@@ -103,6 +103,8 @@ class _Gen(_Scalars):
         #: Verdicts on plain values (strings, numbers, …), by schema id and value: a ``$ref``
         #: reused at every level of a ``not`` or an ``anyOf`` is decided once per value.
         self._scalar_verdicts: dict[tuple[int, type, Any], tuple[Schema, str | None]] = {}
+        #: Enum intersections by the ids of the two lists (kept, so that the ids stay theirs).
+        self._met: dict[tuple[int, int], tuple[list[Any], list[Any], list[Any]]] = {}
         #: Each compound schema merged (by identity and $ref chain; the schema is kept so that
         #: its id stays its own): callers only read the result.
         self._flat: dict[
@@ -194,8 +196,18 @@ class _Gen(_Scalars):
             old = base.get(key, _ABSENT)
             # The same subschema met twice (a $ref in two allOf members) must not double up:
             # merged as allOf, it would grow exponentially with the nesting depth.
-            if old is not val and not (isinstance(old, Mapping) and old == val):
-                _merge_kw(base, key, val, path)
+            if old is val or (isinstance(old, Mapping) and old == val):
+                continue
+            if key == "enum" and isinstance(old, list) and isinstance(val, list):
+                # The same two enums meet again for every item of an array: one intersection
+                # (the same list each time, so that the enum caches hold).
+                met = self._met.get((id(old), id(val)))
+                if met is None:
+                    _merge_kw(base, key, val, path)
+                    met = self._met[(id(old), id(val))] = (old, val, base[key])
+                base[key] = met[2]
+                continue
+            _merge_kw(base, key, val, path)
         groups.extend(sub_groups)
 
     def gen(self, schema: Schema, name: str | None, path: str, depth: int) -> Any:

@@ -839,3 +839,16 @@ def test_optional_extra_keys_stop_when_no_name_is_left(schema: dict[str, Any]) -
         assert_valid(schema, value)
     with pytest.raises(UnsatisfiableSchemaError, match="no further property name"):
         generate({**schema, "minProperties": 2})
+
+
+def test_enums_met_for_every_item_give_valid_items() -> None:
+    halves = [{"enum": THOUSAND[::2]}, {"enum": THOUSAND[1::2]}]
+    schema = {
+        "type": "array",
+        "minItems": 500,
+        "items": {"enum": THOUSAND, "anyOf": halves},
+        "contains": {"enum": THOUSAND[:10]},
+    }
+    value = generate(schema, 4)
+    assert len(value) >= 500
+    assert_valid(schema, value)
