@@ -105,6 +105,10 @@ class _Gen(_Scalars):
         self._scalar_verdicts: dict[tuple[int, type, Any], tuple[Schema, str | None]] = {}
         #: Enum intersections by the ids of the two lists (kept, so that the ids stay theirs).
         self._met: dict[tuple[int, int], tuple[list[Any], list[Any], list[Any]]] = {}
+        #: Each branch list's costs (kept, so that its id stays its own), by id and depth kind.
+        self._costs: dict[tuple[int, bool], tuple[Sequence[Any], list[float]]] = {}
+        #: For each ``oneOf`` list: how many branches allow each value, when all are literals.
+        self._literal_branches: dict[int, tuple[Sequence[Any], dict[str, int] | None]] = {}
         #: Each compound schema merged (by identity and $ref chain; the schema is kept so that
         #: its id stays its own): callers only read the result.
         self._flat: dict[
@@ -116,6 +120,18 @@ class _Gen(_Scalars):
         if known is None:
             known = self._enums[id(values)] = (values, frozenset(map(_canon, values)))
         return known[1]
+
+    def matching(self, branches: Sequence[Any], v: Any, path: str) -> int:
+        """How many of ``branches`` (a ``oneOf``) ``v`` is valid for. Branches that are only
+        values (``const``/``enum``, with annotations) are counted from a table made once."""
+        known = self._literal_branches.get(id(branches))
+        if known is None:
+            table = _literal_table(branches)
+            known = self._literal_branches[id(branches)] = (branches, table)
+        table = known[1]
+        if table is not None:
+            return table.get(_canon(v), 0)
+        return sum(self.check(b, v, path) is None for b in branches)
 
     def enum_options(self, s: Mapping[str, Any], path: str) -> list[tuple[str, Any]]:
         # Keyed by what ``s`` holds, not ``s`` itself: a branch merged again for every item
@@ -236,16 +252,22 @@ class _Gen(_Scalars):
             if self.taken is not None and self.taken[0] == path and _canon(value) in self.taken[1]:
                 error = UnsatisfiableSchemaError(f"{path}: no further unique item")
                 continue  # a unique item: another branch may have a value not taken yet
-            others = (b for j, b in enumerate(branches) if j != i)
-            if kind == "anyOf" or all(self.check(b, value, path) for b in others):
+            if kind == "anyOf" or self.matching(branches, value, path) == 1:
                 return value
             error = UnsatisfiableSchemaError(f"{path}: value matched several oneOf branches")
         raise error
 
     def branch_order(self, branches: Sequence[Any], depth: int) -> list[int]:
         deep = depth >= _SOFT_DEPTH
-        weight = {i: self.rng.random() + _branch_cost(b, deep) for i, b in enumerate(branches)}
-        return sorted(weight, key=weight.__getitem__)
+        known = self._costs.get((id(branches), deep))
+        if known is None:  # the same branches again for every item of an array: costed once
+            known = self._costs[(id(branches), deep)] = (
+                branches,
+                [_branch_cost(b, deep) for b in branches],
+            )
+        draw = self.rng.random
+        weight = [draw() + cost for cost in known[1]]
+        return sorted(range(len(weight)), key=weight.__getitem__)
 
     def emit(self, s: Mapping[str, Any], name: str | None, path: str, depth: int) -> Any:
         if "enum" in s:
@@ -447,3 +469,24 @@ _EMITTERS: dict[str, _Emitter] = {
     "object": _Gen.object,
     "array": _Gen.array,
 }
+
+
+#: What a branch may hold besides its values and still be only those values.
+_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
+
+
+def _literal_table(branches: Sequence[Any]) -> dict[str, int] | None:
+    """For branches that each allow only listed values (``const`` or ``enum``, plus
+    annotations): how many branches allow each value, by equality key; else ``None``."""
+    table: dict[str, int] = {}
+    for branch in branches:
+        if not isinstance(branch, Mapping) or not branch.keys() - _ANNOTATIONS <= {"const", "enum"}:
+            return None
+        if "const" in branch and "enum" in branch:
+            return None  # both must hold: leave it to the checker
+        values = [branch["const"]] if "const" in branch else branch.get("enum")
+        if not isinstance(values, list):
+            return None
+        for key in {_canon(value) for value in values}:
+            table[key] = table.get(key, 0) + 1
+    return table

@@ -35,7 +35,7 @@ def _check_logic(g: _Gen, s: Mapping[str, Any], v: Any, path: str) -> str | None
             return problem
     if "anyOf" in s and all(g.check(b, v, path) for b in s["anyOf"]):
         return f"{path}: {v!r} matches no anyOf branch"
-    if "oneOf" in s and (n := sum(g.check(b, v, path) is None for b in s["oneOf"])) != 1:
+    if "oneOf" in s and (n := g.matching(s["oneOf"], v, path)) != 1:
         return f"{path}: {v!r} matches {n} oneOf branches instead of one"
     if "not" in s and g.check(s["not"], v, path) is None:
         return f"{path}: {v!r} matches the 'not' schema"

@@ -852,3 +852,20 @@ def test_enums_met_for_every_item_give_valid_items() -> None:
     value = generate(schema, 4)
     assert len(value) >= 500
     assert_valid(schema, value)
+
+
+@pytest.mark.parametrize(
+    "branches",
+    [
+        [{"const": "a", "title": "A"}, {"const": "b"}, {"const": "b", "description": "again"}],
+        [{"enum": ["a"]}, {"const": "b"}, {"enum": ["b", "c"]}],
+        [{"const": 1}, {"enum": [1.0, 2]}, {"const": True}],
+    ],
+)
+def test_one_of_literal_branches_give_a_value_of_exactly_one(branches: list[Any]) -> None:
+    schema = {"type": "array", "minItems": 30, "items": {"oneOf": branches}}
+    for seed in range(5):
+        value = generate(schema, seed)
+        assert_valid(schema, value)
+        assert "b" not in value  # in two branches
+        assert 1 not in [v for v in value if not isinstance(v, bool)]  # 1 == 1.0, not True
