@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from mockserver.reply.schema_check import _CHECKERS
+from mockserver.reply.schema_check import _Checks
 from mockserver.reply.schema_costs import not_json, too_costly
 from mockserver.reply.schema_formats import _DEFAULT_NUM, _num_rule, _snake
 from mockserver.reply.schema_keywords import (
@@ -47,7 +47,6 @@ _NULL_P = 0.15
 _HINT_P = 0.25
 _COMPOUND = frozenset({"$ref", "allOf", "anyOf", "oneOf", "const"})
 _UNSUPPORTED = frozenset({"then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"})
-_SCALARS = frozenset({str, int, float, bool})
 _DEEP_TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "any", "array", "object")
 
 Schema = Any  # a JSON Schema: a mapping or a boolean
@@ -84,7 +83,7 @@ def value_for_schema(
     raise UnsatisfiableSchemaError(problem or "$: no value found")
 
 
-class _Gen(_Scalars):
+class _Gen(_Checks, _Scalars):
     def __init__(self, root: Schema, rng: random.Random, faker: Faker) -> None:
         self.root, self.rng, self.faker = root, rng, faker
         self.budget = _BUDGET
@@ -114,24 +113,6 @@ class _Gen(_Scalars):
         self._flat: dict[
             tuple[int, frozenset[str]], tuple[Schema, tuple[Mapping[str, Any], _Groups]]
         ] = {}
-
-    def enum_keys(self, values: Sequence[Any]) -> frozenset[str]:
-        known = self._enums.get(id(values))
-        if known is None:
-            known = self._enums[id(values)] = (values, frozenset(map(_canon, values)))
-        return known[1]
-
-    def matching(self, branches: Sequence[Any], v: Any, path: str) -> int:
-        """How many of ``branches`` (a ``oneOf``) ``v`` is valid for. Branches that are only
-        values (``const``/``enum``, with annotations) are counted from a table made once."""
-        known = self._literal_branches.get(id(branches))
-        if known is None:
-            table = _literal_table(branches)
-            known = self._literal_branches[id(branches)] = (branches, table)
-        table = known[1]
-        if table is not None:
-            return table.get(_canon(v), 0)
-        return sum(self.check(b, v, path) is None for b in branches)
 
     def enum_options(self, s: Mapping[str, Any], path: str) -> list[tuple[str, Any]]:
         # Keyed by what ``s`` holds, not ``s`` itself: a branch merged again for every item
@@ -410,53 +391,6 @@ class _Gen(_Scalars):
                 return value
         raise UnsatisfiableSchemaError(f"{path}: no further unique item")
 
-    def check_ref(self, ref: str, v: Any, path: str) -> str | None:
-        target = self.resolve(ref, path)
-        key = (id(target), id(v))
-        if key in self.active:  # the same value against the same schema again: never ends
-            raise UnsatisfiableSchemaError(f"{path}: $ref {ref!r} loops without nesting")
-        self.active.add(key)
-        try:
-            return self.check(target, v, path)
-        finally:
-            self.active.discard(key)
-
-    def final_check(self, schema: Schema, value: Any) -> str | None:
-        """:meth:`check` of a whole generated value, each (subschema, part of the value) pair
-        checked once: a ``$ref`` reused at every level would otherwise be checked along every
-        path to it, 2ⁿ times. (Only here: the parts of ``value`` live while it is checked, so
-        their ids stay theirs.)"""
-        self._verdicts = {}
-        try:
-            return self.check(schema, value, "$")
-        finally:
-            self._verdicts = None
-
-    def check(self, s: Schema, v: Any, path: str) -> str | None:
-        """Why ``v`` fails ``s``, or None if it validates."""
-        if s is True:
-            return None
-        if not isinstance(s, Mapping):
-            return f"{path}: nothing is allowed here"
-        scalar = v is None or type(v) in _SCALARS
-        if scalar:  # a verdict on a plain value holds for the whole generation
-            known = self._scalar_verdicts.get((id(s), type(v), v))
-            if known is not None and known[0] is s:
-                return known[1]
-        verdicts = self._verdicts
-        if verdicts is not None and (key := (id(s), id(v))) in verdicts:
-            return verdicts[key]
-        problem = None
-        for checker in _CHECKERS:
-            problem = checker(self, s, v, path)
-            if problem is not None:
-                break
-        if scalar:  # the schema is kept with its verdict: its id stays its own
-            self._scalar_verdicts[(id(s), type(v), v)] = (s, problem)
-        elif verdicts is not None:
-            verdicts[key] = problem
-        return problem
-
 
 _Emitter = Callable[[_Gen, Mapping[str, Any], "str | None", str, int], Any]
 _EMITTERS: dict[str, _Emitter] = {
@@ -469,24 +403,3 @@ _EMITTERS: dict[str, _Emitter] = {
     "object": _Gen.object,
     "array": _Gen.array,
 }
-
-
-#: What a branch may hold besides its values and still be only those values.
-_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
-
-
-def _literal_table(branches: Sequence[Any]) -> dict[str, int] | None:
-    """For branches that each allow only listed values (``const`` or ``enum``, plus
-    annotations): how many branches allow each value, by equality key; else ``None``."""
-    table: dict[str, int] = {}
-    for branch in branches:
-        if not isinstance(branch, Mapping) or not branch.keys() - _ANNOTATIONS <= {"const", "enum"}:
-            return None
-        if "const" in branch and "enum" in branch:
-            return None  # both must hold: leave it to the checker
-        values = [branch["const"]] if "const" in branch else branch.get("enum")
-        if not isinstance(values, list):
-            return None
-        for key in {_canon(value) for value in values}:
-            table[key] = table.get(key, 0) + 1
-    return table
