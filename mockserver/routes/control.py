@@ -24,6 +24,7 @@ from mockserver.scenario.loader import (
 )
 from mockserver.scenario.model import Reply, ReplyKind, Scenario
 from mockserver.store import Namespace
+from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
 
 __all__ = ["routes"]
 
@@ -68,14 +69,14 @@ def _scenario_body(engine: Engine, space: Namespace) -> Json:
 
 def _control_json(raw: bytes) -> Json:
     """A control-API body: a JSON object, else a 400 that says what the control API takes."""
-    from mockserver.wire.validation import parse_json_body
-
     try:
         return parse_json_body(raw)
     except InvalidRequestError as exc:
+        # The API's own words for unparseable JSON send the reader to OpenAI's help center.
+        why = "the body is not valid JSON." if exc.message == JSON_PARSE_ERROR else exc.message
         raise InvalidRequestError(
             "The control API takes a JSON object (a scenario may also be sent as YAML with "
-            f"'Content-Type: application/yaml'): {exc.message.split(' (HINT')[0]}",
+            f"'Content-Type: application/yaml'): {why}",
             code=exc.code,
         ) from None
 
