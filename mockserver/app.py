@@ -111,7 +111,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.lane = None
     if settings.replay:
-        lane = app.state.lane = Lane(engine, replays, REPLAYED)
+        fresh = {"/v1/chat/completions": chat.fresh_path(engine, replays)}
+        lane = app.state.lane = Lane(engine, replays, REPLAYED, fresh)
         app.add_middleware(FastLane, lane=lane)
     app.state.engine = engine
     app.state.replays = replays

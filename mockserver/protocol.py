@@ -108,7 +108,8 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
                 self.scope[LANE_ERROR] = exc
                 answered = None
-            if answered is None:
+            if not isinstance(answered, Answered):  # the full path answers (a handoff's turn)
+                lane.let_through(key, self.scope, answered)
                 self._release()
                 super().on_message_complete()
                 return

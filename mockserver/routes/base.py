@@ -33,11 +33,14 @@ __all__ = [
     "create_endpoint",
     "engine_of",
     "error_response",
+    "is_json_type",
     "json_response",
+    "namespace_from",
     "namespace_of",
     "read_body",
     "read_json",
     "refusal",
+    "within_limit",
 ]
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -52,10 +55,15 @@ def engine_of(request: Request) -> Engine:
 
 def namespace_of(request: Request) -> str:
     """The explicit session header, else the bearer token, else the shared default namespace."""
-    explicit = request.headers.get(SESSION_HEADER)
+    return namespace_from(request.headers)
+
+
+def namespace_from(headers: Mapping[str, str]) -> str:
+    """:func:`namespace_of` a request with these headers."""
+    explicit = headers.get(SESSION_HEADER)
     if explicit:
         return explicit
-    auth = request.headers.get("authorization", "")
+    auth = headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
@@ -95,7 +103,19 @@ class SSEResponse(Response):
         self.body = body
         self.status_code = 200
         self.background = None
-        self.raw_headers = sse_headers(headers or {})
+        self.own_headers = headers or {}
+        self._raw: list[tuple[bytes, bytes]] | None = None
+
+    @property
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """Made when sent: the lane writes its answers from ``own_headers``."""
+        if self._raw is None:
+            self._raw = sse_headers(self.own_headers)
+        return self._raw
+
+    @raw_headers.setter
+    def raw_headers(self, value: list[tuple[bytes, bytes]]) -> None:
+        self._raw = value
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
@@ -132,7 +152,19 @@ class JSONAnswer(Response):
         self.body = body
         self.status_code = 200
         self.background = None
-        self.raw_headers = json_headers(headers, len(body))
+        self.own_headers = headers
+        self._raw: list[tuple[bytes, bytes]] | None = None
+
+    @property
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """Made when sent: the lane writes its answers from ``own_headers``."""
+        if self._raw is None:
+            self._raw = json_headers(self.own_headers, len(self.body))
+        return self._raw
+
+    @raw_headers.setter
+    def raw_headers(self, value: list[tuple[bytes, bytes]]) -> None:
+        self._raw = value
 
 
 class PacedSSEResponse(Response):
@@ -223,8 +255,7 @@ async def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object, with the real API's answers for oversize and non-JSON bodies."""
     _refuse_declared_oversize(request)
     content_type = request.headers.get("content-type", "")
-    media = content_type.split(";")[0].strip().lower()
-    if media and "json" not in media:
+    if not is_json_type(content_type):
         raise UnsupportedMediaTypeError(
             f"Unsupported content type: '{content_type}'. This API method only accepts "
             f"'application/json' requests, but you specified the header 'Content-Type: "
@@ -233,6 +264,21 @@ async def read_json(request: Request) -> dict[str, Any]:
     body = parse_json_body(await read_body(request))
     request.state.json_body = body
     return body
+
+
+def is_json_type(content_type: str) -> bool:
+    """Does a request with this ``Content-Type`` (``""``: none) get its body read as JSON?"""
+    media = content_type.split(";")[0].strip().lower()
+    return not media or "json" in media
+
+
+def within_limit(engine: Engine, headers: Mapping[str, str], body: bytes) -> bool:
+    """Is a request with these headers and ``body`` one :func:`read_json` reads (no 413)?"""
+    limit = engine.settings.max_body_bytes
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return False
+    return len(body) <= limit
 
 
 async def read_body(request: Request) -> bytes:

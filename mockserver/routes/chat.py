@@ -2,71 +2,172 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver import sse
+from mockserver.engine import Engine
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
 from mockserver.engine.core import summarize
-from mockserver.errors import InvalidRequestError, NotFoundError
+from mockserver.errors import APIError, InvalidRequestError, NotFoundError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.routes.base import (
+    JSONAnswer,
+    SSEResponse,
     api_endpoint,
     body_response,
     create_endpoint,
     engine_of,
+    is_json_type,
     json_response,
+    namespace_from,
     namespace_of,
     page_query,
     read_json,
     stream_response,
+    within_limit,
 )
-from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
-from mockserver.store import Namespace, StoredChatCompletion, paginate
+from mockserver.routes.replay import (
+    HANDOFF,
+    Answered,
+    FreshPath,
+    Handoff,
+    Key,
+    Recipe,
+    Replays,
+    cut_template,
+    replay_key,
+    replays_of,
+)
+from mockserver.store import Exchange, Namespace, StoredChatCompletion, current_exchange, paginate
+from mockserver.wire.json_body import parse_json_body
 from mockserver.wire.plain import check_chat_body
 
-__all__ = ["routes"]
+__all__ = ["fresh_path", "routes"]
 
 
 @create_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
+    handoff: Handoff | None = request.scope.get(HANDOFF)
+    if handoff is not None:  # the lane took the turn; its answer is the route's to send
+        return _handed_over(request, handoff)
     namespace = namespace_of(request)
     body = await read_json(request)
+    prompt = _prompt(body, request.headers)
+    result = _turn(engine, prompt, namespace=namespace, path=request.scope["path"], body=body)
+    response = _response(result)
+    key = replay_key(request)
+    if key is not None:
+        _file_recipe(engine, replays_of(request), key, prompt, result, response)
+    return response
+
+
+def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
+    """This endpoint's whole turn outside ASGI, for the lane (``routes.replay``): what
+    :func:`create` does, for a request whose answer can be sent as is."""
+
+    def fresh(key: Key) -> Answered | Handoff | None:
+        path, raw, pairs = key
+        headers = _headers(pairs)
+        json_type = is_json_type(headers.get("content-type", ""))
+        if not (json_type and within_limit(engine, headers, raw)):
+            return None
+        try:
+            body = parse_json_body(raw)
+            prompt = _prompt(body, headers)
+        except APIError:  # nothing has changed yet: the route refuses it, and journals why
+            return None
+        namespace = namespace_from(headers)
+        exchange = Exchange()
+        token = current_exchange.set(exchange)
+        try:
+            result = _turn(engine, prompt, namespace=namespace, path=path, body=body)
+        except APIError as error:
+            return Handoff(body, error, exchange)
+        finally:
+            current_exchange.reset(token)
+        response = _response(result)
+        if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
+            return Handoff(body, result, exchange)
+        if replays.again(key):
+            _file_recipe(engine, replays, key, prompt, result, response)
+        sent = bytes(response.body)
+        return Answered(result.headers, sent, prompt.stream, namespace, None, exchange)
+
+    return fresh
+
+
+def _headers(pairs: tuple[tuple[bytes, bytes], ...]) -> Mapping[str, str]:
+    """A request's headers as the route reads them (``request.headers``): a plain dict, unless
+    a name repeats (then the first counts, and Starlette's ``Headers`` says so)."""
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in pairs}
+    return headers if len(headers) == len(pairs) else Headers(raw=list(pairs))
+
+
+def _handed_over(request: Request, handoff: Handoff) -> Response:
+    """The answer to a turn the lane took: as if this route had taken it."""
+    request.state.json_body = handoff.body
+    exchange = current_exchange.get()
+    if exchange is not None:  # timed and completed with this exchange
+        exchange.entries.extend(handoff.exchange.entries)
+    if isinstance(handoff.outcome, APIError):
+        raise handoff.outcome
+    result: ChatResult = handoff.outcome
+    return _response(result)
+
+
+def _prompt(body: dict[str, Any], headers: Mapping[str, str]) -> Prompt:
     check_chat_body(body)
-    prompt = prompt_from_chat(body, headers=request.headers)
+    return prompt_from_chat(body, headers=headers)
+
+
+def _turn(
+    engine: Engine, prompt: Prompt, *, namespace: str, path: str, body: dict[str, Any]
+) -> ChatResult:
+    """The turn, rendered and journaled."""
     result = complete_chat(engine, prompt, namespace=namespace)
     engine.record_turn(
         namespace,
-        path=request.scope["path"],
+        path=path,
         prompt=prompt,
         turn=result.turn,
         request=body,
         response=result.body or result.chunks,
     )
-    response: Response
+    return result
+
+
+def _response(result: ChatResult) -> Response:
     if result.chunks is not None:
-        response = stream_response(
+        return stream_response(
             [sse.frame(chunk) for chunk in result.chunks],
             plan=result.stream_plan,
             tail=[sse.DONE],
             error_frames=[sse.frame(result.stream_error)],
             headers=result.headers,
         )
-    else:
-        response = body_response(result.body, plan=result.body_plan, headers=result.headers)
-    _file_recipe(request, prompt, result, response)
-    return response
+    return body_response(result.body, plan=result.body_plan, headers=result.headers)
 
 
-def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response: Response) -> None:
+def _file_recipe(
+    engine: Engine,
+    replays: Replays,
+    key: Key,
+    prompt: Prompt,
+    result: ChatResult,
+    response: Response,
+) -> None:
     """Let the replay lane answer this exact request next time, if it would be answered alike."""
-    key = replay_key(request)
     decision = result.turn.decision
-    if key is None or decision is None:
+    if decision is None:
         return
     if "moderation" in prompt.params or prompt.params.get("store") is True:
         return
@@ -76,9 +177,8 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
     )
     if cut is None:
         return
-    engine = engine_of(request)
     namespace = decision.namespace
-    replays_of(request).file(
+    replays.file(
         key,
         Recipe(
             decision=decision,
@@ -86,7 +186,7 @@ def _file_recipe(request: Request, prompt: Prompt, result: ChatResult, response:
             answer_id=lambda counter: chat_id(engine, namespace, counter),
             journaled=sse.decode_stream if prompt.stream else orjson.loads,
             stream=prompt.stream,
-            path=request.scope["path"],
+            path=key[0],
             api=prompt.api,
             request=prompt.params,
             summary=summarize(result.reply),

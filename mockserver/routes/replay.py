@@ -12,6 +12,12 @@ the new id and time, and the request is journaled. Anything the state no longer 
 through to the full path. The answer is byte-for-byte what the full path would have sent (a
 template is only filed after it reproduced the answer it was cut from), so replay changes
 speed, never behaviour.
+
+The lane takes new requests too, for an endpoint that gives it a :data:`FreshPath` (chat
+completions): the endpoint's own turn, run from the request's bytes without ASGI, Starlette's
+routing or the middleware. When that answer cannot be sent as is (paced, faulted, or an error
+raised once the turn had started), the lane leaves the turn it took to the route in a
+:class:`Handoff`; a request refused before its turn goes the full path untouched.
 """
 
 from __future__ import annotations
@@ -31,13 +37,16 @@ from mockserver.engine.core import Decision
 from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
 from mockserver.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
-from mockserver.store import JournalEntry, Unparsed
+from mockserver.store import Exchange, JournalEntry, Unparsed
 
 __all__ = [
+    "HANDOFF",
     "KEY",
     "LANE_ERROR",
     "Answered",
     "FastLane",
+    "FreshPath",
+    "Handoff",
     "Lane",
     "Recipe",
     "Replays",
@@ -50,6 +59,11 @@ __all__ = [
 KEY = "mockserver.replay"
 #: Where the protocol leaves an error the lane raised, for the app's error boundary.
 LANE_ERROR = "mockserver.lane_error"
+#: Where the lane leaves a turn it took but cannot send itself, for the route (a
+#: :class:`Handoff`).
+HANDOFF = "mockserver.handoff"
+#: Set on a request the protocol's lane has already seen: the ASGI lane lets it by.
+_TRIED = "mockserver.lane_tried"
 #: Recipes kept (least recently used leaves first): a load test needs one, a suite a few.
 SIZE = 256
 #: Requests remembered as asked once.
@@ -194,7 +208,10 @@ class Answered(NamedTuple):
     body: bytes
     stream: bool
     namespace: str
-    entry: JournalEntry
+    #: The one journal entry a replayed answer made (``exchange`` is ``None``) …
+    entry: JournalEntry | None
+    #: … or all those a fresh turn made.
+    exchange: Exchange | None = None
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """All the headers of the answer, in the order the full path's response sends them
@@ -212,20 +229,48 @@ class Answered(NamedTuple):
         return b"%b\r\ncontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
 
 
+class Handoff(NamedTuple):
+    """A turn the lane took (the namespace's state has moved) whose answer it cannot send
+    itself (paced, faulted, or a refusal): the route sends it, as if it had taken the turn."""
+
+    #: The request's JSON body (for the journal, if ``outcome`` is a refusal).
+    body: Any
+    #: What the route's own turn would have given: its result, or the error it raised.
+    outcome: Any
+    #: What the turn journaled, for the HTTP layer to time and complete.
+    exchange: Exchange
+
+
+#: An endpoint's whole turn from a request's key, outside ASGI: the answer when it can be sent
+#: as is, a :class:`Handoff` once the turn has been taken, else ``None`` before anything has
+#: changed (then the full path takes the request, and says what is wrong with it).
+FreshPath = Callable[[Key], "Answered | Handoff | None"]
+
+
 class Lane:
-    """Answers a request that has a recipe, with no ASGI around it: used by :class:`FastLane`
-    (in the ASGI stack) and by the HTTP protocol itself (``server.py``), which can answer
-    such a request before uvicorn makes an ASGI task of it.
+    """Answers a request with no ASGI around it: from its recipe, else (for an endpoint with a
+    :data:`FreshPath`) by taking its turn afresh. Used by :class:`FastLane` (in the ASGI stack)
+    and by the HTTP protocol itself (``server.py``), which can answer such a request before
+    uvicorn makes an ASGI task of it.
 
     It only takes requests that :class:`~mockserver.access.Access` would pass untouched: no
     ``Origin`` (CORS is Access's business) and no API keys configured; and it times and
     completes its journal entries as Access does for the others.
     """
 
-    def __init__(self, engine: Engine, replays: Replays, paths: frozenset[str]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        replays: Replays,
+        paths: frozenset[str],
+        fresh: dict[str, FreshPath] | None = None,
+    ) -> None:
         self.engine = engine
         self.replays = replays
         self.paths = paths
+        #: The endpoints whose new requests the lane answers too (each sends the same bytes as
+        #: its route; the tests compare them with a server whose lane is off).
+        self.fresh: dict[str, FreshPath] = fresh or {}
         self.guarded = bool(engine.settings.api_keys)
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
@@ -234,16 +279,27 @@ class Lane:
             return False
         return all(name != b"origin" for name, _ in headers)
 
-    def answer(self, key: Key) -> Answered | None:
-        """The answer from ``key``'s recipe, committed and journaled; ``None`` when there is
-        none, or the namespace's state no longer allows it (the recipe is then dropped)."""
+    def answer(self, key: Key) -> Answered | Handoff | None:
+        """The answer from ``key``'s recipe, committed and journaled (a recipe the namespace's
+        state no longer allows is dropped); else the endpoint's fresh turn, if it has one;
+        ``None`` when neither answered and nothing has changed."""
         recipe = self.replays.get(key)
-        if recipe is None:
-            return None
-        answered = self._serve(recipe)
-        if answered is None:
+        if recipe is not None:
+            answered = self._serve(recipe)
+            if answered is not None:
+                return answered
             self.replays.forget(key)
-        return answered
+        fresh = self.fresh.get(key[0])
+        return None if fresh is None else fresh(key)
+
+    def let_through(self, key: Key, scope: Scope, handoff: Handoff | None) -> None:
+        """Mark the ASGI scope of a request the lane did not answer, for the full path: the
+        turn it took, if any, and whether the route should file a recipe for it."""
+        scope[_TRIED] = True
+        if handoff is not None:
+            scope[HANDOFF] = handoff
+        elif self.replays.again(key):  # worth a recipe from the second time it is asked
+            scope[KEY] = key
 
     def _serve(self, recipe: Recipe) -> Answered | None:
         engine = self.engine
@@ -280,14 +336,15 @@ class Lane:
         return Answered(headers, answer, recipe.stream, decision.namespace, entry)
 
     def complete(self, answered: Answered, started: float) -> None:
-        """Stamp the answer's journal entry with how long it took, and announce it."""
+        """Stamp the answer's journal entries with how long it took, and announce them."""
         elapsed = round((monotonic() - started) * 1000, 1)
-        self.engine.store.complete_one(
-            answered.namespace,
-            answered.entry,
-            duration_ms=elapsed,
-            timing=[elapsed] if answered.stream else None,
-        )
+        timing = [elapsed] if answered.stream else None
+        store = self.engine.store
+        if answered.exchange is not None:
+            store.complete(answered.exchange, duration_ms=elapsed, timing=timing)
+        elif answered.entry is not None:
+            name = answered.namespace
+            store.complete_one(name, answered.entry, duration_ms=elapsed, timing=timing)
 
 
 class FastLane:
@@ -306,6 +363,7 @@ class FastLane:
         if (
             scope["type"] != "http"
             or scope["method"] != "POST"
+            or _TRIED in scope
             or not lane.takes(scope["path"], scope["headers"])
         ):
             await self.app(scope, receive, send)
@@ -317,7 +375,7 @@ class FastLane:
             return
         key: Key = (scope["path"], message.get("body", b""), tuple(scope["headers"]))
         answered = lane.answer(key)
-        if answered is not None:
+        if isinstance(answered, Answered):
             try:
                 head = answered.raw_headers()
                 await send({"type": "http.response.start", "status": 200, "headers": head})
@@ -327,8 +385,7 @@ class FastLane:
             finally:
                 lane.complete(answered, started)
             return
-        if lane.replays.again(key):  # worth a recipe from the second time it is asked
-            scope[KEY] = key
+        lane.let_through(key, scope, answered)
         await self.app(scope, _replaying(message, receive), send)
 
 

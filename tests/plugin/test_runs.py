@@ -207,10 +207,8 @@ def test_a_server_exception_fails_the_test_with_its_traceback(
         "mockserver: the server failed with 1 internal error during this test "
         "(the client got a 500):",
     )
-    assert report[1:3] == [
-        "  Traceback (most recent call last):",
-        "    (14 framework frames hidden)",
-    ]
+    assert report[1] == "  Traceback (most recent call last):"
+    assert re.fullmatch(r"    \(\d+ framework frames? hidden\)", report[2]), report[2]
     assert report[-3:] == [
         '    File "' + str(pytester.path / "test_boom.py") + '", line 6, in boom',
         '      raise RuntimeError("kaboom")',

@@ -1,0 +1,202 @@
+"""The lane's fresh turns: a new chat request is answered outside ASGI, with the bytes, state
+and journal of the full path — and when its answer cannot be sent as is (paced, faulted,
+refused after the turn was taken), the route sends the turn the lane took, never a second one.
+
+Each test runs the same requests against two servers with the same seed, the lane on and off,
+and compares everything a client or a test can see: status, headers, bodies, the journal,
+rule hits."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from mockserver.server import BackgroundServer
+from tests.conftest import start_server
+from tests.e2e.test_replay_wire import conversation, request
+
+VOLATILE = {"date", "server"}
+HELLO = [{"role": "user", "content": "Hello there"}]
+
+
+@pytest.fixture
+def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
+    on, off = start_server(seed=7), start_server(seed=7, replay=False)
+    yield on, off
+    on.stop()
+    off.stop()
+
+
+def session(
+    server: BackgroundServer,
+    sends: list[tuple[str, Any, dict[str, str]]],
+    scenario: str | None = None,
+) -> list[Any]:
+    """Each ``(path, body, headers)`` sent in turn (a body that is not bytes is sent as JSON);
+    what came back, then the journal and the scenario's rule hits."""
+    seen: list[Any] = []
+    auth = {"Authorization": "Bearer sk-fresh"}
+    with httpx.Client(base_url=server.url, headers=auth, timeout=10) as http:
+        if scenario is not None:
+            answer = http.put(
+                "/__mockserver/scenario",
+                content=scenario,
+                headers={"content-type": "application/yaml"},
+            )
+            assert answer.status_code == 200, answer.text
+        for path, body, headers in sends:
+            if isinstance(body, bytes):
+                answer = http.post(path, content=body, headers=headers)
+            else:
+                answer = http.post(path, json=body, headers=headers)
+            kept = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
+            seen.append((answer.status_code, kept, answer.content))
+        calls = http.get("/__mockserver/calls").json()["data"]
+        seen.append(http.get("/__mockserver/scenario").json())
+    for call in calls:
+        assert call.pop("duration_ms") is not None, call  # every entry was completed
+        call.pop("timing")
+    seen.append(calls)
+    return seen
+
+
+def chat(body: Any, **headers: str) -> tuple[str, Any, dict[str, str]]:
+    return ("/v1/chat/completions", body, headers)
+
+
+def varied(count: int, **extra: Any) -> list[tuple[str, Any, dict[str, str]]]:
+    return [
+        chat({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"#{n}"}], **extra})
+        for n in range(count)
+    ]
+
+
+def test_new_requests_are_answered_by_the_lane_as_by_the_full_path(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    sends = [
+        *varied(3),
+        *varied(2, stream=True, stream_options={"include_usage": True}),
+        *varied(2, logprobs=True, top_logprobs=2, max_completion_tokens=5),
+        *varied(2, store=True, metadata={"k": "v"}),
+        chat({"model": "m", "messages": HELLO, "response_format": {"type": "json_object"}}),
+        chat({"model": "m", "messages": HELLO}, **{"X-Mockserver-Session": "other"}),
+    ]
+    assert session(on, sends) == session(off, sends)
+
+
+SCRIPTED = """
+rules:
+  - id: slow
+    when: {last_user: {contains: slow}}
+    reply: {text: slowly now, latency: {delay: 0.03, ttft: 0.01, tokens_per_second: 2000}}
+  - id: cut
+    when: {last_user: {contains: cut}}
+    reply:
+      text: this stream breaks half way through
+      fault: {error_after: 2, error: {preset: server_error}}
+  - id: short
+    when: {last_user: {contains: short}}
+    reply: {text: a body cut short, fault: {truncate: 0.5}}
+  - id: refused
+    when: {last_user: {contains: refuse}}
+    reply: {error: {preset: rate_limited}}
+  - id: once
+    when: {last_user: {contains: once}}
+    times: 1
+    reply: {text: only once}
+"""
+
+
+def test_a_turn_the_lane_cannot_send_is_sent_by_the_route_once(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    """Paced, faulted and refused turns change the namespace's state (its request number, the
+    rule's hits) before the lane knows; the route sends them without taking another turn."""
+    on, off = lanes
+
+    def say(text: str, **extra: Any) -> tuple[str, Any, dict[str, str]]:
+        return chat({"model": "m", "messages": [{"role": "user", "content": text}], **extra})
+
+    sends = [
+        say("slow"),
+        say("slow", stream=True),
+        say("cut", stream=True),
+        say("short"),
+        say("please refuse"),
+        say("refuse", stream=True),
+        say("once"),
+        say("once"),  # used up: generated
+        say("plain"),
+    ]
+    assert session(on, sends, SCRIPTED) == session(off, sends, SCRIPTED)
+
+
+def test_requests_refused_before_their_turn_are_refused_by_the_route(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    sends = [
+        chat(b'{"model": "m", "messages": ['),  # not JSON
+        chat(b'["not an object"]'),
+        chat({"model": "m"}),  # no messages
+        chat({"model": "m", "messages": HELLO, "temperature": 9}),
+        chat(b'{"model":"m","messages":[]}', **{"Content-Type": "text/plain"}),
+        chat({"model": "m", "messages": HELLO}),
+    ]
+    assert session(on, sends) == session(off, sends)
+
+
+def test_strict_and_rate_limited_scenarios(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    on, off = lanes
+    strict = (
+        "fallback: strict\nrules:\n  - when: {last_user: {contains: sure}}\n    reply: {text: ok}\n"
+    )
+    sends = [*varied(2), chat({"model": "m", "messages": [{"role": "user", "content": "sure"}]})]
+    assert session(on, sends, strict) == session(off, sends, strict)
+    limited = "rate_limits: {requests_per_minute: 2}\nrules: []\n"
+    assert session(on, varied(4), limited) == session(off, varied(4), limited)
+
+
+def test_repeated_header_names_are_read_as_the_route_reads_them(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    """Two ``Authorization`` headers: the first names the namespace, on both paths."""
+    on, off = lanes
+    body = b'{"model":"m","messages":[{"role":"user","content":"twice"}]}'
+    raw = request("/v1/chat/completions", body).replace(
+        b"Authorization: Bearer sk-wire\r\n",
+        b"Authorization: Bearer sk-first\r\nAuthorization: Bearer sk-second\r\n",
+    )
+    assert conversation(on, [raw], 1) == conversation(off, [raw], 1)
+    for server in (on, off):
+        with httpx.Client(base_url=server.url) as http:
+            first = http.get("/__mockserver/calls", headers={"Authorization": "Bearer sk-first"})
+        assert len(first.json()["data"]) == 1
+
+
+def test_the_lane_never_sends_half_an_answer_when_the_client_is_gone(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    """A client that sends a request and leaves: the turn is journaled, the server lives on."""
+    on, _ = lanes
+    body = b'{"model":"m","messages":[{"role":"user","content":"bye"}]}'
+    with socket.create_connection(("127.0.0.1", on.port), timeout=5) as sock:
+        sock.sendall(request("/v1/chat/completions", body))
+    with httpx.Client(base_url=on.url, headers={"Authorization": "Bearer sk-wire"}) as http:
+        for _ in range(100):
+            if http.get("/__mockserver/calls").json()["data"]:
+                break
+            time.sleep(0.02)
+        calls = http.get("/__mockserver/calls").json()["data"]
+        answer = http.post("/v1/chat/completions", content=body)
+    assert [call["status"] for call in calls] == [200]
+    assert answer.status_code == 200
