@@ -40,10 +40,15 @@ class Miss:
     """No rule matched; ``reasons`` pairs each rule id with why it did not."""
 
     scenario: str
-    request: str
+    #: The request (described only if the miss is explained: most never are).
+    prompt: Prompt
     reasons: tuple[tuple[str, str], ...]
     #: Was a rule passed over only because it was used up?
     counted: bool = False
+
+    @property
+    def request(self) -> str:
+        return describe_request(self.prompt)
 
     def explain(self) -> str:
         head = f"No rule of scenario '{self.scenario}' matched {self.request}."
@@ -80,8 +85,7 @@ def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selec
                 )
             counted = True
         reasons.append((rule.id, reason))
-    request = describe_request(prompt)
-    return Miss(scenario=scenario.name, request=request, reasons=tuple(reasons), counted=counted)
+    return Miss(scenario=scenario.name, prompt=prompt, reasons=tuple(reasons), counted=counted)
 
 
 def _counts(rule: Rule) -> bool:
