@@ -30,7 +30,8 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("mockserver")
 
-#: The endpoints the replay lane answers (when a request has a recipe).
+#: The endpoints the lane answers when a request has a recipe (chat completions also when it
+#: has none: ``chat.fresh_path``).
 REPLAYED = frozenset({"/v1/chat/completions", "/v1/responses"})
 
 
