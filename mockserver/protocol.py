@@ -5,10 +5,9 @@ uvicorn turns every request into an ASGI task: a scope, a request-response cycle
 (``routes/replay.py``: a replay, or a new chat request's turn), that is much of the cost.
 This subclass of uvicorn's httptools protocol holds back such a request (a ``POST`` to a lane
 path, HTTP/1.1, nothing in flight on the connection) until its body is complete, asks the
-lane, and writes the answer
-itself — the bytes uvicorn would have written for the same ASGI messages: status line,
-uvicorn's default headers, the answer's headers, then the body (chunked for a stream). When
-the lane has no answer, the request goes the usual way with the body it already read (and,
+lane, and writes the answer itself — the bytes uvicorn would have written for the same ASGI
+messages: status line, uvicorn's default headers, the answer's headers, then the body
+(chunked for a stream). When the lane has no answer, the request goes the usual way with the body it already read (and,
 for a turn the lane took but could not send, the turn: ``routes.replay.Handoff``).
 """
 
