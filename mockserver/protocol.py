@@ -7,8 +7,9 @@ This subclass of uvicorn's httptools protocol holds back such a request (a ``POS
 path, HTTP/1.1, nothing in flight on the connection) until its body is complete, asks the
 lane, and writes the answer itself — the bytes uvicorn would have written for the same ASGI
 messages: status line, uvicorn's default headers, the answer's headers, then the body
-(chunked for a stream). When the lane has no answer, the request goes the usual way with the body it already read (and,
-for a turn the lane took but could not send, the turn: ``routes.replay.Handoff``).
+(chunked for a stream). When the lane has no answer, the request goes the usual way with the
+body it already read (and, for a turn the lane took but could not send, the turn:
+``routes.replay.Handoff``).
 """
 
 from __future__ import annotations
