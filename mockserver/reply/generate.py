@@ -87,7 +87,10 @@ def compose(
     prompt: Prompt, content: Content, *, rng: random.Random, prompt_tokens: int | None = None
 ) -> Reply:
     """Apply stop sequences, the token budget, logprobs and usage to ``content``
-    (``prompt_tokens``: the prompt's count, if the caller has it already)."""
+    (``prompt_tokens``: the prompt's count, if the caller has it already).
+
+    Work that cannot change the reply is skipped (no stop sequences to cut at, no tool calls
+    or annotations to count): a plain reply pays for little but tokenizing its text."""
     score_seed = rng.getrandbits(64)
     reasoning = content.reasoning
     cap = prompt.max_output_tokens  # counts reasoning tokens too: thinking can use it all up
@@ -95,39 +98,38 @@ def compose(
         reasoning = replace(reasoning, tokens=max(cap, 0))
     reasoning_tokens = reasoning.tokens if reasoning else 0
     finish: FinishReason = content.finish_reason or ("tool_calls" if content.tool_calls else "stop")
-    visible = content.refusal if content.refusal is not None else content.text
+    is_refusal = content.refusal is not None
+    visible = content.refusal if is_refusal else content.text
     pieces: tuple[str, ...] = ()
     if visible is not None:
-        if content.refusal is None:
+        if not is_refusal and prompt.stop:
             visible, _ = _cut_at_stop(visible, prompt.stop)
         pieces = tuple(t.text for t in content.tokens) if content.tokens else tokenize(visible)
-        budget = (
-            None
-            if prompt.max_output_tokens is None
-            else prompt.max_output_tokens - reasoning_tokens
-        )
+        budget = None if cap is None else cap - reasoning_tokens
         if budget is not None and len(pieces) > max(budget, 0):
             pieces = pieces[: max(budget, 0)]
             visible = "".join(pieces)
             finish = "length"
     top_k = prompt.top_logprobs if prompt.logprobs else 0
-    tokens: Sequence[Token] = ScoredTokens(pieces, seed=score_seed, top_k=top_k)
+    tokens: Sequence[Token]
     if content.tokens:
         tokens = tuple(replace(t, top=t.top[:top_k]) for t in content.tokens[: len(pieces)])
-    call_tokens = sum(
-        count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
-    )
+    else:
+        tokens = ScoredTokens(pieces, seed=score_seed, top_k=top_k)
+    completion_tokens = len(pieces) + reasoning_tokens
+    if content.tool_calls:
+        completion_tokens += sum(
+            count_tokens(c.name) + count_tokens(c.arguments) + 4 for c in content.tool_calls
+        )
+    given = content.usage  # scripted counts win over the computed ones
     usage = Usage(
-        prompt_tokens=content.usage["prompt_tokens"]
-        if "prompt_tokens" in content.usage
+        prompt_tokens=given["prompt_tokens"]
+        if "prompt_tokens" in given
         else (count_prompt_tokens(prompt) if prompt_tokens is None else prompt_tokens),
-        completion_tokens=content.usage.get(
-            "completion_tokens", len(pieces) + call_tokens + reasoning_tokens
-        ),
-        reasoning_tokens=content.usage.get("reasoning_tokens", reasoning_tokens),
-        cached_tokens=content.usage.get("cached_tokens", 0),
+        completion_tokens=given.get("completion_tokens", completion_tokens),
+        reasoning_tokens=given.get("reasoning_tokens", reasoning_tokens),
+        cached_tokens=given.get("cached_tokens", 0),
     )
-    is_refusal = content.refusal is not None
     return Reply(
         usage=usage,
         text=None if is_refusal else visible,
@@ -135,9 +137,9 @@ def compose(
         tokens=tokens,
         tool_calls=content.tool_calls,
         reasoning=reasoning,
-        annotations=tuple(
-            a for a in content.annotations if visible and a.end_index <= len(visible)
-        ),
+        annotations=tuple(a for a in content.annotations if visible and a.end_index <= len(visible))
+        if content.annotations
+        else (),
         finish_reason=finish,
         logprobs=prompt.logprobs,
         hosted=content.hosted,
@@ -167,7 +169,7 @@ class Generator:
 
     def content(self, prompt: Prompt, *, rng: random.Random) -> Content:
         reasoning = self.reasoning(prompt, rng=rng)
-        calls = self.tool_calls(prompt, rng=rng)
+        calls = self.tool_calls(prompt, rng=rng) if prompt.tools else ()  # no tools: no draws
         if calls:
             return Content(tool_calls=calls, reasoning=reasoning)
         return Content(text=self.message_text(prompt, rng=rng), reasoning=reasoning)

@@ -11,59 +11,51 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from mockserver.reply import vocabulary as v
 
 __all__ = ["TextGenerator", "compile_template", "topic_of"]
 
-Slot = Callable[[random.Random], str]
-#: A template as a ``str.format`` pattern with one ``{}`` per slot, and its slots in order
-#: (``None`` is the topic).
-Compiled = tuple[str, tuple[Slot | None, ...]]
+#: The rng's bound ``random`` method: every draw is one call of it.
+Random = Callable[[], float]
+#: A compiled template: ``fill(random, topic)`` is a sentence.
+Fill = Callable[[Random, str], str]
+#: One draw of a slot: a word of a list (one ``random()``), or a function that makes several
+#: draws (a city or a company comes in a few shapes).
+Draw = tuple[str, ...] | Callable[[Random], str]
 
 
-def _pick(rng: random.Random, words: Sequence[str]) -> str:
-    """One of ``words``, uniformly (one ``rng.random()``: cheaper than ``rng.choice``)."""
-    return words[int(rng.random() * len(words))]
+def _pick(random: Random, words: Sequence[str]) -> str:
+    """One of ``words``, uniformly (one ``random()``: cheaper than ``rng.choice``)."""
+    return words[int(random() * len(words))]
 
 
-def _city(rng: random.Random) -> str:
+def _city(random: Random) -> str:
     """faker's four shapes of a city: North Kimton, North Kim, Kimton, Smithton."""
-    form = int(rng.random() * 4)
+    form = int(random() * 4)
     if form < 2:
-        prefix, first = _pick(rng, v.CITY_PREFIXES), _pick(rng, v.FIRST_NAMES)
-        return f"{prefix} {first}{_pick(rng, v.CITY_SUFFIXES) if form == 0 else ''}"
-    name = _pick(rng, v.FIRST_NAMES if form == 2 else v.LAST_NAMES)
-    return name + _pick(rng, v.CITY_SUFFIXES)
+        prefix, first = _pick(random, v.CITY_PREFIXES), _pick(random, v.FIRST_NAMES)
+        return f"{prefix} {first}{_pick(random, v.CITY_SUFFIXES) if form == 0 else ''}"
+    name = _pick(random, v.FIRST_NAMES if form == 2 else v.LAST_NAMES)
+    return name + _pick(random, v.CITY_SUFFIXES)
 
 
-def _company(rng: random.Random) -> str:
+def _company(random: Random) -> str:
     """faker's three shapes of a company: Smith Ltd, Smith-Jones, Smith, Jones and Lee."""
-    form = int(rng.random() * 3)
-    last = _pick(rng, v.LAST_NAMES)
+    form = int(random() * 3)
+    last = _pick(random, v.LAST_NAMES)
     if form == 0:
-        return f"{last} {_pick(rng, v.COMPANY_SUFFIXES)}"
+        return f"{last} {_pick(random, v.COMPANY_SUFFIXES)}"
     if form == 1:
-        return f"{last}-{_pick(rng, v.LAST_NAMES)}"
-    return f"{last}, {_pick(rng, v.LAST_NAMES)} and {_pick(rng, v.LAST_NAMES)}"
+        return f"{last}-{_pick(random, v.LAST_NAMES)}"
+    return f"{last}, {_pick(random, v.LAST_NAMES)} and {_pick(random, v.LAST_NAMES)}"
 
 
-def _word(words: tuple[str, ...]) -> Slot:
-    size = len(words)
-
-    def slot(rng: random.Random) -> str:
-        return words[int(rng.random() * size)]
-
-    return slot
-
-
-def _words(*lists: tuple[str, ...]) -> Slot:
-    def slot(rng: random.Random) -> str:
-        return " ".join([_pick(rng, words) for words in lists])
-
-    return slot
+def _number(random: Random) -> str:
+    return str(2 + int(random() * 39))
 
 
 _MONTHS = tuple(
@@ -71,22 +63,23 @@ _MONTHS = tuple(
 )
 _DAYS = tuple("Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 
-_SLOTS: dict[str, Slot] = {
-    "name": _words(v.FIRST_NAMES, v.LAST_NAMES),
-    "first": _word(v.FIRST_NAMES),
-    "city": _city,
-    "country": _word(v.COUNTRIES),
-    "company": _company,
-    "job": _word(v.JOBS),
-    "bs": _words(v.BS_VERBS, v.BS_ADJECTIVES, v.BS_NOUNS),
-    "phrase": _words(v.CATCH_ADJECTIVES, v.CATCH_DESCRIPTORS, v.CATCH_NOUNS),
-    "noun": _word(v.NOUNS),
-    "noun2": _word(v.NOUNS),
-    "verb": _word(v.VERBS),
-    "adj": _word(v.ADJECTIVES),
-    "month": _word(_MONTHS),
-    "day": _word(_DAYS),
-    "num": lambda rng: str(2 + int(rng.random() * 39)),
+#: The draws that fill each slot, in order; a slot of several draws puts spaces between.
+_SLOTS: dict[str, tuple[Draw, ...]] = {
+    "name": (v.FIRST_NAMES, v.LAST_NAMES),
+    "first": (v.FIRST_NAMES,),
+    "city": (_city,),
+    "country": (v.COUNTRIES,),
+    "company": (_company,),
+    "job": (v.JOBS,),
+    "bs": (v.BS_VERBS, v.BS_ADJECTIVES, v.BS_NOUNS),
+    "phrase": (v.CATCH_ADJECTIVES, v.CATCH_DESCRIPTORS, v.CATCH_NOUNS),
+    "noun": (v.NOUNS,),
+    "noun2": (v.NOUNS,),
+    "verb": (v.VERBS,),
+    "adj": (v.ADJECTIVES,),
+    "month": (_MONTHS,),
+    "day": (_DAYS,),
+    "num": (_number,),
 }
 
 _TEMPLATES: tuple[str, ...] = (
@@ -120,41 +113,100 @@ _STOPWORDS = frozenset(
 )
 
 
+def _capitalize(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 @lru_cache(maxsize=64)
-def compile_template(template: str) -> Compiled:
-    """``template`` as a format pattern and its slots (``KeyError`` for an unknown slot)."""
+def compile_template(template: str) -> Fill:
+    """``template`` as a function of the rng's ``random`` and the topic (``KeyError`` for an
+    unknown slot).
+
+    The template becomes a ``str.format`` pattern with one ``{}`` per draw (a slot of several
+    words has several), and the list of draws that fill them, in order: a word list is drawn
+    in place (one ``random()``, no call of ours), a shape (a city, a company) by its function.
+    The draws are the ones filling the slots one by one would make, in the same order."""
     pieces = _SLOT_RE.split(template)  # literal, slot, literal, slot, …, literal
-    literals = [p.replace("{", "{{").replace("}", "}}") for p in pieces[0::2]]
-    slots = tuple(None if name == "topic" else _SLOTS[name] for name in pieces[1::2])
-    return "{}".join(literals), slots
+    # A sentence starts with a capital: the template's own, or (starting with a slot) the
+    # first drawn letter made one when the sentence is filled.
+    pieces[0] = _capitalize(pieces[0])
+    fields: list[str] = []
+    draws: list[Draw | None] = []  # None: the topic
+    for at, piece in enumerate(pieces):
+        if at % 2 == 0:  # literal text
+            fields.append(piece.replace("{", "{{").replace("}", "}}"))
+        elif piece == "topic":
+            fields.append("{}")
+            draws.append(None)
+        else:
+            sources = _SLOTS[piece]
+            fields.append(" ".join(["{}"] * len(sources)))
+            draws.extend(sources)
+    pattern = "".join(fields).format
+    #: (the draw, its list's length; 0 for the topic, -1 for a function)
+    plan: tuple[tuple[Any, int], ...] = tuple(
+        (None, 0) if d is None else (d, len(d)) if isinstance(d, tuple) else (d, -1) for d in draws
+    )
+
+    def fill(random: Random, topic: str) -> str:
+        return pattern(
+            *[
+                topic if size == 0 else source[int(random() * size)] if size > 0 else source(random)
+                for source, size in plan
+            ]
+        )
+
+    if pieces[0]:
+        return fill
+    return lambda random, topic: _capitalize(fill(random, topic))
 
 
-_COMPILED: tuple[Compiled, ...] = tuple(compile_template(t) for t in _TEMPLATES)
+_COMPILED: tuple[Fill, ...] = tuple(compile_template(t) for t in _TEMPLATES)
+
+
+#: Messages up to this long have their topic cached (a longer one is not kept alive for it).
+_CACHED_TOPIC_TEXT = 2_000
+#: Up to this long, one ``findall`` over the whole message is cheaper than ``finditer``'s
+#: match objects; past it, stopping at the third content word is.
+_SCANNED_TOPIC_TEXT = 256
+
+
+def _topic_of(text: str) -> str:
+    found: Iterable[str] = (
+        _TOPIC_WORDS.findall(text)
+        if len(text) <= _SCANNED_TOPIC_TEXT
+        else (match[0] for match in _TOPIC_WORDS.finditer(text))
+    )
+    words: list[str] = []
+    for word in found:
+        if word.lower() not in _STOPWORDS:
+            words.append(word)
+            if len(words) == 3:
+                break
+    return " ".join(words).lower() or "your question"
+
+
+_cached_topic_of = lru_cache(maxsize=256)(_topic_of)
 
 
 def topic_of(text: str) -> str:
     """A few content words of the user's message, to make the reply feel on-topic."""
-    words = [w for w in _TOPIC_WORDS.findall(text) if w.lower() not in _STOPWORDS]
-    return " ".join(words[:3]).lower() or "your question"
+    return _cached_topic_of(text) if len(text) <= _CACHED_TOPIC_TEXT else _topic_of(text)
 
 
-def _fill(rng: random.Random, template: Compiled, topic: str) -> str:
-    pattern, slots = template
-    text = pattern.format(*[topic if slot is None else slot(rng) for slot in slots])
-    return text[:1].upper() + text[1:]
-
-
-def _pick_template(rng: random.Random) -> Compiled:
+def _pick_template(rng: random.Random) -> Fill:
     return _COMPILED[int(rng.random() * len(_COMPILED))]
 
 
-def _distinct(rng: random.Random, count: int) -> list[Compiled]:
+def _distinct(rng: random.Random, count: int) -> list[Fill]:
     """``count`` templates; none repeats until every one has been used."""
-    chosen: list[Compiled] = []
-    while len(chosen) < count:
-        pool = list(_COMPILED)
-        for _ in range(min(count - len(chosen), len(pool))):
-            chosen.append(pool.pop(int(rng.random() * len(pool))))
+    random = rng.random
+    chosen: list[Fill] = []
+    pool: list[Fill] = []
+    for _ in range(count):
+        if not pool:  # every template used (or none yet): start over
+            pool = list(_COMPILED)
+        chosen.append(pool.pop(int(random() * len(pool))))
     return chosen
 
 
@@ -162,10 +214,15 @@ class TextGenerator:
     """Seeded prose. Holds nothing but pure word lists: cheap to build, safe to share."""
 
     def sentence(self, rng: random.Random, *, topic: str, template: str | None = None) -> str:
-        chosen = compile_template(template) if template is not None else _pick_template(rng)
-        return _fill(rng, chosen, topic)
+        fill = compile_template(template) if template is not None else _pick_template(rng)
+        return fill(rng.random, topic)
 
     def prose(self, rng: random.Random, *, topic_text: str, sentences: int) -> str:
-        """``sentences`` sentences; no template repeats until every one has been used."""
+        """``sentences`` sentences; no template repeats until every one has been used.
+        Every template is drawn before the first sentence is filled."""
         topic = topic_of(topic_text)
-        return " ".join([_fill(rng, chosen, topic) for chosen in _distinct(rng, sentences)])
+        random = rng.random
+        filled: list[str] = []  # a loop: a list comprehension would be one more call
+        for fill in _distinct(rng, sentences):
+            filled.append(fill(random, topic))
+        return " ".join(filled)
