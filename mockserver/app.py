@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import traceback
 
@@ -23,15 +24,24 @@ from mockserver.faults import StreamAborted
 from mockserver.routes import chat
 from mockserver.routes.base import error_response, refusal
 from mockserver.routes.lazy import LazyRoutes
-from mockserver.routes.replay import SIZE, FastLane, Lane, Replays
+from mockserver.routes.replay import (
+    SIZE,
+    Answered,
+    FastLane,
+    FreshPath,
+    Handoff,
+    Key,
+    Lane,
+    Replays,
+)
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("mockserver")
 
-#: The endpoints the lane answers when a request has a recipe (chat completions also when it
-#: has none: ``chat.fresh_path``).
+#: The endpoints the lane answers: from a request's recipe, else with a fresh turn (each
+#: route's ``fresh_path``).
 REPLAYED = frozenset({"/v1/chat/completions", "/v1/responses"})
 
 
@@ -75,6 +85,19 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     )
 
 
+def _imported_on_use(module: str, engine: Engine, replays: Replays) -> FreshPath:
+    """``module``'s ``fresh_path``, imported with its routes on the first request that needs it
+    (like the routes themselves: see ``routes/lazy.py``)."""
+    made: list[FreshPath] = []
+
+    def fresh(key: Key) -> Answered | Handoff | None:
+        if not made:
+            made.append(importlib.import_module(module).fresh_path(engine, replays))
+        return made[0](key)
+
+    return fresh
+
+
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
     settings = settings or Settings()
     check_exposure(settings)
@@ -112,7 +135,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.lane = None
     if settings.replay:
-        fresh = {"/v1/chat/completions": chat.fresh_path(engine, replays)}
+        fresh = {
+            "/v1/chat/completions": chat.fresh_path(engine, replays),
+            "/v1/responses": _imported_on_use("mockserver.routes.responses", engine, replays),
+        }
         lane = app.state.lane = Lane(engine, replays, REPLAYED, fresh)
         app.add_middleware(FastLane, lane=lane)
     app.state.engine = engine

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -43,6 +42,8 @@ from mockserver.routes.replay import (
     Recipe,
     Replays,
     cut_template,
+    handed_over,
+    lane_headers,
     replay_key,
     replays_of,
 )
@@ -58,7 +59,7 @@ async def create(request: Request) -> Response:
     engine = engine_of(request)
     handoff: Handoff | None = request.scope.get(HANDOFF)
     if handoff is not None:  # the lane took the turn; its answer is the route's to send
-        return _handed_over(request, handoff)
+        return _response(handed_over(request, handoff))
     namespace = namespace_of(request)
     body = await read_json(request)
     prompt = _prompt(body, request.headers)
@@ -76,7 +77,7 @@ def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
 
     def fresh(key: Key) -> Answered | Handoff | None:
         path, raw, pairs = key
-        headers = _headers(pairs)
+        headers = lane_headers(pairs)
         json_type = is_json_type(headers.get("content-type", ""))
         if not (json_type and within_limit(engine, headers, raw)):
             return None
@@ -103,25 +104,6 @@ def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
         return Answered(result.headers, sent, prompt.stream, namespace, None, exchange)
 
     return fresh
-
-
-def _headers(pairs: tuple[tuple[bytes, bytes], ...]) -> Mapping[str, str]:
-    """A request's headers as the route reads them (``request.headers``): a plain dict, unless
-    a name repeats (then the first counts, and Starlette's ``Headers`` says so)."""
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in pairs}
-    return headers if len(headers) == len(pairs) else Headers(raw=list(pairs))
-
-
-def _handed_over(request: Request, handoff: Handoff) -> Response:
-    """The answer to a turn the lane took: as if this route had taken it."""
-    request.state.json_body = handoff.body
-    exchange = current_exchange.get()
-    if exchange is not None:  # timed and completed with this exchange
-        exchange.entries.extend(handoff.exchange.entries)
-    if isinstance(handoff.outcome, APIError):
-        raise handoff.outcome
-    result: ChatResult = handoff.outcome
-    return _response(result)
 
 
 def _prompt(body: dict[str, Any], headers: Mapping[str, str]) -> Prompt:

@@ -23,10 +23,11 @@ raised once the turn had started), the lane leaves the turn it took to the route
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -37,7 +38,7 @@ from mockserver.engine.core import Decision
 from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
 from mockserver.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
-from mockserver.store import Exchange, JournalEntry, Unparsed
+from mockserver.store import Exchange, JournalEntry, Unparsed, current_exchange
 
 __all__ = [
     "HANDOFF",
@@ -51,6 +52,8 @@ __all__ = [
     "Recipe",
     "Replays",
     "cut_template",
+    "handed_over",
+    "lane_headers",
     "replay_key",
     "replays_of",
 ]
@@ -241,6 +244,26 @@ class Handoff(NamedTuple):
     exchange: Exchange
 
 
+def handed_over(request: Request, handoff: Handoff) -> Any:
+    """For the route: the outcome of the turn the lane took, as if the route had taken it (its
+    journal entries join this exchange; a refusal is raised, to be answered and journaled as
+    the route's own)."""
+    request.state.json_body = handoff.body
+    exchange = current_exchange.get()
+    if exchange is not None:  # timed and completed with this exchange
+        exchange.entries.extend(handoff.exchange.entries)
+    if isinstance(handoff.outcome, Exception):
+        raise handoff.outcome
+    return handoff.outcome
+
+
+def lane_headers(pairs: tuple[tuple[bytes, bytes], ...]) -> Mapping[str, str]:
+    """A request's headers (from its key) as a route reads them (``request.headers``): a plain
+    dict, unless a name repeats (then the first counts, and Starlette's ``Headers`` says so)."""
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in pairs}
+    return headers if len(headers) == len(pairs) else Headers(raw=list(pairs))
+
+
 #: An endpoint's whole turn from a request's key, outside ASGI: the answer when it can be sent
 #: as is, a :class:`Handoff` once the turn has been taken, else ``None`` before anything has
 #: changed (then the full path takes the request, and says what is wrong with it).
@@ -271,6 +294,8 @@ class Lane:
         #: The endpoints whose new requests the lane answers too (each sends the same bytes as
         #: its route; the tests compare them with a server whose lane is off).
         self.fresh: dict[str, FreshPath] = fresh or {}
+        #: New requests the lane answered (for tests and the curious).
+        self.fresh_answers = 0
         self.guarded = bool(engine.settings.api_keys)
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
@@ -285,12 +310,17 @@ class Lane:
         ``None`` when neither answered and nothing has changed."""
         recipe = self.replays.get(key)
         if recipe is not None:
-            answered = self._serve(recipe)
-            if answered is not None:
-                return answered
+            replayed = self._serve(recipe)
+            if replayed is not None:
+                return replayed
             self.replays.forget(key)
         fresh = self.fresh.get(key[0])
-        return None if fresh is None else fresh(key)
+        if fresh is None:
+            return None
+        answered = fresh(key)
+        if isinstance(answered, Answered):
+            self.fresh_answers += 1
+        return answered
 
     def let_through(self, key: Key, scope: Scope, handoff: Handoff | None) -> None:
         """Mark the ASGI scope of a request the lane did not answer, for the full path: the

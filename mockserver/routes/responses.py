@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -12,19 +12,23 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver import sse
+from mockserver.engine import Engine
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
 from mockserver.engine.core import summarize
-from mockserver.errors import InvalidRequestError
+from mockserver.errors import APIError, InvalidRequestError
 from mockserver.prompt.responses import input_items as items_of
 from mockserver.render.responses import item_id
 from mockserver.routes.base import (
+    JSONAnswer,
     SSEResponse,
     api_endpoint,
     body_response,
     create_endpoint,
     engine_of,
+    is_json_type,
     json_response,
+    namespace_from,
     namespace_of,
     page_query,
     query_flag,
@@ -32,8 +36,24 @@ from mockserver.routes.base import (
     query_list,
     read_json,
     stream_response,
+    within_limit,
 )
-from mockserver.routes.replay import Recipe, cut_template, replay_key, replays_of
+from mockserver.routes.replay import (
+    HANDOFF,
+    Answered,
+    FreshPath,
+    Handoff,
+    Key,
+    Recipe,
+    Replays,
+    cut_template,
+    handed_over,
+    lane_headers,
+    replay_key,
+    replays_of,
+)
+from mockserver.store import Exchange, current_exchange
+from mockserver.wire.json_body import parse_json_body
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -41,7 +61,7 @@ from mockserver.wire.responses import (
     parse_responses_request,
 )
 
-__all__ = ["routes"]
+__all__ = ["fresh_path", "routes"]
 
 Json = dict[str, Any]
 
@@ -72,46 +92,98 @@ def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Respon
 
 @create_endpoint
 async def create(request: Request) -> Response:
+    handoff: Handoff | None = request.scope.get(HANDOFF)
+    if handoff is not None:  # the lane took the turn; its answer is the route's to send
+        return _response(handed_over(request, handoff))
     engine = engine_of(request)
-    namespace = namespace_of(request)
     body = await read_json(request)
     parse_responses_request(body)
-    result = engine_responses.create_response(
-        engine, body, namespace=namespace, headers=request.headers
-    )
+    namespace, path = namespace_of(request), request.scope["path"]
+    result = _turn(engine, body, namespace=namespace, path=path, headers=request.headers)
+    response = _response(result)
+    key = replay_key(request)
+    if key is not None:
+        _file_recipe(engine, replays_of(request), key, result, response)
+    return response
+
+
+def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
+    """This endpoint's whole turn outside ASGI, for the lane (``routes.replay``): what
+    :func:`create` does, for a request whose answer can be sent as is."""
+
+    def fresh(key: Key) -> Answered | Handoff | None:
+        path, raw, pairs = key
+        headers = lane_headers(pairs)
+        json_type = is_json_type(headers.get("content-type", ""))
+        if not (json_type and within_limit(engine, headers, raw)):
+            return None
+        try:
+            body = parse_json_body(raw)
+            parse_responses_request(body)
+        except APIError:  # nothing has changed yet: the route refuses it, and journals why
+            return None
+        namespace = namespace_from(headers)
+        exchange = Exchange()
+        token = current_exchange.set(exchange)
+        try:
+            result = _turn(engine, body, namespace=namespace, path=path, headers=headers)
+        except APIError as error:  # raised before the turn or after it: the route's to send
+            return Handoff(body, error, exchange)
+        finally:
+            current_exchange.reset(token)
+        response = _response(result)
+        if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
+            return Handoff(body, result, exchange)
+        if replays.again(key):
+            _file_recipe(engine, replays, key, result, response)
+        stream = result.events is not None
+        sent = bytes(response.body)
+        return Answered(result.headers, sent, stream, namespace, None, exchange)
+
+    return fresh
+
+
+def _turn(
+    engine: Engine, body: Json, *, namespace: str, path: str, headers: Mapping[str, str]
+) -> engine_responses.ResponseResult:
+    """The turn, rendered, stored and journaled."""
+    result = engine_responses.create_response(engine, body, namespace=namespace, headers=headers)
     engine.record_turn(
         namespace,
-        path=request.scope["path"],
+        path=path,
         prompt=result.prompt,
         turn=result.turn,
         request=body,
         response=result.body or result.events,
     )
-    response: Response
+    return result
+
+
+def _response(result: engine_responses.ResponseResult) -> Response:
     if result.events is not None:
         frames = [sse.event_frame(e["type"], e) for e in result.events]
-        response = stream_response(
+        return stream_response(
             frames[:-1],
             plan=result.stream_plan,
             tail=frames[-1:],  # the terminal event: what a ``no_done`` fault leaves out
             error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
             headers=result.headers,
         )
-    else:
-        response = body_response(result.body, plan=result.body_plan, headers=result.headers)
-    _file_recipe(request, result, response)
-    return response
+    return body_response(result.body, plan=result.body_plan, headers=result.headers)
 
 
 def _file_recipe(
-    request: Request, result: engine_responses.ResponseResult, response: Response
+    engine: Engine,
+    replays: Replays,
+    key: Key,
+    result: engine_responses.ResponseResult,
+    response: Response,
 ) -> None:
     """Let the replay lane answer this exact request next time, if it would be answered alike:
     a response that continues nothing (no previous response, conversation or item reference)
     and is not a background one."""
-    key = replay_key(request)
     decision = result.turn.decision
-    if key is None or decision is None:
+    if decision is None:
         return
     body = result.prompt.params
     if result.context.history or any(i.get("type") == "item_reference" for i in items_of(body)):
@@ -133,7 +205,6 @@ def _file_recipe(
     )
     if cut is None:
         return
-    engine = engine_of(request)
     namespace = decision.namespace
 
     def store(response_id: str, created: int) -> None:
@@ -141,7 +212,7 @@ def _file_recipe(
             engine, result, namespace=namespace, response_id=response_id, created=created
         )
 
-    replays_of(request).file(
+    replays.file(
         key,
         Recipe(
             decision=decision,
@@ -149,7 +220,7 @@ def _file_recipe(
             answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
             journaled=sse.decode_stream if result.events is not None else orjson.loads,
             stream=result.events is not None,
-            path=request.scope["path"],
+            path=key[0],
             api=result.prompt.api,
             request=body,
             summary=summarize(result.turn.reply),

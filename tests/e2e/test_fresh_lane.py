@@ -32,6 +32,11 @@ def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
     off.stop()
 
 
+def fresh_answers(server: BackgroundServer) -> int:
+    answered: int = server.app.state.lane.fresh_answers
+    return answered
+
+
 def session(
     server: BackgroundServer,
     sends: list[tuple[str, Any, dict[str, str]]],
@@ -85,10 +90,17 @@ def test_new_requests_are_answered_by_the_lane_as_by_the_full_path(
         *varied(2, stream=True, stream_options={"include_usage": True}),
         *varied(2, logprobs=True, top_logprobs=2, max_completion_tokens=5),
         *varied(2, store=True, metadata={"k": "v"}),
-        chat({"model": "m", "messages": HELLO, "response_format": {"type": "json_object"}}),
+        chat(
+            {
+                "model": "m",
+                "messages": [{"role": "user", "content": "Answer in JSON"}],
+                "response_format": {"type": "json_object"},
+            }
+        ),
         chat({"model": "m", "messages": HELLO}, **{"X-Mockserver-Session": "other"}),
     ]
     assert session(on, sends) == session(off, sends)
+    assert fresh_answers(on) == len(sends)
 
 
 SCRIPTED = """
@@ -134,6 +146,10 @@ def test_a_turn_the_lane_cannot_send_is_sent_by_the_route_once(
         say("once"),
         say("once"),  # used up: generated
         say("plain"),
+        ("/v1/responses", {"model": "m", "input": "slow", "stream": True}, {}),
+        ("/v1/responses", {"model": "m", "input": "cut", "stream": True}, {}),
+        ("/v1/responses", {"model": "m", "input": "short"}, {}),
+        ("/v1/responses", {"model": "m", "input": "refuse"}, {}),
     ]
     assert session(on, sends, SCRIPTED) == session(off, sends, SCRIPTED)
 
@@ -200,3 +216,46 @@ def test_the_lane_never_sends_half_an_answer_when_the_client_is_gone(
         answer = http.post("/v1/chat/completions", content=body)
     assert [call["status"] for call in calls] == [200]
     assert answer.status_code == 200
+
+
+def test_new_responses_requests_are_answered_and_stored_as_by_the_full_path(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    """Responses: stored, chained, streamed, in a conversation, in the background, refused
+    before the turn (an unknown previous response) and after it; then everything read back."""
+
+    def run(server: BackgroundServer) -> list[Any]:
+        seen: list[Any] = []
+        auth = {"Authorization": "Bearer sk-fresh-r"}
+        with httpx.Client(base_url=server.url, headers=auth, timeout=10) as http:
+
+            def post(path: str, body: dict[str, Any]) -> httpx.Response:
+                answer = http.post(path, json=body)
+                kept = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
+                seen.append((answer.status_code, kept, answer.content))
+                return answer
+
+            first = post("/v1/responses", {"model": "m", "input": "Hello"}).json()["id"]
+            post("/v1/responses", {"model": "m", "input": "More", "previous_response_id": first})
+            post("/v1/responses", {"model": "m", "input": "x", "previous_response_id": "resp_no"})
+            post("/v1/responses", {"model": "m", "input": "Hi", "stream": True, "store": False})
+            post("/v1/responses", {"model": "m", "input": "Hi", "temperature": 7})
+            conversation = post("/v1/conversations", {}).json()["id"]
+            for text in ("one", "two"):
+                post("/v1/responses", {"model": "m", "input": text, "conversation": conversation})
+            late = post("/v1/responses", {"model": "m", "input": "later", "background": True})
+            for _ in range(4):
+                post_id = late.json()["id"]
+                seen.append(http.get(f"/v1/responses/{post_id}").content)
+            seen.append(http.get(f"/v1/conversations/{conversation}/items").content)
+            seen.append(http.get(f"/v1/responses/{first}/input_items").content)
+            calls = http.get("/__mockserver/calls").json()["data"]
+        for call in calls:
+            assert call.pop("duration_ms") is not None, call
+            call.pop("timing")
+        seen.append(calls)
+        return seen
+
+    on, off = lanes
+    assert run(on) == run(off)
+    assert fresh_answers(on) == 6  # all but the two refusals
