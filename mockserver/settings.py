@@ -118,9 +118,9 @@ class Settings:
     store_limit: int = 10_000
     #: Namespaces kept; past it the least recently used one is dropped (journal and all).
     namespace_limit: int = 1000
-    #: Answer a request asked again from a template of its first answer, and a new chat
-    #: request outside the ASGI stack (same bytes, less work; ``false``: every request takes
-    #: the full path).
+    #: Answer a request asked again from a template of its first answer, and a new chat or
+    #: Responses request outside the ASGI stack (same bytes, less work; ``false``: every
+    #: request takes the full path).
     replay: bool = True
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     #: Per-namespace budgets; exceeding one gives a 429 (unset: headers only, not enforced).

@@ -14,7 +14,7 @@ template is only filed after it reproduced the answer it was cut from), so repla
 speed, never behaviour.
 
 The lane takes new requests too, for an endpoint that gives it a :data:`FreshPath` (chat
-completions): the endpoint's own turn, run from the request's bytes without ASGI, Starlette's
+completions, Responses): the endpoint's own turn, run from the request's bytes without ASGI, Starlette's
 routing or the middleware. When that answer cannot be sent as is (paced, faulted, or an error
 raised once the turn had started), the lane leaves the turn it took to the route in a
 :class:`Handoff`; a request refused before its turn goes the full path untouched.
