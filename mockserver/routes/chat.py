@@ -14,28 +14,23 @@ from mockserver import sse
 from mockserver.engine import Engine
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
 from mockserver.engine.core import summarize
-from mockserver.errors import APIError, InvalidRequestError, NotFoundError
+from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
+from mockserver.routes import fresh
 from mockserver.routes.base import (
-    JSONAnswer,
-    SSEResponse,
     api_endpoint,
     body_response,
     create_endpoint,
     engine_of,
-    is_json_type,
     json_response,
-    namespace_from,
     namespace_of,
-    page_query,
     read_json,
     stream_response,
-    within_limit,
 )
+from mockserver.routes.query import page_query
 from mockserver.routes.replay import (
     HANDOFF,
-    Answered,
     FreshPath,
     Handoff,
     Key,
@@ -43,12 +38,10 @@ from mockserver.routes.replay import (
     Replays,
     cut_template,
     handed_over,
-    lane_headers,
     replay_key,
     replays_of,
 )
-from mockserver.store import Exchange, Namespace, StoredChatCompletion, current_exchange, paginate
-from mockserver.wire.json_body import parse_json_body
+from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.wire.plain import check_chat_body
 
 __all__ = ["fresh_path", "routes"]
@@ -72,38 +65,19 @@ async def create(request: Request) -> Response:
 
 
 def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
-    """This endpoint's whole turn outside ASGI, for the lane (``routes.replay``): what
-    :func:`create` does, for a request whose answer can be sent as is."""
-
-    def fresh(key: Key) -> Answered | Handoff | None:
-        path, raw, pairs = key
-        headers = lane_headers(pairs)
-        json_type = is_json_type(headers.get("content-type", ""))
-        if not (json_type and within_limit(engine, headers, raw)):
-            return None
-        try:
-            body = parse_json_body(raw)
-            prompt = _prompt(body, headers)
-        except APIError:  # nothing has changed yet: the route refuses it, and journals why
-            return None
-        namespace = namespace_from(headers)
-        exchange = Exchange()
-        token = current_exchange.set(exchange)
-        try:
-            result = _turn(engine, prompt, namespace=namespace, path=path, body=body)
-        except APIError as error:
-            return Handoff(body, error, exchange)
-        finally:
-            current_exchange.reset(token)
-        response = _response(result)
-        if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
-            return Handoff(body, result, exchange)
-        if replays.again(key):
-            _file_recipe(engine, replays, key, prompt, result, response)
-        sent = bytes(response.body)
-        return Answered(result.headers, sent, prompt.stream, namespace, None, exchange)
-
-    return fresh
+    """This endpoint's turn for the lane (``routes/fresh.py``): :func:`create`'s own steps."""
+    return fresh.fresh_path(
+        engine,
+        replays,
+        check=_prompt,
+        turn=lambda prompt, body, namespace, path, headers: _turn(
+            engine, prompt, namespace=namespace, path=path, body=body
+        ),
+        respond=_response,
+        file=lambda key, prompt, result, response: _file_recipe(
+            engine, replays, key, prompt, result, response
+        ),
+    )
 
 
 def _prompt(body: dict[str, Any], headers: Mapping[str, str]) -> Prompt:

@@ -12,9 +12,9 @@ from mockserver.routes.base import (
     engine_of,
     json_response,
     namespace_of,
-    page_query,
     read_json,
 )
+from mockserver.routes.query import page_query
 from mockserver.routes.responses import query_includes
 from mockserver.wire.responses_conversations import (
     parse_conversation_create,

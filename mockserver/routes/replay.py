@@ -14,10 +14,11 @@ template is only filed after it reproduced the answer it was cut from), so repla
 speed, never behaviour.
 
 The lane takes new requests too, for an endpoint that gives it a :data:`FreshPath` (chat
-completions, Responses): the endpoint's own turn, run from the request's bytes without ASGI, Starlette's
-routing or the middleware. When that answer cannot be sent as is (paced, faulted, or an error
-raised once the turn had started), the lane leaves the turn it took to the route in a
-:class:`Handoff`; a request refused before its turn goes the full path untouched.
+completions, Responses; made by ``routes/fresh.py``): the endpoint's own turn, run from the
+request's bytes without ASGI, Starlette's routing or the middleware. When that answer cannot
+be sent as is (paced, faulted, or an error raised once the turn had started), the lane leaves
+the turn it took to the route in a :class:`Handoff`; a request refused before its turn goes
+the full path untouched.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ class Answered(NamedTuple):
     one is made per replayed request.)"""
 
     #: The answer's own headers (lower-case names), before the framing ones.
-    headers: dict[str, str]
+    headers: Mapping[str, str]
     body: bytes
     stream: bool
     namespace: str

@@ -16,31 +16,24 @@ from mockserver.engine import Engine
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
 from mockserver.engine.core import summarize
-from mockserver.errors import APIError, InvalidRequestError
+from mockserver.errors import InvalidRequestError
 from mockserver.prompt.responses import input_items as items_of
 from mockserver.render.responses import item_id
+from mockserver.routes import fresh
 from mockserver.routes.base import (
-    JSONAnswer,
     SSEResponse,
     api_endpoint,
     body_response,
     create_endpoint,
     engine_of,
-    is_json_type,
     json_response,
-    namespace_from,
     namespace_of,
-    page_query,
-    query_flag,
-    query_int,
-    query_list,
     read_json,
     stream_response,
-    within_limit,
 )
+from mockserver.routes.query import page_query, query_flag, query_int, query_list
 from mockserver.routes.replay import (
     HANDOFF,
-    Answered,
     FreshPath,
     Handoff,
     Key,
@@ -48,12 +41,9 @@ from mockserver.routes.replay import (
     Replays,
     cut_template,
     handed_over,
-    lane_headers,
     replay_key,
     replays_of,
 )
-from mockserver.store import Exchange, current_exchange
-from mockserver.wire.json_body import parse_json_body
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -108,39 +98,17 @@ async def create(request: Request) -> Response:
 
 
 def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
-    """This endpoint's whole turn outside ASGI, for the lane (``routes.replay``): what
-    :func:`create` does, for a request whose answer can be sent as is."""
-
-    def fresh(key: Key) -> Answered | Handoff | None:
-        path, raw, pairs = key
-        headers = lane_headers(pairs)
-        json_type = is_json_type(headers.get("content-type", ""))
-        if not (json_type and within_limit(engine, headers, raw)):
-            return None
-        try:
-            body = parse_json_body(raw)
-            parse_responses_request(body)
-        except APIError:  # nothing has changed yet: the route refuses it, and journals why
-            return None
-        namespace = namespace_from(headers)
-        exchange = Exchange()
-        token = current_exchange.set(exchange)
-        try:
-            result = _turn(engine, body, namespace=namespace, path=path, headers=headers)
-        except APIError as error:  # raised before the turn or after it: the route's to send
-            return Handoff(body, error, exchange)
-        finally:
-            current_exchange.reset(token)
-        response = _response(result)
-        if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
-            return Handoff(body, result, exchange)
-        if replays.again(key):
-            _file_recipe(engine, replays, key, result, response)
-        stream = result.events is not None
-        sent = bytes(response.body)
-        return Answered(result.headers, sent, stream, namespace, None, exchange)
-
-    return fresh
+    """This endpoint's turn for the lane (``routes/fresh.py``): :func:`create`'s own steps."""
+    return fresh.fresh_path(
+        engine,
+        replays,
+        check=lambda body, headers: parse_responses_request(body),
+        turn=lambda _, body, namespace, path, headers: _turn(
+            engine, body, namespace=namespace, path=path, headers=headers
+        ),
+        respond=_response,
+        file=lambda key, _, result, response: _file_recipe(engine, replays, key, result, response),
+    )
 
 
 def _turn(
