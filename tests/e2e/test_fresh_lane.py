@@ -259,3 +259,38 @@ def test_new_responses_requests_are_answered_and_stored_as_by_the_full_path(
     on, off = lanes
     assert run(on) == run(off)
     assert fresh_answers(on) == 6  # all but the two refusals
+
+
+def test_in_process_the_asgi_lane_hands_off_as_the_protocol_does() -> None:
+    """Without a socket (ASGI in-process, as ``httpx.ASGITransport`` or Starlette's
+    ``TestClient`` call it), the middleware lane takes the fresh turns and hands off the same
+    ones."""
+    from starlette.testclient import TestClient
+
+    from mockserver.app import create_app
+    from mockserver.settings import Settings
+
+    def say(text: str, **extra: Any) -> dict[str, Any]:
+        return {"model": "m", "messages": [{"role": "user", "content": text}], **extra}
+
+    bodies = [say("plain"), say("slow", stream=True), say("refuse"), say("once"), say("once")]
+    seen = []
+    for lane in (True, False):
+        app = create_app(Settings(seed=3, clock="frozen", replay=lane))
+        with TestClient(app, headers={"Authorization": "Bearer sk-asgi"}) as http:
+            put = http.put(
+                "/__mockserver/scenario",
+                content=SCRIPTED,
+                headers={"content-type": "application/yaml"},
+            )
+            assert put.status_code == 200, put.text
+            answers = [http.post("/v1/chat/completions", json=body) for body in bodies]
+            calls = http.get("/__mockserver/calls").json()["data"]
+        for call in calls:
+            call.pop("duration_ms")
+            call.pop("timing")
+        seen.append(([(a.status_code, a.headers.multi_items(), a.content) for a in answers], calls))
+        if lane:
+            assert app.state.lane.fresh_answers == 3  # plain, and "once" twice
+    assert [status for status, _, _ in seen[0][0]] == [200, 200, 429, 200, 200]
+    assert seen[0] == seen[1]
