@@ -14,7 +14,9 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
     from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
 
 __all__ = [
+    "IMMEDIATE",
     "PRESETS",
+    "UNPACED",
     "BodyPlan",
     "ErrorPreset",
     "StreamAborted",
@@ -186,6 +188,10 @@ class StreamPlan:
         return not self.waits and not self.delay and self.cut is None
 
 
+#: The plan of a stream with no latency and no fault (one is shared: plans are values).
+UNPACED = StreamPlan()
+
+
 class StreamAborted(Exception):
     """Raised inside a response to drop the connection on purpose (a scripted fault)."""
 
@@ -208,6 +214,8 @@ def plan_stream(
 ) -> StreamPlan:
     """Waits per frame (``ttft`` first, then an even share of ``tokens`` at the rate, with
     jitter seeded by the turn's ``seed``) and the first scripted cut."""
+    if latency is None and fault is None:
+        return UNPACED
     waits: tuple[float, ...] = ()
     delay = 0.0
     if latency is not None and latency.paced:
@@ -310,7 +318,13 @@ class BodyPlan:
         return not self.delay and not self.reset and self.truncate is None
 
 
+#: The plan of an answer with no latency and no fault.
+IMMEDIATE = BodyPlan()
+
+
 def plan_body(latency: LatencySpec | None, fault: FaultSpec | None, *, seed: int) -> BodyPlan:
+    if latency is None and fault is None:
+        return IMMEDIATE
     delay = 0.0
     if latency is not None and latency.delay:
         rng = ids.derive_rng(seed, "pacing")

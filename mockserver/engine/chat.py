@@ -11,7 +11,15 @@ from typing import Any
 from mockserver import ids, sse
 from mockserver.engine.core import Engine, Turn
 from mockserver.engine.moderation import moderate_turn
-from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
+from mockserver.faults import (
+    IMMEDIATE,
+    UNPACED,
+    BodyPlan,
+    StreamPlan,
+    error_for,
+    plan_body,
+    plan_stream,
+)
 from mockserver.prompt import Prompt
 from mockserver.render import template
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
@@ -43,8 +51,8 @@ class ChatResult:
     body: Json | None
     chunks: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = field(default_factory=StreamPlan)
-    body_plan: BodyPlan = field(default_factory=BodyPlan)
+    stream_plan: StreamPlan = UNPACED
+    body_plan: BodyPlan = IMMEDIATE
     #: What a scripted in-stream error sends (``{"error": {...}}``, as the real API does).
     stream_error: Json | None = None
 

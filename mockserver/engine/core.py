@@ -303,6 +303,8 @@ class Engine:
     def _choose(self, space: Namespace, scenario: Scenario, prompt: Prompt) -> _Choice:
         if space.pending:
             return _Choice(space.pending.popleft(), ONE_OFF)
+        if not scenario.rules and scenario.fallback != "strict":  # nothing to match or explain
+            return _Choice(None, None, None, scenario.chaos, False)
         hits = space.hits_of(scenario.name)
         chosen = select(scenario, prompt, hits)
         if isinstance(chosen, Miss):

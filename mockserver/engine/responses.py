@@ -23,7 +23,15 @@ from mockserver.engine.responses_stored import (
     stored_response,
 )
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.faults import BodyPlan, StreamPlan, error_for, plan_body, plan_stream
+from mockserver.faults import (
+    IMMEDIATE,
+    UNPACED,
+    BodyPlan,
+    StreamPlan,
+    error_for,
+    plan_body,
+    plan_stream,
+)
 from mockserver.prompt.model import Prompt
 from mockserver.prompt.responses import (
     input_items,
@@ -77,8 +85,8 @@ class ResponseResult:
     body: Json | None
     events: list[Json] | None
     headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = field(default_factory=StreamPlan)
-    body_plan: BodyPlan = field(default_factory=BodyPlan)
+    stream_plan: StreamPlan = UNPACED
+    body_plan: BodyPlan = IMMEDIATE
     #: The ``error`` event a scripted in-stream error sends instead of the rest of the stream.
     stream_error: list[Json] = field(default_factory=list)
 

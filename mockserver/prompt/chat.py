@@ -110,9 +110,13 @@ def _tool(raw: Mapping[str, Any]) -> Tool:
     )
 
 
+#: The common choices and format, made once (they are values).
+_AUTO, _NONE, _TEXT = ToolChoice(mode="auto"), ToolChoice(mode="none"), OutputFormat()
+
+
 def _tool_choice(raw: Any, tools: tuple[Tool, ...]) -> ToolChoice:
     if raw is None:
-        return ToolChoice(mode="auto" if tools else "none")
+        return _AUTO if tools else _NONE
     if isinstance(raw, str):
         return ToolChoice(mode=raw)  # type: ignore[arg-type]  # validated literal
     if raw.get("type") == "allowed_tools":
@@ -128,7 +132,7 @@ def _tool_choice(raw: Any, tools: tuple[Tool, ...]) -> ToolChoice:
 
 def _output_format(raw: Any) -> OutputFormat:
     if not isinstance(raw, Mapping) or raw.get("type") in (None, "text"):
-        return OutputFormat()
+        return _TEXT
     if raw["type"] == "json_object":
         return OutputFormat(type="json_object")
     spec = raw.get("json_schema") or {}
