@@ -8,6 +8,7 @@ rule hits."""
 
 from __future__ import annotations
 
+import random
 import socket
 import time
 from collections.abc import Iterator
@@ -294,3 +295,59 @@ def test_in_process_the_asgi_lane_hands_off_as_the_protocol_does() -> None:
             assert app.state.lane.fresh_answers == 3  # plain, and "once" twice
     assert [status for status, _, _ in seen[0][0]] == [200, 200, 429, 200, 200]
     assert seen[0] == seen[1]
+
+
+def _fuzzed(seed: int, count: int) -> list[tuple[str, Any, dict[str, str]]]:
+    """``count`` requests of every kind, most of them wrong somewhere: chat and Responses
+    bodies with random values in known parameters, and bodies that are not JSON objects."""
+    rnd = random.Random(seed)
+
+    def value(depth: int = 0) -> Any:
+        roll = rnd.random()
+        if depth > 2 or roll < 0.3:
+            return rnd.choice([None, True, False, 0, -1, 1.5, "x", "", "json", 10**20, "user"])
+        if roll < 0.6:
+            return [value(depth + 1) for _ in range(rnd.randint(0, 3))]
+        keys = ["role", "content", "type", "name", "text", "function"]
+        return {rnd.choice(keys): value(depth + 1) for _ in range(rnd.randint(0, 3))}
+
+    chat_keys = (
+        "messages stream stream_options temperature n stop max_tokens max_completion_tokens"
+        " logprobs top_logprobs tools tool_choice response_format seed store metadata"
+        " parallel_tool_calls reasoning_effort service_tier functions function_call"
+    ).split()
+    responses_keys = (
+        "input instructions stream store background previous_response_id tools tool_choice"
+        " text max_output_tokens reasoning metadata include truncation conversation"
+    ).split()
+    sends: list[tuple[str, Any, dict[str, str]]] = []
+    for _ in range(count):
+        roll = rnd.random()
+        if roll < 0.5:
+            text = rnd.choice(["hi", "json please", "tell me"])
+            body: Any = {"model": "m", "messages": [{"role": "user", "content": text}]}
+            for _ in range(rnd.randint(0, 3)):
+                body[rnd.choice(chat_keys)] = value()
+            sends.append(chat(body))
+        elif roll < 0.9:
+            body = {"model": "m", "input": rnd.choice(["hi", [{"role": "user", "content": "yo"}]])}
+            for _ in range(rnd.randint(0, 3)):
+                body[rnd.choice(responses_keys)] = value()
+            sends.append(("/v1/responses", body, {}))
+        else:
+            raw = rnd.choice([b"{", b"[]", b"\xff\xfe", b'{"model":"m","messages":[]} x'])
+            sends.append(
+                chat(raw, **{"Content-Type": rnd.choice(["application/json", "text/plain"])})
+            )
+    return sends
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fuzzed_requests_get_the_same_answers_and_journal_either_way(
+    lanes: tuple[BackgroundServer, BackgroundServer], seed: int
+) -> None:
+    on, off = lanes
+    sends = _fuzzed(seed, 150)
+    assert session(on, sends) == session(off, sends)
+    assert fresh_answers(on) > 10
+    assert not on.app.state.engine.internal_errors
