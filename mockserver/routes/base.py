@@ -89,14 +89,10 @@ def error_response(error: APIError, *, request_id: str | None = None) -> Respons
     return json_response(error.body(), status=error.status, headers=headers)
 
 
-class SSEResponse(Response):
-    """A whole event stream written in one body message (one socket write, chunked encoding).
-
-    Starlette's ``StreamingResponse`` writes once per event; an unpaced stream has no reason to.
-    No ``content-length`` is sent, so the framing on the wire is chunked, like the real API's.
-    """
-
-    media_type = "text/event-stream; charset=utf-8"
+class _WholeAnswer(Response):
+    """An answer sent as is, in one body message: its bytes and its own headers. The header
+    list Starlette sends is made only when the ASGI path sends it (the lane writes its answers
+    from ``own_headers``)."""
 
     def __init__(self, body: bytes, *, headers: Mapping[str, str] | None = None) -> None:
         self.body = body
@@ -105,16 +101,31 @@ class SSEResponse(Response):
         self.own_headers = headers or {}
         self._raw: list[tuple[bytes, bytes]] | None = None
 
+    def _head(self) -> list[tuple[bytes, bytes]]:
+        raise NotImplementedError
+
     @property
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """Made when sent: the lane writes its answers from ``own_headers``."""
         if self._raw is None:
-            self._raw = sse_headers(self.own_headers)
+            self._raw = self._head()
         return self._raw
 
     @raw_headers.setter
     def raw_headers(self, value: list[tuple[bytes, bytes]]) -> None:
         self._raw = value
+
+
+class SSEResponse(_WholeAnswer):
+    """A whole event stream written in one body message (one socket write, chunked encoding).
+
+    Starlette's ``StreamingResponse`` writes once per event; an unpaced stream has no reason to.
+    No ``content-length`` is sent, so the framing on the wire is chunked, like the real API's.
+    """
+
+    media_type = "text/event-stream; charset=utf-8"
+
+    def _head(self) -> list[tuple[bytes, bytes]]:
+        return sse_headers(self.own_headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
@@ -142,28 +153,13 @@ def json_headers(headers: Mapping[str, str], length: int) -> list[tuple[bytes, b
     ]
 
 
-class JSONAnswer(Response):
+class JSONAnswer(_WholeAnswer):
     """An API answer's JSON body with its headers (no plan: sent as is)."""
 
     media_type = "application/json"
 
-    def __init__(self, body: bytes, *, headers: Mapping[str, str]) -> None:
-        self.body = body
-        self.status_code = 200
-        self.background = None
-        self.own_headers = headers
-        self._raw: list[tuple[bytes, bytes]] | None = None
-
-    @property
-    def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """Made when sent: the lane writes its answers from ``own_headers``."""
-        if self._raw is None:
-            self._raw = json_headers(self.own_headers, len(self.body))
-        return self._raw
-
-    @raw_headers.setter
-    def raw_headers(self, value: list[tuple[bytes, bytes]]) -> None:
-        self._raw = value
+    def _head(self) -> list[tuple[bytes, bytes]]:
+        return json_headers(self.own_headers, len(self.body))
 
 
 class PacedSSEResponse(Response):
