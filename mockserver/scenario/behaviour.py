@@ -6,24 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Category", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec", "RateLimitSpec"]
+from mockserver.scenario.terms import Category
 
-#: ``terms.CATEGORIES`` as a type (the moderation model's categories).
-Category = Literal[
-    "harassment",
-    "harassment/threatening",
-    "hate",
-    "hate/threatening",
-    "illicit",
-    "illicit/violent",
-    "self-harm",
-    "self-harm/intent",
-    "self-harm/instructions",
-    "sexual",
-    "sexual/minors",
-    "violence",
-    "violence/graphic",
-]
+__all__ = ["Category", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec", "RateLimitSpec"]
 
 
 class _Strict(BaseModel):

@@ -4,12 +4,13 @@ what the serving path needs of it at start-up."""
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
-__all__ = ["CATEGORIES", "PLACEHOLDER", "PLACEHOLDERS", "describe_text"]
+__all__ = ["CATEGORIES", "PLACEHOLDER", "PLACEHOLDERS", "Category", "describe_text"]
 
-#: The moderation model's categories, in the order the real API lists them (``behaviour``'s
-#: ``Category`` is the same list as a type).
-CATEGORIES: tuple[str, ...] = (
+#: The moderation model's categories, in the order the real API lists them: a type for the
+#: scenario models (``behaviour``), and :data:`CATEGORIES` for the serving path.
+Category = Literal[
     "harassment",
     "harassment/threatening",
     "hate",
@@ -23,7 +24,8 @@ CATEGORIES: tuple[str, ...] = (
     "sexual/minors",
     "violence",
     "violence/graphic",
-)
+]
+CATEGORIES: tuple[str, ...] = get_args(Category)
 
 #: ``{{name}}`` / ``{{name.key}}`` in a reply's text, filled in per request.
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+(?:\.[A-Za-z0-9_-]+)?)\s*\}\}")

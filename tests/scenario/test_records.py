@@ -9,7 +9,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import ValidationError
 
-from mockserver.scenario import behaviour, compiled, terms
+from mockserver.scenario import compiled, terms
 from mockserver.scenario.behaviour import ModerationSpec
 from mockserver.scenario.loader import parse_scenario
 from mockserver.scenario.model import Rule, Scenario
@@ -126,9 +126,14 @@ def test_unknown_attributes_are_an_attribute_error(record: Any) -> None:
     assert not hasattr(record, "__no_such_dunder__")
 
 
-def test_the_pydantic_free_terms_are_the_models_vocabulary() -> None:
-    """``terms`` repeats what the models spell as types, for the serving path to import alone."""
-    assert get_args(behaviour.Category) == terms.CATEGORIES
+def test_the_moderation_categories_are_the_apis() -> None:
+    """One list serves the scenario models (as a type) and the serving path; it is the set of
+    categories the official SDK's moderation model has."""
+    from openai.types.moderation import Categories
+
     assert get_args(get_args(ModerationSpec.model_fields["input"].annotation)[0]) == (
         terms.CATEGORIES
     )
+    official = {field.alias or name for name, field in Categories.model_fields.items()}
+    assert set(terms.CATEGORIES) == official
+    assert len(terms.CATEGORIES) == len(official)
