@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from mockserver import ids
 from mockserver.reply.model import Reply, Token, ToolCall, Usage
-from mockserver.reply.tokens import group_tokens, tokenize
+from mockserver.reply.tokens import group_texts, group_tokens, tokenize
 
 __all__ = ["ChatMeta", "chat_chunks", "chat_completion", "usage_body"]
 
@@ -138,26 +138,35 @@ class _Chunks:
         self.meta = meta
         self.count = 0
         self.pad = meta.pad or ids.obfuscator(meta.id)
-
-    def chunk(
-        self, choices: list[Json], *, usage: Usage | None = None, moderation: Json | None = None
-    ) -> Json:
-        meta = self.meta
-        body: Json = {
+        #: What every chunk starts with, in the real API's key order.
+        self.head: Json = {
             "id": meta.id,
             "object": "chat.completion.chunk",
             "created": meta.created,
             "model": meta.model,
             "service_tier": meta.service_tier,
             "system_fingerprint": meta.system_fingerprint,
-            "choices": choices,
         }
+
+    def chunk(
+        self,
+        choices: list[Json],
+        *,
+        usage: Usage | None = None,
+        moderation: Json | None = None,
+        size: int | None = None,
+    ) -> Json:
+        """A chunk of ``choices``; ``size``, if the caller knows it, is the length of the
+        text their deltas carry (what the obfuscation padding is measured against)."""
+        meta = self.meta
+        body: Json = {**self.head, "choices": choices}
         if moderation is not None:
             body["moderation"] = moderation
         if meta.include_usage:
             body["usage"] = usage_body(usage) if usage is not None else None
         if meta.obfuscation:
-            size = sum(len(v) for c in choices for v in c["delta"].values() if type(v) is str)
+            if size is None:
+                size = sum(len(v) for c in choices for v in c["delta"].values() if type(v) is str)
             body["obfuscation"] = self.pad(self.count, size)
         self.count += 1
         return body
@@ -177,6 +186,11 @@ class _Chunks:
             "finish_reason": finish,
         }
         return self.chunk([choice], moderation=moderation)
+
+    def text(self, field: str, text: str) -> Json:
+        """A chunk of ``text`` in ``field`` (content or refusal), without logprobs."""
+        choice = {"index": 0, "delta": {field: text}, "logprobs": None, "finish_reason": None}
+        return self.chunk([choice], size=len(text))
 
 
 def _tool_call_chunks(chunks: _Chunks, reply: Reply, *, opened: bool) -> Iterator[Json]:
@@ -206,8 +220,12 @@ def chat_chunks(reply: Reply, meta: ChatMeta) -> Iterator[Json]:
         if field == "refusal":
             opener = {"role": "assistant", "content": None, "refusal": ""}
         yield chunks.delta(opener)
-        for group in group_tokens(reply.tokens, meta.chunk):
-            yield chunks.delta({field: "".join(t.text for t in group)}, tokens=group)
+        if reply.logprobs:
+            for group in group_tokens(reply.tokens, meta.chunk):
+                yield chunks.delta({field: "".join(t.text for t in group)}, tokens=group)
+        else:  # the tokens' texts alone: logprobs are scored only to be shown
+            for text in group_texts(reply.token_texts, meta.chunk):
+                yield chunks.text(field, text)
         if reply.annotations:
             yield chunks.delta({"annotations": _annotations(reply)})
         if reply.tool_calls:

@@ -23,7 +23,7 @@ from mockserver.render.responses import (
 )
 from mockserver.render.responses_hosted import DELTAS, hosted_kind
 from mockserver.reply.model import Reply
-from mockserver.reply.tokens import group_tokens, tokenize
+from mockserver.reply.tokens import group_texts, group_tokens, tokenize
 
 __all__ = ["response_events"]
 
@@ -61,10 +61,14 @@ def _text_part(events: _Events, at: Json, part: Json, reply: Reply) -> None:
     wanted = LOGPROBS in events.meta.include
     empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
     events.emit("response.content_part.added", **at, part=empty)
-    for group in group_tokens(reply.tokens, events.meta.chunk):
-        logprobs = [token_logprob(t, with_bytes=False) for t in group] if wanted else []
-        text = "".join(t.text for t in group)
-        events.delta("response.output_text.delta", text, at, logprobs=logprobs)
+    if wanted:
+        for group in group_tokens(reply.tokens, events.meta.chunk):
+            logprobs = [token_logprob(t, with_bytes=False) for t in group]
+            text = "".join(t.text for t in group)
+            events.delta("response.output_text.delta", text, at, logprobs=logprobs)
+    else:  # the tokens' texts alone: logprobs are scored only to be shown
+        for text in group_texts(reply.token_texts, events.meta.chunk):
+            events.delta("response.output_text.delta", text, at, logprobs=[])
     for number, annotation in enumerate(part["annotations"]):
         events.emit(
             "response.output_text.annotation.added",
@@ -79,8 +83,8 @@ def _text_part(events: _Events, at: Json, part: Json, reply: Reply) -> None:
 
 def _refusal_part(events: _Events, at: Json, part: Json, reply: Reply) -> None:
     events.emit("response.content_part.added", **at, part={"type": "refusal", "refusal": ""})
-    for group in group_tokens(reply.tokens, events.meta.chunk):
-        events.delta("response.refusal.delta", "".join(t.text for t in group), at)
+    for text in group_texts(reply.token_texts, events.meta.chunk):
+        events.delta("response.refusal.delta", text, at)
     events.emit("response.refusal.done", **at, refusal=part["refusal"])
     events.emit("response.content_part.done", **at, part=part)
 

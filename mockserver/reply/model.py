@@ -84,3 +84,10 @@ class Reply:
     #: Responses API hosted-tool output items (web search, MCP, …) scripted by a scenario,
     #: as ``{"type": ..., **fields}``; renderers of APIs without such items ignore them.
     hosted: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def token_texts(self) -> tuple[str, ...]:
+        """The tokens' texts, without scoring them (a ``ScoredTokens`` scores on first read:
+        a stream that shows no logprobs never needs them)."""
+        texts: tuple[str, ...] | None = getattr(self.tokens, "texts", None)
+        return texts if texts is not None else tuple(t.text for t in self.tokens)

@@ -15,7 +15,14 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
-__all__ = ["MAX_PIECE", "count_message_tokens", "count_tokens", "group_tokens", "tokenize"]
+__all__ = [
+    "MAX_PIECE",
+    "count_message_tokens",
+    "count_tokens",
+    "group_texts",
+    "group_tokens",
+    "tokenize",
+]
 
 MAX_PIECE = 9
 CHUNK = 6
@@ -77,15 +84,23 @@ class HasText(Protocol):
 def group_tokens(tokens: Sequence[T], size: int | str) -> list[tuple[T, ...]]:
     """Tokens grouped per stream chunk: ``"token"`` (one each), ``"word"`` (a word with its
     leading space and trailing punctuation), or ``N`` tokens."""
+    return [tuple(tokens[start:end]) for start, end in _groups([t.text for t in tokens], size)]
+
+
+def group_texts(texts: Sequence[str], size: int | str) -> list[str]:
+    """:func:`group_tokens` for tokens' texts: each group's text."""
     if size == "token":
-        return [(t,) for t in tokens]
+        return list(texts)
+    return ["".join(texts[start:end]) for start, end in _groups(texts, size)]
+
+
+def _groups(texts: Sequence[str], size: int | str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each chunk's tokens (see :func:`group_tokens`)."""
+    if not texts:
+        return []
+    if size == "token":
+        return [(i, i + 1) for i in range(len(texts))]
     if isinstance(size, int):
-        return [tuple(tokens[i : i + size]) for i in range(0, len(tokens), size)]
-    groups: list[list[T]] = []
-    for token in tokens:
-        starts_word = token.text[:1].isspace() or not groups
-        if starts_word:
-            groups.append([token])
-        else:
-            groups[-1].append(token)
-    return [tuple(g) for g in groups]
+        return [(i, min(i + size, len(texts))) for i in range(0, len(texts), size)]
+    starts = [i for i, text in enumerate(texts) if i == 0 or text[:1].isspace()]
+    return list(zip(starts, [*starts[1:], len(texts)], strict=True))

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mockserver import ids
+from mockserver.render.chat import ChatMeta, chat_chunks
+from mockserver.render.responses import LOGPROBS, ResponseMeta, echo_params
+from mockserver.render.responses_stream import response_events
+from mockserver.reply import logprobs
 from mockserver.reply.logprobs import ScoredTokens, score_tokens
+from mockserver.reply.model import Reply, Token, Usage
+from mockserver.reply.tokens import tokenize
 
 texts = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=30).map(tuple)
 
@@ -33,3 +41,38 @@ def test_scored_on_first_use_is_the_same_as_scored_at_once(
     lazy = ScoredTokens(tokens, seed=seed, top_k=top_k)
     at_once = score_tokens(tokens, rng=ids.derive_rng(seed, "logprobs"), top_k=top_k)
     assert tuple(lazy) == at_once
+
+
+def test_a_stream_that_shows_no_logprobs_never_scores_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scoring is most of a short reply's cost: a stream draws it only to show it."""
+    scored: list[tuple[str, ...]] = []
+
+    def counting(texts: tuple[str, ...], *, rng: random.Random, top_k: int) -> tuple[Token, ...]:
+        scored.append(texts)
+        return score_tokens(texts, rng=rng, top_k=top_k)
+
+    monkeypatch.setattr(logprobs, "score_tokens", counting)
+    texts = tokenize("Hello there, friend. How are you?")
+
+    def reply(shown: bool) -> Reply:
+        tokens = ScoredTokens(texts, seed=3, top_k=2)
+        return Reply(usage=Usage(5, len(texts)), text="".join(texts), tokens=tokens, logprobs=shown)
+
+    chat_meta = ChatMeta("chatcmpl-1", 1, "gpt-4o-mini", "fp_1", "default")
+    echo = echo_params({"model": "gpt-4o-mini"}, service_tier="default")
+    plain_meta = ResponseMeta(id="resp_1", created_at=1, echo=echo, include=frozenset())
+    shown_meta = ResponseMeta(id="resp_1", created_at=1, echo=echo, include=frozenset({LOGPROBS}))
+    for chunk in ("token", "word", 3):
+        meta = dataclasses.replace(chat_meta, chunk=chunk)
+        deltas = [c["choices"][0]["delta"].get("content") for c in chat_chunks(reply(False), meta)]
+        assert "".join(d for d in deltas if d) == "".join(texts)
+    events = response_events(reply(False), plain_meta, completed_at=2)
+    assert events[-1]["type"] == "response.completed"
+    assert scored == []
+
+    chunks = list(chat_chunks(reply(True), chat_meta))
+    assert chunks[1]["choices"][0]["logprobs"]["content"][0]["token"] == texts[0]
+    response_events(reply(True), shown_meta, completed_at=2)
+    assert scored == [texts, texts]

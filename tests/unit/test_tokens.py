@@ -6,8 +6,17 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mockserver.reply.model import Token
 from mockserver.reply.text import TextGenerator
-from mockserver.reply.tokens import CHUNK, MAX_PIECE, count_message_tokens, count_tokens, tokenize
+from mockserver.reply.tokens import (
+    CHUNK,
+    MAX_PIECE,
+    count_message_tokens,
+    count_tokens,
+    group_texts,
+    group_tokens,
+    tokenize,
+)
 
 
 @given(st.text())
@@ -70,3 +79,20 @@ def test_generated_prose_tokenizes_like_the_reference() -> None:
     text = TextGenerator().prose(random.Random(3), topic_text="sourdough", sentences=18)
     assert tokenize(text) == _reference_tokens(text)
     assert count_tokens(text) == len(_reference_tokens(text))
+
+
+token_lists = st.lists(st.sampled_from(["Hi", " there", ",", " world", "!", "\n", " ", "abc"]))
+
+
+@given(token_lists, st.sampled_from(["token", "word", 1, 2, 3, 7]))
+def test_grouped_texts_are_the_grouped_tokens_texts(texts: list[str], size: int | str) -> None:
+    tokens = [Token(text=t, logprob=0.0) for t in texts]
+    joined = ["".join(t.text for t in group) for group in group_tokens(tokens, size)]
+    assert group_texts(texts, size) == joined
+    assert "".join(joined) == "".join(texts)
+
+
+def test_word_groups_start_at_a_leading_space() -> None:
+    texts = ["Intern", "ational", "ization", " matters", "."]
+    assert group_texts(texts, "word") == ["Internationalization", " matters."]
+    assert group_texts([], "word") == []
