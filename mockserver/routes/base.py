@@ -225,12 +225,6 @@ class PlannedJSONResponse(Response):
         return {k.decode(): v.decode() for k, v in self.raw_headers if k != b"content-length"}
 
 
-def body_response(body: Any, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
-    if plan.plain:
-        return JSONAnswer(sse.encode_json_pretty(body), headers=headers)
-    return PlannedJSONResponse(sse.encode_json_pretty(body), plan=plan, headers=headers)
-
-
 def stream_response(
     frames: Sequence[bytes],
     *,

@@ -20,14 +20,13 @@ from mockserver.prompt.chat import prompt_from_chat
 from mockserver.routes import fresh
 from mockserver.routes.base import (
     api_endpoint,
-    body_response,
     create_endpoint,
     engine_of,
     json_response,
     namespace_of,
     read_json,
-    stream_response,
 )
+from mockserver.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.routes.query import page_query
 from mockserver.routes.replay import (
     HANDOFF,
@@ -87,30 +86,33 @@ def _prompt(body: dict[str, Any], headers: Mapping[str, str]) -> Prompt:
 
 def _turn(
     engine: Engine, prompt: Prompt, *, namespace: str, path: str, body: dict[str, Any]
-) -> ChatResult:
-    """The turn, rendered and journaled."""
+) -> Encoded[ChatResult]:
+    """The turn, rendered, encoded and journaled."""
     result = complete_chat(engine, prompt, namespace=namespace)
+    if result.chunks is not None:
+        encoded = encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
+    else:
+        encoded = encode_body(result, result.body)
     engine.record_turn(
         namespace,
         path=path,
         prompt=prompt,
         turn=result.turn,
         request=body,
-        response=result.body or result.chunks,
+        response=encoded.journaled(),
     )
-    return result
+    return encoded
 
 
-def _response(result: ChatResult) -> Response:
-    if result.chunks is not None:
-        return stream_response(
-            [sse.frame(chunk) for chunk in result.chunks],
+def _response(encoded: Encoded[ChatResult]) -> Response:
+    result = encoded.result
+    if encoded.frames is not None:
+        return encoded.stream_response(
             plan=result.stream_plan,
-            tail=[sse.DONE],
             error_frames=[sse.frame(result.stream_error)],
             headers=result.headers,
         )
-    return body_response(result.body, plan=result.body_plan, headers=result.headers)
+    return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
 
 def _file_recipe(
@@ -118,10 +120,11 @@ def _file_recipe(
     replays: Replays,
     key: Key,
     prompt: Prompt,
-    result: ChatResult,
+    encoded: Encoded[ChatResult],
     response: Response,
 ) -> None:
     """Let the replay lane answer this exact request next time, if it would be answered alike."""
+    result = encoded.result
     decision = result.turn.decision
     if decision is None:
         return

@@ -23,14 +23,13 @@ from mockserver.routes import fresh
 from mockserver.routes.base import (
     SSEResponse,
     api_endpoint,
-    body_response,
     create_endpoint,
     engine_of,
     json_response,
     namespace_of,
     read_json,
-    stream_response,
 )
+from mockserver.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.routes.query import page_query, query_flag, query_int, query_list
 from mockserver.routes.replay import (
     HANDOFF,
@@ -113,43 +112,48 @@ def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
 
 def _turn(
     engine: Engine, body: Json, *, namespace: str, path: str, headers: Mapping[str, str]
-) -> engine_responses.ResponseResult:
-    """The turn, rendered, stored and journaled."""
+) -> Encoded[engine_responses.ResponseResult]:
+    """The turn, rendered, stored, encoded and journaled."""
     result = engine_responses.create_response(engine, body, namespace=namespace, headers=headers)
+    if result.events is not None:
+        frames = [sse.event_frame(e["type"], e) for e in result.events]
+        # the terminal event: what a ``no_done`` fault leaves out
+        encoded = encode_stream(result, frames[:-1], frames[-1:])
+    else:
+        encoded = encode_body(result, result.body)
     engine.record_turn(
         namespace,
         path=path,
         prompt=result.prompt,
         turn=result.turn,
         request=body,
-        response=result.body or result.events,
+        response=encoded.journaled(),
     )
-    return result
+    return encoded
 
 
-def _response(result: engine_responses.ResponseResult) -> Response:
-    if result.events is not None:
-        frames = [sse.event_frame(e["type"], e) for e in result.events]
-        return stream_response(
-            frames[:-1],
+def _response(encoded: Encoded[engine_responses.ResponseResult]) -> Response:
+    result = encoded.result
+    if encoded.frames is not None:
+        return encoded.stream_response(
             plan=result.stream_plan,
-            tail=frames[-1:],  # the terminal event: what a ``no_done`` fault leaves out
             error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
             headers=result.headers,
         )
-    return body_response(result.body, plan=result.body_plan, headers=result.headers)
+    return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
 
 def _file_recipe(
     engine: Engine,
     replays: Replays,
     key: Key,
-    result: engine_responses.ResponseResult,
+    encoded: Encoded[engine_responses.ResponseResult],
     response: Response,
 ) -> None:
     """Let the replay lane answer this exact request next time, if it would be answered alike:
     a response that continues nothing (no previous response, conversation or item reference)
     and is not a background one."""
+    result = encoded.result
     decision = result.turn.decision
     if decision is None:
         return

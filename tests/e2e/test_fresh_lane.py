@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mockserver import sse
 from mockserver.server import BackgroundServer
 from tests.conftest import start_server
 from tests.e2e.test_replay_wire import conversation, request
@@ -351,3 +352,31 @@ def test_fuzzed_requests_get_the_same_answers_and_journal_either_way(
     assert session(on, sends) == session(off, sends)
     assert fresh_answers(on) > 10
     assert not on.app.state.engine.internal_errors
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/chat/completions", {"model": "gpt-4o-mini", "messages": HELLO}),
+        ("/v1/chat/completions", {"model": "gpt-4o-mini", "messages": HELLO, "stream": True}),
+        ("/v1/responses", {"model": "gpt-4o-mini", "input": "Hello there"}),
+        ("/v1/responses", {"model": "gpt-4o-mini", "input": "Hello there", "stream": True}),
+    ],
+    ids=["chat", "chat-stream", "responses", "responses-stream"],
+)
+def test_the_journal_keeps_the_answer_that_was_sent(
+    lanes: tuple[BackgroundServer, BackgroundServer], path: str, body: dict[str, Any]
+) -> None:
+    """The journal keeps the bytes sent and parses them when read: what it shows is what the
+    client got, whichever path answered."""
+    for server in lanes:
+        with httpx.Client(base_url=server.url, headers={"Authorization": "Bearer sk-j"}) as http:
+            answer = http.post(path, json=body)
+            [call] = http.get("/__mockserver/calls").json()["data"]
+        assert answer.status_code == 200, answer.text
+        sent = sse.decode_stream(answer.content) if body.get("stream") else answer.json()
+        assert call["response"] == sent
+        assert call["stream"] is bool(body.get("stream"))
+        if body.get("stream"):
+            assert len(sent) > 5
+    assert fresh_answers(lanes[0]) == 1

@@ -1,0 +1,64 @@
+"""A create endpoint's answer, encoded once: the bytes it sends are the bytes it journals.
+
+A turn's rendered answer (a body, or a stream's payloads) is encoded as soon as the turn is
+taken. The journal keeps those bytes, parsed only when it is read: a stream's payloads are
+hundreds of objects per request, and a journal of a thousand entries kept them all alive, at a
+cost paid on every request (their making, their freeing, the garbage collector's walks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
+
+import orjson
+from starlette.responses import Response
+
+from mockserver import sse
+from mockserver.faults import BodyPlan, StreamPlan
+from mockserver.routes.base import JSONAnswer, PlannedJSONResponse, SSEResponse, stream_response
+from mockserver.store import Unparsed
+
+__all__ = ["Encoded", "encode_body", "encode_stream"]
+
+Result = TypeVar("Result")
+
+
+class Encoded(NamedTuple, Generic[Result]):
+    """A turn's result, with its answer's bytes."""
+
+    result: Result
+    #: A stream's frames, up to its tail; ``None`` for a body.
+    frames: list[bytes] | None
+    #: The frames that close a stream (what a ``no_done`` fault leaves out).
+    tail: list[bytes]
+    #: The whole answer: the body, or every frame joined.
+    whole: bytes
+
+    def journaled(self) -> Unparsed:
+        """The answer as the journal keeps it (its JSON, parsed when read)."""
+        return Unparsed(self.whole, orjson.loads if self.frames is None else sse.decode_stream)
+
+    def body_response(self, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
+        if plan.plain:
+            return JSONAnswer(self.whole, headers=headers)
+        return PlannedJSONResponse(self.whole, plan=plan, headers=headers)
+
+    def stream_response(
+        self, *, plan: StreamPlan, error_frames: Sequence[bytes], headers: Mapping[str, str]
+    ) -> Response:
+        if plan.unpaced:  # one write of what is already joined
+            return SSEResponse(self.whole, headers=headers)
+        frames = self.frames or []
+        return stream_response(
+            frames, plan=plan, tail=self.tail, error_frames=error_frames, headers=headers
+        )
+
+
+def encode_body(result: Result, body: Any) -> Encoded[Result]:
+    """A non-streamed answer: indented JSON, as the real API writes bodies."""
+    return Encoded(result, None, [], sse.encode_json_pretty(body))
+
+
+def encode_stream(result: Result, frames: list[bytes], tail: list[bytes]) -> Encoded[Result]:
+    return Encoded(result, frames, tail, b"".join([*frames, *tail]))
