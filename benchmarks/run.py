@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from benchmarks import fixture, servers, soak
+from benchmarks import fixture, inprocess, servers, soak
 from benchmarks.servers import Server, raw_request, spawn
 from benchmarks.workloads import (
     CHAT,
@@ -275,6 +275,15 @@ def _parser() -> argparse.ArgumentParser:
         "--fixture-tests", type=int, default=1000, help="tests per W7 run (default 1000)"
     )
     parser.add_argument(
+        "--inprocess",
+        action="store_true",
+        help="instead of the table: what one request costs in Python, per path, in this "
+        "process (no sockets); --rounds runs of --requests requests each",
+    )
+    parser.add_argument(
+        "--requests", type=int, default=5000, help="requests per --inprocess run (default 5000)"
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="SECONDS",
@@ -286,6 +295,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.inprocess:
+        return inprocess.run(requests=args.requests, rounds=args.rounds)
     bench = Bench(args)
     if args.soak is not None:
         print(bench.header().splitlines()[0], flush=True)

@@ -38,3 +38,23 @@ def test_one_short_round_prints_the_table() -> None:
     assert header.split() == columns
     [row] = [line for line in lines if line.startswith("W1 ")]
     assert row.split()[-1] in ("PASS", "MISS")
+
+
+def test_the_in_process_costs_print_a_line_per_path() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--inprocess", "--rounds", "1", "--requests", "40"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("in-process cost of one request")
+    rows = lines[2:]
+    assert len(rows) == 6, lines
+    for row in rows:
+        cost, rate = row.split()[-2:]
+        assert float(cost) > 0, row
+        assert int(rate.replace(",", "")) > 0, row

@@ -1,0 +1,181 @@
+"""``python -m benchmarks --inprocess``: what one request costs in Python, without sockets.
+
+The table's rows say how fast the server is; this says where a request's time goes before any
+byte reaches a socket. Each path is driven in this process, the way the server drives it: the
+lane's paths with the ``(path, body, headers)`` key the HTTP protocol makes of a request, and
+the full path as an ASGI call on the app (no HTTP parsing, no socket). Each line is the best of
+``rounds`` runs of ``requests`` requests, after a warm-up; every answer is checked (status 200,
+answered by the path the line names), so a line never times an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import Message
+
+from mockserver.app import create_app
+from mockserver.routes.replay import Answered, Key, Lane
+from mockserver.settings import Settings
+
+__all__ = ["run"]
+
+CHAT = "/v1/chat/completions"
+RESPONSES = "/v1/responses"
+HEADERS = (
+    (b"host", b"127.0.0.1:8000"),
+    (b"content-type", b"application/json"),
+    (b"authorization", b"Bearer sk-bench"),
+)
+
+
+def _chat(number: int, *, stream: bool = False) -> bytes:
+    tail = b',"stream":true' if stream else b""
+    return (
+        b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Tell me about order %d'
+        b' and where it ships next week"}]%s}' % (number, tail)
+    )
+
+
+def _responses(number: int, *, stream: bool = False) -> bytes:
+    tail = b',"stream":true' if stream else b""
+    return b'{"model":"gpt-4o-mini","input":"Tell me about order %d and where it ships"%s}' % (
+        number,
+        tail,
+    )
+
+
+@dataclass(frozen=True)
+class Path:
+    label: str
+    #: Makes the request numbered ``n`` (the same ``n`` gives the same request).
+    body: Callable[[int], bytes]
+    target: str = CHAT
+    #: ``"replayed"`` / ``"fresh"``: answered by the lane's recipe or its fresh turn;
+    #: ``"asgi"``: the full path, the lane off.
+    via: str = "fresh"
+    repeat: bool = False
+
+
+PATHS = (
+    Path("chat, the same request (replay lane)", _chat, via="replayed", repeat=True),
+    Path("chat, a new message each (fresh turn in the lane)", _chat),
+    Path("chat stream, a new message each (fresh turn)", lambda n: _chat(n, stream=True)),
+    Path("Responses, a new input each (fresh turn)", _responses, target=RESPONSES),
+    Path(
+        "Responses stream, a new input each (fresh turn)",
+        lambda n: _responses(n, stream=True),
+        target=RESPONSES,
+    ),
+    Path("chat, a new message each, lane off (ASGI app)", _chat, via="asgi"),
+)
+
+
+def _numbers(path: Path) -> Iterator[int]:
+    return itertools.repeat(1) if path.repeat else itertools.count(1)
+
+
+def _lane_cost(path: Path, requests: int, rounds: int) -> float:
+    app = create_app(Settings())
+    lane: Lane = app.state.lane
+    numbers = _numbers(path)
+
+    def batch(size: int) -> float:
+        keys: list[Key] = [(path.target, path.body(next(numbers)), HEADERS) for _ in range(size)]
+        served, fresh = lane.replays.served, lane.fresh_answers
+        started = time.perf_counter()
+        for key in keys:
+            answered = lane.answer(key)
+            if not isinstance(answered, Answered):
+                raise RuntimeError(f"{path.label}: the lane did not answer {key[1]!r}")
+            lane.complete(answered, started)
+        elapsed = time.perf_counter() - started
+        by_recipe = lane.replays.served - served
+        by_turn = lane.fresh_answers - fresh
+        wanted = by_recipe if path.via == "replayed" else by_turn
+        if wanted != size:
+            raise RuntimeError(
+                f"{path.label}: {by_recipe} replayed and {by_turn} fresh answers of {size}"
+            )
+        return elapsed / size
+
+    # The first request of a repeated one files its recipe from the second time it is asked.
+    lane.answer((path.target, path.body(0), HEADERS))
+    for _ in range(2):
+        if path.repeat:
+            answered = lane.answer((path.target, path.body(1), HEADERS))
+            assert isinstance(answered, Answered)
+    batch(max(requests // 5, 1))  # warm-up
+    return min(batch(requests) for _ in range(rounds))
+
+
+def _asgi_cost(path: Path, requests: int, rounds: int) -> float:
+    app = create_app(Settings(replay=False))
+    numbers = _numbers(path)
+    statuses: list[int] = []
+
+    async def call(body: bytes) -> None:
+        scope: dict[str, Any] = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path.target,
+            "raw_path": path.target.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [*HEADERS, (b"content-length", str(len(body)).encode())],
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8000),
+        }
+        sent = False
+
+        async def receive() -> Message:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+
+        await app(scope, receive, send)
+
+    async def batch(size: int) -> float:
+        bodies = [path.body(next(numbers)) for _ in range(size)]
+        statuses.clear()
+        started = time.perf_counter()
+        for body in bodies:
+            await call(body)
+        elapsed = time.perf_counter() - started
+        if statuses != [200] * size:
+            wrong = sorted(set(statuses) - {200})
+            raise RuntimeError(f"{path.label}: answered {wrong or 'too few'}, not 200s")
+        return elapsed / size
+
+    async def measure() -> float:
+        async with app.router.lifespan_context(app):
+            await batch(max(requests // 5, 1))
+            return min([await batch(requests) for _ in range(rounds)])
+
+    return asyncio.run(measure())
+
+
+def run(*, requests: int = 5000, rounds: int = 3) -> int:
+    print(
+        f"in-process cost of one request, in Python (no HTTP parsing, no socket): "
+        f"best of {rounds} × {requests:,} requests per path"
+    )
+    print(f"{'path':54}  {'µs/request':>10}  {'CPU-bound rate (req/s)':>22}")
+    for path in PATHS:
+        cost = (_asgi_cost if path.via == "asgi" else _lane_cost)(path, requests, rounds)
+        print(f"{path.label:54}  {cost * 1e6:10.1f}  {1 / cost:22,.0f}", flush=True)
+    return 0
