@@ -9,8 +9,12 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mockserver.errors import MockServerError, ScenarioError
+
+if TYPE_CHECKING:
+    from mockserver.scenario.model import Scenario
 
 __all__ = ["main"]
 
@@ -160,27 +164,36 @@ def _first_words(text: str, width: int) -> str:
     return line[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def _problems(path: Path) -> list[ScenarioError]:
-    from mockserver.scenario.library import load_ref
-
-    try:
-        load_ref(str(path))
-    except ScenarioError as exc:
-        return [exc, *exc.more]
-    return []
-
-
 def _validate(args: argparse.Namespace) -> int:
+    from mockserver.scenario.library import (
+        load_ref,
+        name_clashes,
+        no_scenario_files,
+        scenario_files,
+    )
+
     files: list[Path] = []
+    problems: list[ScenarioError] = []
+
+    def check(path: Path) -> Scenario | None:
+        files.append(path)
+        try:
+            [scenario] = load_ref(str(path))
+        except ScenarioError as exc:
+            problems.extend([exc, *exc.more])
+            return None
+        return scenario
+
     for raw in args.paths:
         path = Path(raw)
-        if path.is_dir():
-            from mockserver.scenario.library import scenario_files
-
-            files += scenario_files(path)
+        if path.is_dir():  # each file on its own, then their names together
+            found = scenario_files(path)
+            if not found:
+                problems.append(no_scenario_files(raw))
+            loaded = [(f, check(f)) for f in found]
+            problems += name_clashes([(f, s) for f, s in loaded if s is not None])
         else:
-            files.append(path)
-    problems = [p for f in files for p in _problems(f)]
+            check(path)
     if args.json:
         print(
             json.dumps(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, Final, get_args
+from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,7 +23,7 @@ from mockserver.scenario.loader import (
     scenario_from_data,
     scenario_to_yaml,
 )
-from mockserver.scenario.model import Reply, ReplyKind, Scenario
+from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Namespace
 from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
 
@@ -194,16 +194,7 @@ async def namespaces(request: Request) -> Response:
 
 
 def _queued_reply(raw: object, *, field: str | None) -> Reply:
-    reply = reply_from_data(raw, field=field)
-    if not reply.kinds():
-        # Decorations alone (latency, fault…) would serve an empty text: say so instead.
-        *most, last = get_args(ReplyKind)
-        raise ScenarioError(
-            f"a queued reply needs one of {', '.join(most)} or {last} (latency, fault and the "
-            "other fields only go with one)",
-            field=field,
-        )
-    return reply
+    return reply_from_data(raw, field=field)
 
 
 def _queued_replies(body: Json) -> list[Reply]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,8 @@ __all__ = [
     "fixtures_dir",
     "library_dir",
     "load_ref",
+    "name_clashes",
+    "no_scenario_files",
     "scenario_files",
 ]
 
@@ -81,14 +84,55 @@ def scenario_files(directory: Path) -> list[Path]:
     return [path for path in found if path.resolve() not in named]
 
 
+def no_scenario_files(directory: str) -> ScenarioError:
+    return ScenarioError(f"no scenario files ({', '.join(SUFFIXES)}) in directory", file=directory)
+
+
+def name_clashes(loaded: list[tuple[Path, Scenario]]) -> list[ScenarioError]:
+    """A problem for each scenario whose name an earlier one of ``loaded`` (a directory's
+    scenarios) already has: a name must say which file it means."""
+    first: dict[str, Path] = {}
+    clashes = []
+    for path, scenario in loaded:
+        taken = first.setdefault(scenario.name, path)
+        if taken != path:
+            clashes.append(
+                ScenarioError(
+                    f"scenario name {scenario.name!r} is already the name of {taken}: "
+                    "each scenario of a directory needs a name of its own",
+                    file=str(path),
+                    line=_name_line(path),
+                    field="name",
+                )
+            )
+    return clashes
+
+
+def _name_line(path: Path) -> int | None:
+    """The line of a scenario file's top-level ``name`` key, if it has one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for number, line in enumerate(lines, start=1):
+        if re.match(r"""(name|"name")\s*:""", line):
+            return number
+    return None
+
+
 def load_ref(ref: str) -> list[Scenario]:
     """A file, every scenario file of a directory, or a built-in scenario's name."""
     path = Path(ref)
     if path.is_dir():
         found = scenario_files(path)
         if not found:
-            raise ScenarioError(f"no scenario files ({', '.join(SUFFIXES)}) in directory", file=ref)
-        return [_load_file(p) for p in found]
+            raise no_scenario_files(ref)
+        loaded = [(p, _load_file(p)) for p in found]
+        clashes = name_clashes(loaded)
+        if clashes:
+            clashes[0].more = clashes[1:]
+            raise clashes[0]
+        return [scenario for _, scenario in loaded]
     if path.is_file():
         return [_load_file(path)]
     if path.suffix in SUFFIXES or "/" in ref:

@@ -8,7 +8,7 @@ that silently never matches.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -103,7 +103,7 @@ class When(_Strict):
         description="other request parameters by dotted path: a literal (equals), or a "
         "{equals|contains|icontains|regex|glob|startswith: …} / {gte|lte|gt|lt: …} lookup",
     )
-    any: list[When] | None = Field(default=None, description="at least one must hold")
+    any: list[When] | None = Field(default=None, min_length=1, description="at least one must hold")
     not_: When | None = Field(default=None, alias="not", description="must not hold")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
@@ -190,7 +190,8 @@ class Reply(_Strict):
     finish_reason: Literal["stop", "length", "tool_calls", "content_filter"] | None = None
     usage: (
         dict[
-            Literal["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"], int
+            Literal["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"],
+            Annotated[int, Field(ge=0)],
         ]
         | None
     ) = None
@@ -221,6 +222,13 @@ class Reply(_Strict):
             raise ValueError(
                 f"a reply is one of text, generate, json, refusal, tool_calls, "
                 f"error or fixture (text may go with tool_calls); got {kinds}"
+            )
+        if not kinds and not (self.hosted or self.moderation or self.finish_reason):
+            # Decorations alone would serve an empty text: say so instead.
+            raise ValueError(
+                "a reply needs one of text, generate, json, refusal, tool_calls, error or "
+                "fixture (latency, fault, usage and the other fields only go with one; for an "
+                "empty answer, write text: '')"
             )
         return self
 

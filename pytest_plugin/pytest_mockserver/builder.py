@@ -50,9 +50,10 @@ def _unexpected(where: str, key: str, valid: Iterable[str]) -> TypeError:
 
 
 def _invalid(where: str, exc: ValidationError) -> ValueError:
+    """``where: a.b: message; …`` (a problem with the whole call has no field to name)."""
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'value'}: "
-        f"{str(e['msg']).removeprefix('Value error, ')}"
+        (f"{'.'.join(str(p) for p in e['loc'])}: " if e["loc"] else "")
+        + str(e["msg"]).removeprefix("Value error, ")
         for e in exc.errors()
     )
     return ValueError(f"{where}: {problems}")

@@ -90,7 +90,7 @@ def test_a_queued_reply_without_content_is_refused(
     error = refusal(control.post("/next", json=body))
     assert error["code"] == "mockserver_scenario_error"
     assert error["message"].startswith(
-        "a queued reply needs one of text, generate, json, refusal, tool_calls, error or fixture"
+        "a reply needs one of text, generate, json, refusal, tool_calls, error or fixture"
     )
     assert control.get("/scenario").json()["pending"] == 0
 
@@ -99,7 +99,7 @@ def test_a_queued_reply_without_content_is_refused(
     ("body", "located"),
     [
         ({"replies": []}, "field 'replies': 'replies' needs at least one reply"),
-        ({"replies": [{"text": "a"}, {}]}, "field 'replies.1': a queued reply needs one of"),
+        ({"replies": [{"text": "a"}, {}]}, "field 'replies.1': a reply needs one of"),
         (
             {"replies": [{"text": "a"}, {"txt": "b"}]},
             "field 'replies.1.txt': unknown key 'txt' (did you mean 'text'?)",

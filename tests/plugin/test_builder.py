@@ -154,3 +154,10 @@ def test_a_rule_is_forgotten_only_if_no_answer_was_tried() -> None:
     assert not broken.complete
     assert not broken.forgotten  # its exception told the test already
     assert not builder().reply(text="x").forgotten
+
+
+@pytest.mark.parametrize("keywords", [{}, {"latency": {"delay": 0.1}}])
+def test_a_reply_with_nothing_to_say_is_refused(keywords: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="a reply needs one of text, generate") as info:
+        reply_from_keywords(keywords)
+    assert "write text: ''" in str(info.value)

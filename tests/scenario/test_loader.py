@@ -387,3 +387,57 @@ def test_a_fixture_that_is_not_text_is_a_located_problem(tmp_path: Path) -> None
     with pytest.raises(ScenarioError, match=r"fixture 'blob\.json' is not UTF-8 text") as info:
         load_file(path)
     assert info.value.line == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("rules: [{when: {last_user: hi}, reply: {}}]", "rules[0].reply"),
+        ("rules: [{when: {last_user: hi}, reply: {latency: {delay: 0.1}}}]", "rules[0].reply"),
+        ("rules: [{replies: [{text: a}, {usage: {prompt_tokens: 3}}]}]", "rules[0].replies[1]"),
+        ("chaos: {probability: 1, replies: [{}]}", "chaos.replies[0]"),
+    ],
+)
+def test_a_reply_with_nothing_to_say_is_refused(text: str, field: str) -> None:
+    """Decorations alone would answer an empty text, silently: an empty answer is written."""
+    error = error_of(text)
+    assert f"field '{field}': a reply needs one of text, generate, json" in error
+    assert "write text: ''" in error
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["{text: ''}", "{finish_reason: content_filter}", "{moderation: {input: [violence]}}"],
+)
+def test_an_empty_answer_can_still_be_asked_for(reply: str) -> None:
+    scenario = parse_scenario(f"rules: [{{when: {{last_user: hi}}, reply: {reply}}}]")
+    assert scenario.rules[0].reply is not None
+
+
+def test_two_scenarios_of_a_directory_may_not_share_a_name(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("name: same\nrules: [{reply: {text: a}}]\n")
+    (tmp_path / "b.yml").write_text("# the other one\nname: same\nrules: [{reply: {text: b}}]\n")
+    (tmp_path / "c.yaml").write_text("name: other\nrules: [{reply: {text: c}}]\n")
+    with pytest.raises(ScenarioError) as info:
+        load_ref(str(tmp_path))
+    assert str(info.value) == (
+        f"{tmp_path / 'b.yml'}:2: field 'name': scenario name 'same' is already the name of "
+        f"{tmp_path / 'a.yaml'}: each scenario of a directory needs a name of its own"
+    )
+    (tmp_path / "b.yml").write_text("name: b\nrules: [{reply: {text: b}}]\n")
+    assert [s.name for s in load_ref(str(tmp_path))] == ["same", "b", "other"]
+
+
+def test_an_empty_any_and_a_negative_usage_are_refused() -> None:
+    assert error_of("""\
+        rules:
+          - when: {any: []}
+            reply: {text: x}
+          - when: {last_user: a}
+            reply: {text: hi, usage: {prompt_tokens: -5}}
+        """).splitlines() == [
+        "s.yaml:2:12: rule #0, field 'rules[0].when.any': "
+        "List should have at least 1 item after validation, not 0",
+        "s.yaml:5:31: rule #1, field 'rules[1].reply.usage.prompt_tokens': "
+        "Input should be greater than or equal to 0",
+    ]
