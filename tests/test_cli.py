@@ -40,6 +40,27 @@ def test_validate_lists_located_problems_and_exits_1(
     ]
 
 
+def test_validate_checks_a_directorys_names_together_and_refuses_an_empty_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenarios, empty = tmp_path / "scenarios", tmp_path / "empty"
+    scenarios.mkdir()
+    empty.mkdir()
+    (scenarios / "a.yaml").write_text(GOOD)
+    (scenarios / "b.yaml").write_text(GOOD)
+    (scenarios / "c.yaml").write_text(BAD.replace("name: bad", "name: good"))
+    assert main(["validate", str(scenarios), str(empty)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{scenarios / 'c.yaml'}:3:22: rule 'hi', field 'rules[0].reply.txt': unknown key "
+        "'txt' (did you mean 'text'?)",
+        f"{scenarios / 'b.yaml'}:1: field 'name': scenario name 'good' is already the name of "
+        f"{scenarios / 'a.yaml'}: each scenario of a directory needs a name of its own",
+        f"{empty}: no scenario files (.yaml, .yml, .json) in directory",
+        "3 file(s) checked, 3 problem(s)",
+    ]
+    assert main(["validate", str(scenarios / "a.yaml"), str(scenarios / "b.yaml")]) == 0
+
+
 def test_validate_lists_duplicate_rule_ids_with_the_other_problems(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
