@@ -103,6 +103,22 @@ def frozen_start_up() -> Iterator[None]:
         gc.enable()
 
 
+#: ``serve``'s flags, by the setting each one sets.
+_SETTING_FLAGS = {
+    "--host": "host",
+    "--port": "port",
+    "--seed": "seed",
+    "--clock": "clock",
+    "--scenario": "scenario",
+    "--log-level": "log_level",
+    "--rpm": "requests_per_minute",
+    "--tpm": "tokens_per_minute",
+    "--cors-origin": "cors_origins",
+    "--admin-token": "admin_token",
+    "--api-key": "api_keys",
+}
+
+
 def _serve(args: argparse.Namespace) -> int:
     with frozen_start_up():
         from mockserver.app import create_app
@@ -110,6 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
         from mockserver.settings import Settings
 
         settings = Settings.from_env(
+            sources={name: flag for flag, name in _SETTING_FLAGS.items()},
             host=args.host,
             port=args.port,
             seed=args.seed,

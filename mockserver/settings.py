@@ -33,6 +33,11 @@ _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
 class SettingsError(MockServerError):
     """A configuration value that cannot be used."""
 
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        super().__init__(message)
+        #: The setting at fault, if one is.
+        self.setting = setting
+
 
 class _Invalid(ValueError):
     """A field's value, rejected (the message says why; the caller names the field)."""
@@ -138,26 +143,47 @@ class Settings:
             try:
                 value = check(getattr(self, name))
             except _Invalid as exc:
-                raise SettingsError(
-                    f"invalid setting {name!r} (env {ENV_PREFIX}{name.upper()}): {exc}"
-                ) from None
+                raise SettingsError(f"invalid setting {name!r}: {exc}", setting=name) from None
             object.__setattr__(self, name, value)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        sources: Mapping[str, str] | None = None,
+        **overrides: object,
+    ) -> Settings:
         """Defaults, overridden by ``MOCKSERVER_<FIELD>`` variables, overridden by ``overrides``
-        (``None`` values in ``overrides`` mean "not given")."""
+        (``None`` values in ``overrides`` mean "not given"). A bad value is blamed on where it
+        came from: its variable, or its entry in ``sources`` (a command-line flag, say)."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        where: dict[str, str] = {}
         for name in _CHECKS:
-            raw = env.get(ENV_PREFIX + name.upper())
+            variable = ENV_PREFIX + name.upper()
+            raw = env.get(variable)
             if raw is not None and raw != "":
-                values[name] = raw
-        values.update({k: v for k, v in overrides.items() if v is not None})
+                values[name], where[name] = raw, f"env {variable}"
+        for name, value in overrides.items():
+            if value is not None:
+                values[name] = value
+                where.pop(name, None)
+                if sources and name in sources:
+                    where[name] = sources[name]
         unknown = sorted(set(values) - set(_CHECKS))
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")
-        return cls(**values)
+        try:
+            return cls(**values)
+        except SettingsError as exc:
+            if exc.setting not in where:
+                raise
+            name = exc.setting
+            reason = str(exc).removeprefix(f"invalid setting {name!r}: ")
+            raise SettingsError(
+                f"invalid setting {name!r} ({where[name]}): {reason}", setting=name
+            ) from None
 
     def replace(self, **changes: Any) -> Settings:
         """These settings with some fields changed (and checked)."""

@@ -322,3 +322,17 @@ def _ctrl_c(process: subprocess.Popen[str]) -> None:
         process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--port", "99999"], "invalid setting 'port' (--port): "),
+        (["--rpm", "0"], "invalid setting 'requests_per_minute' (--rpm): "),
+    ],
+)
+def test_a_bad_flag_is_named_in_the_error(
+    flags: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", *flags]) == 2
+    assert says in capsys.readouterr().err

@@ -79,6 +79,20 @@ def test_a_bad_environment_value_names_the_variable(variable: str, value: str, s
     assert says in message
 
 
+def test_a_bad_value_is_blamed_on_the_flag_it_came_from() -> None:
+    flags = {"port": "--port", "requests_per_minute": "--rpm"}
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"MOCKSERVER_PORT": "x"}, sources=flags, port=70000)
+    assert str(caught.value) == (
+        "invalid setting 'port' (--port): Input should be less than or equal to 65535"
+    )
+    with pytest.raises(SettingsError, match=r"'requests_per_minute' \(--rpm\): .* 1"):
+        Settings.from_env({}, sources=flags, requests_per_minute=0)
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({}, port=-1)  # no source given: the setting alone
+    assert str(caught.value).startswith("invalid setting 'port': ")
+
+
 def test_bad_values_given_directly_are_refused_too() -> None:
     with pytest.raises(SettingsError, match="'port'"):
         Settings(port=True)
