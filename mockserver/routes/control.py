@@ -148,12 +148,14 @@ async def calls(request: Request) -> Response:
     engine = engine_of(request)
     limit = query_int(request, "limit", default=100, low=1, high=10_000)
     path = request.query_params.get("path")
-    status = request.query_params.get("status")
+    status = None
+    if "status" in request.query_params:  # an HTTP status: a filter that can never hold is a typo
+        status = query_int(request, "status", default=0, low=100, high=599)
     with engine.store.view(namespace_of(request)) as space:
         entries = [
             e.as_json()
             for e in space.journal
-            if (path is None or e.path == path) and (status is None or str(e.status) == status)
+            if (path is None or e.path == path) and (status is None or e.status == status)
         ]
     return json_response({"object": "list", "data": entries[-limit:]})
 

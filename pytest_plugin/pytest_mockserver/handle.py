@@ -185,6 +185,8 @@ class MockServer:
 
     @seed.setter
     def seed(self, value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"mockserver.seed takes an int, got {value!r}")
         with self._space() as space:
             space.seed = value
 

@@ -216,3 +216,27 @@ def test_a_scenario_sent_over_http_reads_no_file_outside_the_fixtures(
 
 
 _YAML = {"content-type": "application/yaml"}
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [("status=abc", "status"), ("status=42", "status"), ("limit=abc", "limit")],
+)
+def test_a_journal_filter_that_can_never_hold_is_refused(
+    control: httpx.Client, query: str, param: str
+) -> None:
+    error = refusal(control.get(f"/calls?{query}"))
+    assert error["param"] == param
+
+
+def test_the_journal_filters_by_status(
+    control: httpx.Client, server: BackgroundServer, api_key: str
+) -> None:
+    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {api_key}"}) as v1:
+        v1.post("/v1/chat/completions", json={"model": "gpt-4o-mini", "messages": []})
+        v1.post(
+            "/v1/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]},
+        )
+    assert [c["status"] for c in control.get("/calls?status=400").json()["data"]] == [400]
+    assert [c["status"] for c in control.get("/calls?status=200").json()["data"]] == [200]

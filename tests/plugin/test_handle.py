@@ -237,6 +237,13 @@ def test_the_seed_is_settable_and_changes_generated_text(mockserver: MockServer)
     assert say(client, "Tell me about tides.") != first
 
 
+@pytest.mark.parametrize("seed", ["abc", "7", 7.0, True, None])
+def test_a_seed_that_is_not_an_int_is_refused(mockserver: MockServer, seed: object) -> None:
+    with pytest.raises(TypeError, match=r"mockserver\.seed takes an int"):
+        mockserver.seed = seed  # type: ignore[assignment]
+    assert mockserver.seed == 0
+
+
 @pytest.mark.mockserver(seed=7)
 def test_the_marker_sets_the_seed(mockserver: MockServer) -> None:
     assert mockserver.seed == 7
