@@ -23,6 +23,7 @@ from mockserver.scenario.model import Reply, Scenario, rule_id_clashes
 
 __all__ = [
     "SUFFIXES",
+    "explain",
     "fixtures_named",
     "load_file",
     "named_only",
@@ -199,14 +200,33 @@ def _keys_at(path: Path_) -> list[str]:
     return sorted({f.alias or name for m in models for name, f in m.model_fields.items()})
 
 
+#: What a lookup accepts, said in the scenario's words (not the model's class name).
+_LOOKUP_EXPECTED = {
+    "TextMatch": "expected a text, or one of {equals, contains, icontains, startswith, regex, "
+    "glob: text}",
+    "NumberMatch": "expected a number, or {equals, gte, lte, gt, lt: number}",
+}
+
+
 def _message(error: Mapping[str, Any], path: Path_) -> str:
     if error["type"] == "extra_forbidden":
         key = str(error["loc"][-1])
         guess = difflib.get_close_matches(key, _keys_at(path[:-1]), n=1)
         hint = f" (did you mean '{guess[0]}'?)" if guess else ""
         return f"unknown key '{key}'{hint}"
+    return explain(error)
+
+
+def explain(error: Mapping[str, Any], *, from_yaml: bool = True) -> str:
+    """A model's validation error in the scenario's words (its unknown keys aside)."""
     message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "string_type" and isinstance(error.get("input"), bool):
+    if error["type"] == "model_type":  # a lookup's shorthand, neither text/number nor mapping
+        message = _LOOKUP_EXPECTED.get(str(error.get("ctx", {}).get("class_name")), message)
+    if (
+        from_yaml
+        and error["type"] in ("string_type", "model_type")
+        and isinstance(error.get("input"), bool)
+    ):
         message += " (YAML reads yes/no/on/off/true/false as booleans: quote the text)"
     if error["type"] == "pattern_regex":
         try:
@@ -236,8 +256,13 @@ def _rule_ids(data: Mapping[str, Any]) -> Iterator[tuple[int, str | None]]:
             yield index, rule.get("id")
 
 
+#: Errors that say a value has the wrong shape altogether.
+_SHAPE_MISMATCHES = frozenset({"list_type", "dict_type", "model_type", "model_attributes_type"})
+
+
 def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> ScenarioError:
     located = []
+    found = []
     for error in exc.errors():
         loc = tuple(error["loc"])
         path = _data_path(data, loc)
@@ -245,6 +270,12 @@ def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> Scen
             path = (*_data_path(data, loc[:-1]), loc[-1])
         if error["type"] == "duplicate_rule_id":
             path = ("rules", error["ctx"]["rule"], "id")
+        found.append((error, path))
+    for error, path in found:
+        if error["type"] in _SHAPE_MISMATCHES and any(
+            len(other) > len(path) and other[: len(path)] == path for _, other in found
+        ):  # one shape of a union did not fit, and another says what is wrong inside it
+            continue
         located.append(_problem(_message(error, path), path, data, marks, source))
     # The model checks rule ids only once everything else is valid: check them here too, so
     # that they are reported with the rest (the model's report, if any, is one of these).

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from mockserver.scenario.behaviour import (
@@ -111,8 +118,13 @@ class When(_Strict):
     @field_validator("params")
     @classmethod
     def _valid_param_lookups(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        for lookup in (value or {}).values():
-            param_lookup(lookup)  # raises on a malformed lookup
+        for name, lookup in (value or {}).items():
+            try:
+                param_lookup(lookup)
+            except ValidationError as exc:  # name the parameter, not just the lookup's key
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first["loc"])
+                raise ValueError(f"{name}.{where}: {first['msg']}") from None
         return value
 
     @field_validator("headers")

@@ -161,3 +161,17 @@ def test_a_reply_with_nothing_to_say_is_refused(keywords: dict[str, object]) -> 
     with pytest.raises(ValueError, match="a reply needs one of text, generate") as info:
         reply_from_keywords(keywords)
     assert "write text: ''" in str(info.value)
+
+
+def test_a_bad_lookup_says_why_in_python_terms() -> None:
+    with pytest.raises(ValueError, match="missing \\), unterminated subpattern") as info:
+        when_from_keywords({"last_user_regex": "("})
+    assert str(info.value).startswith(
+        "on(last_user_regex='('): last_user.regex: invalid regular expression '('"
+    )
+    with pytest.raises(ValueError, match="expected a text") as info:
+        when_from_keywords({"last_user": True})
+    assert str(info.value) == (
+        "on(last_user=True): last_user: expected a text, or one of "
+        "{equals, contains, icontains, startswith, regex, glob: text}"
+    )

@@ -441,3 +441,27 @@ def test_an_empty_any_and_a_negative_usage_are_refused() -> None:
         "s.yaml:5:31: rule #1, field 'rules[1].reply.usage.prompt_tokens': "
         "Input should be greater than or equal to 0",
     ]
+
+
+def test_lookup_mistakes_are_said_in_the_scenarios_words() -> None:
+    assert error_of("""\
+        rules:
+          - when: {turn: many}
+            reply: {text: x}
+          - when: {last_user: yes}
+            reply: {text: x}
+          - when: {params: {temperature: {gte: "x"}}}
+            reply: {text: x}
+          - when: {tool_result: {nam: x}}
+            reply: {text: x}
+        """).splitlines() == [
+        "s.yaml:2:12: rule #0, field 'rules[0].when.turn': "
+        "expected a number, or {equals, gte, lte, gt, lt: number}",
+        "s.yaml:4:12: rule #1, field 'rules[1].when.last_user': expected a text, or one of "
+        "{equals, contains, icontains, startswith, regex, glob: text} "
+        "(YAML reads yes/no/on/off/true/false as booleans: quote the text)",
+        "s.yaml:6:12: rule #2, field 'rules[2].when.params': "
+        "temperature.gte: Input should be a valid number, unable to parse string as a number",
+        "s.yaml:8:26: rule #3, field 'rules[3].when.tool_result.nam': "
+        "unknown key 'nam' (did you mean 'name'?)",
+    ]
