@@ -20,8 +20,10 @@ from mockserver.wire.chat_tools import (
     ChatCompletionFunctionToolParam,
     ChatCompletionNamedToolChoiceParam,
     ResponseFormatJSONObject,
+    ResponseFormatJSONSchema,
     allowed_tool_name,
 )
+from mockserver.wire.strict_schema import check_strict_function, check_strict_response_format
 from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
@@ -225,6 +227,25 @@ def _function_call_names_offered_function(params: ChatCompletionCreateParams) ->
         )
 
 
+def _strict_schemas_hold(params: ChatCompletionCreateParams) -> None:
+    """A schema sent with ``strict: true`` keeps the Structured Outputs rules (``strict_schema``);
+    the ``response_format`` first, then the function tools in order."""
+    response_format = params.response_format
+    if isinstance(response_format, ResponseFormatJSONSchema):
+        json_schema = response_format.json_schema
+        if json_schema.strict is True:
+            check_strict_response_format(
+                json_schema.schema_, name=json_schema.name, param="response_format", code=None
+            )
+    for index, tool in enumerate(params.tools or ()):
+        if isinstance(tool, ChatCompletionFunctionToolParam) and tool.function.strict is True:
+            check_strict_function(
+                tool.function.parameters,
+                name=tool.name,
+                param=f"tools[{index}].function.parameters",
+            )
+
+
 _CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
     _only_one_choice,
     _top_logprobs_needs_logprobs,
@@ -236,4 +257,5 @@ _CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
     _tool_names_are_valid_and_unique,
     _tool_choice_names_offered_tools,
     _function_call_names_offered_function,
+    _strict_schemas_hold,
 )

@@ -14,11 +14,13 @@ from mockserver.wire.responses_tools import (
     CustomToolParam,
     FunctionToolParam,
     ResponseFormatJSONObject,
+    ResponseFormatTextJSONSchemaConfig,
     ToolChoiceAllowed,
     ToolChoiceCustom,
     ToolChoiceFunction,
     ToolChoiceMcp,
 )
+from mockserver.wire.strict_schema import check_strict_function, check_strict_response_format
 from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
@@ -172,6 +174,25 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+def _strict_schemas_hold(params: ResponseCreateParams) -> None:
+    """A schema sent with ``strict: true`` keeps the Structured Outputs rules (``strict_schema``);
+    ``text.format`` first, then the function tools in order. A function tool's ``strict`` left
+    out is not checked (the API defaults it to true: a documented deviation)."""
+    text_format = params.text.format if params.text is not None else None
+    if isinstance(text_format, ResponseFormatTextJSONSchemaConfig) and text_format.strict is True:
+        check_strict_response_format(
+            text_format.schema_,
+            name=text_format.name,
+            param="text.format.schema",
+            code="invalid_json_schema",
+        )
+    for index, tool in enumerate(params.tools or ()):
+        if isinstance(tool, FunctionToolParam) and tool.strict is True:
+            check_strict_function(
+                tool.parameters, name=tool.name, param=f"tools[{index}].parameters"
+            )
+
+
 _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _one_conversation_source,
     _something_to_answer,
@@ -181,4 +202,5 @@ _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _tool_names_are_unique,
     _tool_choice_names_offered_tools,
     _json_mode_is_asked_for,
+    _strict_schemas_hold,
 )

@@ -244,6 +244,36 @@ def test_n_greater_than_one_is_rejected(client: openai.OpenAI) -> None:
     assert info.value.body["param"] == "n"
 
 
+def test_a_strict_schema_the_api_refuses_is_a_bad_request(client: openai.OpenAI) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"paths": {"type": "array"}},  # no items
+        "required": ["paths"],
+        "additionalProperties": False,
+    }
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=MESSAGES,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "listing", "schema": schema, "strict": True},
+            },
+        )
+    message = (
+        "Invalid schema for response_format 'listing': In context=('properties', 'paths'), "
+        "array schema missing items."
+    )
+    assert info.value.status_code == 400
+    assert info.value.body == {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": "response_format",
+        "code": None,
+    }
+    assert message in str(info.value)
+
+
 @pytest.mark.anyio
 async def test_async_client_create_and_stream(server: BackgroundServer, api_key: str) -> None:
     async with openai.AsyncOpenAI(base_url=server.base_url, api_key=api_key) as aclient:

@@ -142,7 +142,12 @@ FULL: dict[str, Any] = {
         "json_schema": {
             "name": "weather_report",
             "description": "A report.",
-            "schema": {"type": "object", "properties": {"sky": {"type": "string"}}},
+            "schema": {
+                "type": "object",
+                "properties": {"sky": {"type": "string"}},
+                "required": ["sky"],
+                "additionalProperties": False,
+            },
             "strict": True,
         },
     },
@@ -645,6 +650,8 @@ def test_every_documented_field_parses() -> None:
     assert params.response_format.json_schema.schema_ == {
         "type": "object",
         "properties": {"sky": {"type": "string"}},
+        "required": ["sky"],
+        "additionalProperties": False,
     }
     assert isinstance(params.messages[2], ChatCompletionUserMessageParam)
     reply = params.messages[6]
