@@ -224,6 +224,7 @@ class MockServer:
         sections = [
             verdict.internal_errors(self._engine.internal_errors[self._errors_before :]),
             verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
+            verdict.scenario_faults(journal),
         ]
         if self.options.assert_all_matched:
             sections.append(verdict.unexpected_requests(journal))

@@ -13,7 +13,13 @@ from mockserver.errors import NoMatchError
 from mockserver.scenario.model import Rule, Scenario
 from mockserver.store import JournalEntry
 
-__all__ = ["incomplete_rules", "internal_errors", "unexpected_requests", "unused_rules"]
+__all__ = [
+    "incomplete_rules",
+    "internal_errors",
+    "scenario_faults",
+    "unexpected_requests",
+    "unused_rules",
+]
 
 PREFIX = "mockserver: "
 
@@ -38,6 +44,30 @@ def unexpected_requests(journal: Iterable[JournalEntry]) -> str | None:
         lines.append(f"  call {entry.seq}: {first}")
         lines.extend("  " + reason for reason in reasons)
     return "\n".join(lines)
+
+
+#: The codes of a 400 that is the scenario's fault, not the request's: a rule whose reply
+#: cannot be served as written, or a scenario header naming no scenario.
+SCENARIO_FAULTS = frozenset({"scenario_reply_invalid", "mockserver_unknown_scenario"})
+
+
+def scenario_faults(journal: Iterable[JournalEntry]) -> str | None:
+    """Requests refused because of the scenario: a test that catches the client's error must
+    not hide a broken rule."""
+    faults = [(e, _error_of(e)) for e in journal if e.status == 400]
+    faults = [(e, error) for e, error in faults if error.get("code") in SCENARIO_FAULTS]
+    if not faults:
+        return None
+    lines = [f"{PREFIX}{_plural(len(faults), 'request')} got the scenario's error, not a reply:"]
+    for entry, error in faults:
+        lines.append(f"  call {entry.seq}: {error.get('message')}")
+    return "\n".join(lines)
+
+
+def _error_of(entry: JournalEntry) -> Mapping[str, object]:
+    answer = entry.answer()
+    error = answer.get("error") if isinstance(answer, Mapping) else None
+    return error if isinstance(error, Mapping) else {}
 
 
 def _when(rule: Rule) -> str:

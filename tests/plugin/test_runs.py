@@ -181,6 +181,40 @@ def test_unused_rules_fail_the_test_one_line_each(pytester: pytest.Pytester, run
     )
 
 
+def test_a_rule_that_cannot_be_served_fails_the_test_even_if_the_error_is_caught(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    pytester.makepyfile(
+        test_broken_rule="""
+        import openai
+
+        def test_swallowed(mockserver):
+            mockserver.on(last_user="hi").reply(tool_calls=[{"name": "nope", "arguments": {}}])
+            try:
+                mockserver.client().chat.completions.create(
+                    model="gpt-4o", messages=[{"role": "user", "content": "hi"}]
+                )
+            except openai.BadRequestError:
+                pass  # the code under test treats it as the model's failure
+
+        def test_a_requests_own_mistake_is_not_the_scenarios(mockserver):
+            try:
+                mockserver.client().chat.completions.create(model="gpt-4o", messages=[])
+            except openai.BadRequestError:
+                pass
+        """
+    )
+    result = run()
+    result.assert_outcomes(passed=2, errors=1)
+    assert block(
+        result.outlines, "mockserver: 1 request got the scenario's error, not a reply:"
+    ) == [
+        "mockserver: 1 request got the scenario's error, not a reply:",
+        "  call 1: mockserver: scenario rule 'inline-1' calls tool 'nope', which the request "
+        "does not offer (offered: none)",
+    ]
+
+
 def test_a_server_exception_fails_the_test_with_its_traceback(
     pytester: pytest.Pytester, run: Run
 ) -> None:
