@@ -42,12 +42,13 @@ class _Events:
         self.events.append({"type": kind, "sequence_number": len(self.events), **fields})
 
     def delta(self, kind: str, text: str, at: Json, **fields: Any) -> None:
-        """A delta event: position (``at``), ``delta``, then ``fields`` and the padding."""
-        extra: Json = {}
+        """A delta event: position (``at``), ``delta``, then ``fields`` and the padding (one
+        dict made: a stream has one of these per token)."""
+        number = len(self.events)
+        event = {"type": kind, "sequence_number": number, **at, "delta": text, **fields}
         if self.meta.obfuscation:
-            number = len(self.events)
-            extra["obfuscation"] = self.pad(number, len(text))
-        self.emit(kind, **at, delta=text, **fields, **extra)
+            event["obfuscation"] = self.pad(number, len(text))
+        self.events.append(event)
 
     def deltas(self, kind: str, text: str, at: Json) -> None:
         for piece in tokenize(text):
