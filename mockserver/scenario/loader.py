@@ -6,24 +6,28 @@ map every data path to its line, so a pydantic error can be reported where the u
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import UnionType
-from typing import Any, NamedTuple, Union, get_args, get_origin
+from typing import Any, NamedTuple
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.library import SUFFIXES
-from mockserver.scenario.model import Reply, Scenario, rule_id_clashes
+from mockserver.scenario.model import Reply, Scenario
+from mockserver.scenario.problems import (
+    Marks,
+    Path_,
+    error_path,
+    field_name,
+    located_errors,
+    message,
+)
 
 __all__ = [
     "SUFFIXES",
-    "explain",
     "fixtures_named",
     "load_file",
     "named_only",
@@ -33,22 +37,7 @@ __all__ = [
     "scenario_to_yaml",
 ]
 
-Path_ = tuple[str | int, ...]
-
 _A_MAPPING = "a scenario file holds a mapping (name, rules, …)"
-
-
-@dataclass(frozen=True, slots=True)
-class _Marks:
-    """Line/column (1-based) of each data path: of its key for mapping entries."""
-
-    at: dict[Path_, tuple[int, int]]
-
-    def of(self, path: Path_) -> tuple[int | None, int | None]:
-        for end in range(len(path), -1, -1):
-            if path[:end] in self.at:
-                return self.at[path[:end]]
-        return None, None
 
 
 #: Nodes a scenario file may hold once its aliases are expanded (a "billion laughs" file
@@ -106,7 +95,7 @@ def _yaml_error(exc: yaml.YAMLError, source: str) -> ScenarioError:
     )
 
 
-def _read(text: str, source: str) -> tuple[Any, _Marks]:
+def _read(text: str, source: str) -> tuple[Any, Marks]:
     try:
         return _read_document(text, source)
     except yaml.YAMLError as exc:
@@ -115,7 +104,7 @@ def _read(text: str, source: str) -> tuple[Any, _Marks]:
         raise ScenarioError("the YAML is nested too deeply", file=source, line=1) from None
 
 
-def _read_document(text: str, source: str) -> tuple[Any, _Marks]:
+def _read_document(text: str, source: str) -> tuple[Any, Marks]:
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     bare = isinstance(node, yaml.ScalarNode) and node.value == "" and node.tag.endswith(":null")
     if node is None or bare:  # nothing, or a bare `---`
@@ -131,160 +120,7 @@ def _read_document(text: str, source: str) -> tuple[Any, _Marks]:
         line, column, message = problem.split(":", 2)
         raise ScenarioError(message, file=source, line=int(line), column=int(column))
     data = yaml.safe_load(text)  # checked above: the same document, now safe to build
-    return data, _Marks(walk.marks)
-
-
-def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
-    """Keep the parts of a pydantic ``loc`` that exist in the data (drop union branch tags)."""
-    path: list[str | int] = []
-    node = data
-    for part in loc:
-        in_mapping = isinstance(node, Mapping) and part in node
-        in_list = isinstance(node, list) and isinstance(part, int) and part < len(node)
-        if in_mapping or in_list:
-            node = node[part]
-        else:
-            continue
-        path.append(part)
-    return tuple(path)
-
-
-def _rule_name(data: Any, path: Path_) -> str | None:
-    if len(path) < 2 or path[0] != "rules" or not isinstance(path[1], int):
-        return None
-    rule = data["rules"][path[1]]
-    rule_id = rule.get("id") if isinstance(rule, Mapping) else None
-    return str(rule_id) if rule_id else f"#{path[1]}"
-
-
-def _field(path: Path_) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _members(annotation: Any) -> list[Any]:
-    """The members of a union (``X | None``: X and None), else the annotation itself."""
-    if get_origin(annotation) in (Union, UnionType):
-        return [m for arg in get_args(annotation) for m in _members(arg)]
-    return [annotation]
-
-
-def _is_model(annotation: Any) -> bool:
-    is_class = isinstance(annotation, type) and get_origin(annotation) is None
-    return is_class and issubclass(annotation, BaseModel)
-
-
-def _inside(annotation: Any, part: str | int) -> list[Any]:
-    """The annotations of what ``part`` (a key or an index) selects in a value of this type."""
-    found = []
-    for member in _members(annotation):
-        origin, args = get_origin(member), get_args(member)
-        if _is_model(member) and isinstance(part, str):
-            fields = member.model_fields.items()
-            found += [f.annotation for name, f in fields if part in (name, f.alias)]
-        elif origin is list and isinstance(part, int):
-            found.append(args[0])
-        elif origin is dict and isinstance(part, str):
-            found.append(args[1])
-    return found
-
-
-def _keys_at(path: Path_) -> list[str]:
-    """The keys the mapping at this data path may hold (of each model that may be there)."""
-    annotations: list[Any] = [Scenario]
-    for part in path:
-        annotations = [inner for a in annotations for inner in _inside(a, part)]
-    models = [m for a in annotations for m in _members(a) if _is_model(m)]
-    return sorted({f.alias or name for m in models for name, f in m.model_fields.items()})
-
-
-#: What a lookup accepts, said in the scenario's words (not the model's class name).
-_LOOKUP_EXPECTED = {
-    "TextMatch": "expected a text, or one of {equals, contains, icontains, startswith, regex, "
-    "glob: text}",
-    "NumberMatch": "expected a number, or {equals, gte, lte, gt, lt: number}",
-}
-
-
-def _message(error: Mapping[str, Any], path: Path_) -> str:
-    if error["type"] == "extra_forbidden":
-        key = str(error["loc"][-1])
-        guess = difflib.get_close_matches(key, _keys_at(path[:-1]), n=1)
-        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
-        return f"unknown key '{key}'{hint}"
-    return explain(error)
-
-
-def explain(error: Mapping[str, Any], *, from_yaml: bool = True) -> str:
-    """A model's validation error in the scenario's words (its unknown keys aside)."""
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "model_type":  # a lookup's shorthand, neither text/number nor mapping
-        message = _LOOKUP_EXPECTED.get(str(error.get("ctx", {}).get("class_name")), message)
-    if (
-        from_yaml
-        and error["type"] in ("string_type", "model_type")
-        and isinstance(error.get("input"), bool)
-    ):
-        message += " (YAML reads yes/no/on/off/true/false as booleans: quote the text)"
-    if error["type"] == "pattern_regex":
-        try:
-            re.compile(error["input"])
-        except re.error as exc:
-            message = f"invalid regular expression {error['input']!r}: {exc}"
-    return message
-
-
-def _problem(message: str, path: Path_, data: Any, marks: _Marks, source: str) -> ScenarioError:
-    line, column = marks.of(path)
-    return ScenarioError(
-        message,
-        file=source,
-        line=line,
-        column=column,
-        rule=_rule_name(data, path),
-        field=_field(path) or None,
-    )
-
-
-def _rule_ids(data: Mapping[str, Any]) -> Iterator[tuple[int, str | None]]:
-    """(index, id) of each rule whose id can be read: a string, or none (``rule-<index>``)."""
-    rules = data.get("rules")
-    for index, rule in enumerate(rules if isinstance(rules, list) else []):
-        if isinstance(rule, Mapping) and isinstance(rule.get("id"), str | None):
-            yield index, rule.get("id")
-
-
-#: Errors that say a value has the wrong shape altogether.
-_SHAPE_MISMATCHES = frozenset({"list_type", "dict_type", "model_type", "model_attributes_type"})
-
-
-def _errors(exc: ValidationError, data: Any, marks: _Marks, source: str) -> ScenarioError:
-    located = []
-    found = []
-    for error in exc.errors():
-        loc = tuple(error["loc"])
-        path = _data_path(data, loc)
-        if error["type"] == "extra_forbidden":
-            path = (*_data_path(data, loc[:-1]), loc[-1])
-        if error["type"] == "duplicate_rule_id":
-            path = ("rules", error["ctx"]["rule"], "id")
-        found.append((error, path))
-    for error, path in found:
-        if error["type"] in _SHAPE_MISMATCHES and any(
-            len(other) > len(path) and other[: len(path)] == path for _, other in found
-        ):  # one shape of a union did not fit, and another says what is wrong inside it
-            continue
-        located.append(_problem(_message(error, path), path, data, marks, source))
-    # The model checks rule ids only once everything else is valid: check them here too, so
-    # that they are reported with the rest (the model's report, if any, is one of these).
-    for clash in rule_id_clashes(_rule_ids(data)):
-        located.append(_problem(clash.message, ("rules", clash.where, "id"), data, marks, source))
-    unique = {e.located(): e for e in located}
-    first, *more = sorted(unique.values(), key=lambda e: (e.line or 0, e.column or 0))
-    first.more = more
-    return first
+    return data, Marks(walk.marks)
 
 
 def parse_scenario(
@@ -323,13 +159,10 @@ def reply_from_data(data: object, *, field: str | None = None) -> Reply:
         return Reply.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
-        loc = tuple(error["loc"])
-        path = _data_path(data, loc)
-        if error["type"] == "extra_forbidden":
-            path = (*_data_path(data, loc[:-1]), loc[-1])
-        message = _message(error, ("rules", 0, "reply", *path))  # keys as a rule's reply has
+        path = error_path(data, error)
+        said = message(error, ("rules", 0, "reply", *path))  # keys as a rule's reply has
         where = ".".join(str(p) for p in ([field] if field else []) + list(path))
-        raise ScenarioError(message, field=where or None) from None
+        raise ScenarioError(said, field=where or None) from None
 
 
 def scenario_from_data(
@@ -340,17 +173,17 @@ def scenario_from_data(
     :func:`parse_scenario`."""
     if not isinstance(data, Mapping):
         raise ScenarioError(_A_MAPPING, file=source)
-    return _scenario(data, _Marks({}), source=source, base=None, confined=confined)
+    return _scenario(data, Marks({}), source=source, base=None, confined=confined)
 
 
 def _scenario(
-    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None, confined: bool
+    data: Mapping[str, Any], marks: Marks, *, source: str, base: Path | None, confined: bool
 ) -> Scenario:
     data = _with_fixtures(data, marks, source=source, base=base, confined=confined)
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
-        raise _errors(exc, data, marks, source) from None
+        raise located_errors(exc, data, marks, source) from None
 
 
 def _fixture_roots(base: Path | None) -> list[Path]:
@@ -409,7 +242,7 @@ def _load_fixture(name: str, fixtures: _Fixtures) -> Any:
 
 
 def _with_fixtures(
-    data: Mapping[str, Any], marks: _Marks, *, source: str, base: Path | None, confined: bool
+    data: Mapping[str, Any], marks: Marks, *, source: str, base: Path | None, confined: bool
 ) -> dict[str, Any]:
     """Replace each ``{fixture: path}`` reply by the reply the file holds, checked now."""
     out = dict(data)
@@ -429,13 +262,18 @@ def _with_fixtures(
     return out
 
 
-def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: _Marks, source: str) -> Any:
+def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: Marks, source: str) -> Any:
     if isinstance(value, list):
         return [_resolve(v, (*path, i), fixtures, marks, source) for i, v in enumerate(value)]
     if not isinstance(value, Mapping) or not isinstance(value.get("fixture"), str):
         return value
     line, column = marks.of((*path, "fixture"))
-    where = {"file": source, "line": line, "column": column, "field": _field((*path, "fixture"))}
+    where = {
+        "file": source,
+        "line": line,
+        "column": column,
+        "field": field_name((*path, "fixture")),
+    }
     name = Path(value["fixture"])
     if fixtures.confined and (name.is_absolute() or ".." in name.parts):
         raise ScenarioError(
@@ -457,7 +295,7 @@ def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: _Marks, source
         first = exc.errors()[0]
         raise ScenarioError(
             f"fixture {value['fixture']!r} is not a valid reply: "
-            f"{_field(tuple(first['loc']))}: {first['msg']}",
+            f"{field_name(tuple(first['loc']))}: {first['msg']}",
             **where,  # type: ignore[arg-type]
         ) from None
     extra = {k: v for k, v in value.items() if k != "fixture"}

@@ -51,7 +51,7 @@ def _unexpected(where: str, key: str, valid: Iterable[str]) -> TypeError:
 
 def _invalid(where: str, exc: ValidationError) -> ValueError:
     """``where: a.b: message; …`` (a problem with the whole call has no field to name)."""
-    from mockserver.scenario.loader import explain  # YAML's loader: only when a call is wrong
+    from mockserver.scenario.problems import explain  # only when a call is wrong
 
     problems = "; ".join(
         (f"{'.'.join(str(p) for p in e['loc'])}: " if e["loc"] else "")

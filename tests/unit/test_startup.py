@@ -56,6 +56,7 @@ NOT_AT_START = (
     "faker",
     "yaml",
     "mockserver.scenario.loader",
+    "mockserver.scenario.problems",
     "mockserver.routes.responses",
     "mockserver.routes.conversations",
     "mockserver.routes.moderations",
