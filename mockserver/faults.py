@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mockserver import ids, sse
 from mockserver.errors import APIError
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
 __all__ = [
     "IMMEDIATE",
     "PRESETS",
+    "RESPONSE_ERROR_CODES",
     "UNPACED",
     "BodyPlan",
     "ErrorPreset",
@@ -26,6 +27,7 @@ __all__ = [
     "paced",
     "plan_body",
     "plan_stream",
+    "response_error_code",
 ]
 
 
@@ -163,6 +165,44 @@ def error_for(spec: ErrorSpec | None) -> APIError:
         headers=headers,
         extra=dict(preset.extra),
     )
+
+
+#: The codes a Responses ``response.error`` may carry (the API's ``ResponseErrorCode``).
+RESPONSE_ERROR_CODES: Final = frozenset(
+    {
+        "server_error",
+        "rate_limit_exceeded",
+        "invalid_prompt",
+        "data_residency_mismatch",
+        "bio_policy",
+        "vector_store_timeout",
+        "invalid_image",
+        "invalid_image_format",
+        "invalid_base64_image",
+        "invalid_image_url",
+        "image_too_large",
+        "image_too_small",
+        "image_parse_error",
+        "image_content_policy_violation",
+        "invalid_image_mode",
+        "image_file_too_large",
+        "unsupported_image_media_type",
+        "empty_image_file",
+        "failed_to_download_image",
+        "image_file_not_found",
+    }
+)
+
+
+def response_error_code(error: APIError) -> str:
+    """``error``'s code as a failed response states it: its own if the API has it for a
+    response, else the nearest (a 429 is ``rate_limit_exceeded``, a client error
+    ``invalid_prompt``, anything else ``server_error``)."""
+    if error.code in RESPONSE_ERROR_CODES:
+        return error.code
+    if error.status == 429:
+        return "rate_limit_exceeded"
+    return "invalid_prompt" if 400 <= error.status < 500 else "server_error"
 
 
 # Streams and timing. Planning is pure (decided from the seed); ``paced`` is the one function

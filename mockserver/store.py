@@ -54,7 +54,8 @@ class StoredResponse:
 
     meta: ResponseMeta
     reply: Reply
-    #: queued → in_progress → completed/incomplete, or cancelled (background responses).
+    #: queued → in_progress → completed/incomplete, or cancelled (background responses);
+    #: failed (a stream cut by a scripted error).
     status: str
     #: ``(input_items, context)``, or how to build them (on first read: a load test stores
     #: many responses that nobody reads).
@@ -63,6 +64,8 @@ class StoredResponse:
     completed_at: int | None = None
     #: A background response that left ``queued`` (where a cancelled one's stream stops).
     started: bool = False
+    #: Why it failed (``status`` ``failed``: its stream was cut by a scripted error).
+    error: Json | None = None
 
     @property
     def id(self) -> str:

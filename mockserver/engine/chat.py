@@ -83,7 +83,8 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
         )
         error = turn.fault.error if turn.fault else None
         stream_error = error_for(error).body()
-        if prompt.params.get("store") is True:  # stored as the completion the chunks spell
+        failed = plan.cut is not None and plan.cut[0] == "error"  # no completion to keep
+        if prompt.params.get("store") is True and not failed:  # as the chunks spell it
             _store(engine, namespace, chat_completion(turn.reply, meta), prompt)
         return ChatResult(
             turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error

@@ -31,6 +31,7 @@ from mockserver.faults import (
     error_for,
     plan_body,
     plan_stream,
+    response_error_code,
 )
 from mockserver.prompt.model import Prompt
 from mockserver.prompt.responses import (
@@ -204,11 +205,10 @@ def create_response(
     if moderation is not None:
         verdicts = (moderation.input, moderation.output)
         meta = replace(meta, moderation=responses_moderation(verdicts, model=moderation.model))
-    stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
-    _keep(engine, body, stored, namespace=namespace)
     response_headers = engine.request_headers(namespace, turn)
     if prompt.stream:
-        events = response_events(turn.reply, meta, completed_at=stored.completed_at)
+        completed_at = engine.now()
+        events = response_events(turn.reply, meta, completed_at=completed_at)
         plan = plan_stream(
             turn.latency,
             turn.fault,
@@ -216,7 +216,18 @@ def create_response(
             tokens=turn.reply.usage.completion_tokens,
             seed=turn.seed,
         )
-        error = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
+        error, failure = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
+        cut_by_error = plan.cut is not None and plan.cut[0] == "error"
+        stored = _stored(
+            engine,
+            body,
+            context,
+            meta=meta,
+            reply=turn.reply,
+            now=completed_at,
+            error=failure if cut_by_error else None,
+        )
+        _keep(engine, body, stored, namespace=namespace)
         return ResponseResult(
             turn,
             prompt,
@@ -228,6 +239,8 @@ def create_response(
             stream_plan=plan,
             stream_error=error,
         )
+    stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
+    _keep(engine, body, stored, namespace=namespace)
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
@@ -265,25 +278,24 @@ def replay_store(
     _keep(engine, body, stored, namespace=namespace)  # no conversation: nothing to add to
 
 
-def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> list[Json]:
-    """What replaces the rest of a stream cut by a scripted error: an ``error`` event, then
-    ``response.failed`` (as the real API ends a stream that fails mid-way)."""
-    spec = turn.fault.error if turn.fault else None
-    error = error_for(spec)
-    code = error.code or error.type  # the error event and the failed response agree
-    failed = response_body(
-        meta, turn.reply, status="failed", error={"code": code, "message": error.message}
-    )
-    return [
+def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> tuple[list[Json], Json]:
+    """What replaces the rest of a stream cut by a scripted error: an ``error`` event (with
+    the API error's own code), then ``response.failed`` (as the real API ends a stream that
+    fails mid-way); and that response's ``error`` (the closest code a response may have)."""
+    error = error_for(turn.fault.error if turn.fault else None)
+    failure = {"code": response_error_code(error), "message": error.message}
+    failed = response_body(meta, turn.reply, status="failed", error=failure)
+    events = [
         {
             "type": "error",
             "sequence_number": at,
-            "code": code,
+            "code": error.code or error.type,
             "message": error.message,
             "param": error.param,
         },
         {"type": "response.failed", "sequence_number": at + 1, "response": failed},
     ]
+    return events, failure
 
 
 def _stored(
@@ -294,6 +306,7 @@ def _stored(
     meta: ResponseMeta,
     reply: Reply,
     now: int | None = None,
+    error: Json | None = None,
 ) -> StoredResponse:
     background = body.get("background") is True
     queued = background and body.get("stream") is not True
@@ -301,6 +314,9 @@ def _stored(
     def items() -> tuple[list[Json], list[Json]]:
         inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
         return inputs, [*context.history, *inputs, *output_items(reply, meta)]
+
+    if error is not None:
+        return StoredResponse(meta=meta, reply=reply, status="failed", items=items, error=error)
 
     if queued:
         return StoredResponse(meta=meta, reply=reply, status="queued", items=items, background=True)

@@ -94,7 +94,13 @@ def _advance(engine: Engine, space: Namespace, stored: StoredResponse) -> None:
 
 def _render(stored: StoredResponse, include: Sequence[str] = ()) -> Json:
     meta = replace(stored.meta, include=stored.meta.include | frozenset(include))
-    return response_body(meta, stored.reply, status=stored.status, completed_at=stored.completed_at)
+    return response_body(
+        meta,
+        stored.reply,
+        status=stored.status,
+        completed_at=stored.completed_at,
+        error=stored.error,
+    )
 
 
 def retrieve_response(
@@ -126,6 +132,12 @@ def retrieve_events(
         if stored.status == "cancelled":
             sent = _SENT_BY["in_progress" if stored.started else "queued"]
             events = list(takewhile(lambda e: e["type"] in sent, events))
+        elif stored.status == "failed":  # what it ended with, not the reply it never sent
+            events = list(takewhile(lambda e: e["type"] in _SENT_BY["in_progress"], events))
+            failed = _render(stored)
+            events.append(
+                {"type": "response.failed", "sequence_number": len(events), "response": failed}
+            )
     return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
 
 

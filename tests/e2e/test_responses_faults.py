@@ -58,7 +58,63 @@ def test_error_after_n_events_sends_an_error_then_response_failed(
     failed = events[-1]
     assert (failed["type"], failed["sequence_number"]) == ("response.failed", 5)
     assert failed["response"]["status"] == "failed"
-    assert failed["response"]["error"]["code"] == "server_is_overloaded"
+    # a response's error code is one of the API's ResponseErrorCode values
+    assert failed["response"]["error"]["code"] == "server_error"
+
+
+@pytest.mark.parametrize(
+    ("preset", "code"),
+    [
+        ("server_error", "server_error"),
+        ("rate_limited", "rate_limit_exceeded"),
+        ("bad_request", "invalid_prompt"),
+        ("bad_gateway", "server_error"),
+    ],
+)
+def test_a_failed_response_is_stored_as_it_ended(
+    control: httpx.Client,
+    server: BackgroundServer,
+    api_key: str,
+    client: openai.OpenAI,
+    preset: str,
+    code: str,
+) -> None:
+    """The stream said failed: retrieving it says so too, and nothing it never sent joins
+    what a later response sees."""
+    script(control, fault={"error_after": 4, "error": {"preset": preset}})
+    events = raw_events(server, api_key)
+    failed = events[-1]["response"]
+    assert failed["error"]["code"] == code
+    stored = client.responses.retrieve(failed["id"])
+    assert (stored.status, stored.output, stored.usage) == ("failed", [], None)
+    assert stored.error is not None
+    assert (stored.error.code, stored.error.message) == (code, failed["error"]["message"])
+    replayed = list(client.responses.retrieve(failed["id"], stream=True))
+    assert [e.type for e in replayed] == [
+        "response.created",
+        "response.in_progress",
+        "response.failed",
+    ]
+    assert [e.sequence_number for e in replayed] == [0, 1, 2]
+    chained = client.responses.input_tokens.count(
+        model="gpt-4o-mini", input="Go on", previous_response_id=failed["id"]
+    )
+    asked = [{"role": "user", "content": ASK["input"]}, {"role": "user", "content": "Go on"}]
+    alone = client.responses.input_tokens.count(model="gpt-4o-mini", input=asked)
+    assert chained.input_tokens == alone.input_tokens  # the story never told is not context
+
+
+def test_a_failed_chat_stream_is_not_stored(control: httpx.Client, client: openai.OpenAI) -> None:
+    script(control, fault={"error_after": 3})
+    with pytest.raises(openai.APIError):
+        for _ in client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "hi"}],
+            stream=True,
+            store=True,
+        ):
+            pass
+    assert client.chat.completions.list().data == []
 
 
 def test_the_sdk_stream_helper_sees_response_failed(
