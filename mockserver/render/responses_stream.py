@@ -158,10 +158,14 @@ def _hosted(events: _Events, index: int, item: Json, reply: Reply) -> None:
             events.deltas(f"{prefix}.delta", value, at)
             events.emit(f"{prefix}.done", **at, **{name: value})
         elif phase == "completed" and item.get("error") is not None:
-            events.emit(f"{kind.events}.failed", **at)
+            if kind.events in _HAVE_FAILED:  # the others just end, their item says failed
+                events.emit(f"{kind.events}.failed", **at)
         else:
             events.emit(f"{kind.events}.{phase}", **at)
 
+
+#: The hosted calls with a ``….failed`` event of their own (the API has no other).
+_HAVE_FAILED: Final = frozenset({"response.mcp_call", "response.mcp_list_tools"})
 
 _STREAMERS: Final[Mapping[str, Streamer]] = {
     "message": _message,

@@ -326,7 +326,40 @@ def test_hosted_items_stream_their_lifecycle_events(raw: dict[str, Any]) -> None
             continue
         if phase == "completed" and raw.get("error"):
             phase = "failed"
+            if entry.events not in ("response.mcp_call", "response.mcp_list_tools"):
+                assert f"{entry.events}.failed" not in kinds  # the API has no such event
+                assert f"{entry.events}.completed" not in kinds
+                continue
         assert f"{entry.events}.{phase}" in kinds
+
+
+@pytest.mark.parametrize(
+    ("kind", "fails_with_an_event"),
+    [
+        ("web_search_call", False),
+        ("file_search_call", False),
+        ("code_interpreter_call", False),
+        ("image_generation_call", False),
+        ("mcp_call", True),
+    ],
+)
+def test_a_failed_hosted_call_ends_as_the_api_ends_it(kind: str, fails_with_an_event: bool) -> None:
+    """Only MCP calls have a ``….failed`` event; the others' item just says failed."""
+    raw = next(dict(item) for item in HOSTED_ITEMS if item["type"] == kind)
+    raw["error"] = (
+        {"type": "mcp_protocol_error", "code": -32000, "message": "the tool broke"}
+        if kind == "mcp_call"
+        else {"type": "server_error", "code": "tool_error", "message": "the tool broke"}
+    )
+    events = response_events(_reply("Done.", hosted=(raw,)), _meta(), completed_at=2)
+    assert_well_formed(events)
+    known = set(get_args(ResponseStreamEvent.__args__[0]))  # the SDK's event union
+    names = {model.model_fields["type"].annotation.__args__[0] for model in known}
+    assert {e["type"] for e in events} <= names
+    failed = [e["type"] for e in events if e["type"].endswith(".failed")]
+    assert failed == ([f"{HOSTED[kind].events}.failed"] if fails_with_an_event else [])
+    done = next(e for e in events if e["type"] == "response.output_item.done")
+    assert done["item"]["status"] == "failed"
 
 
 def test_output_item_ids_are_stable_across_renderings() -> None:
