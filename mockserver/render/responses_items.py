@@ -48,10 +48,18 @@ _WITH_STATUS: Final = frozenset(
 
 def _parts(role: str, content: Any) -> list[Any]:
     if not isinstance(content, str):
-        return list(content or [])
+        return [_part(part) for part in content or []]
     if role == "assistant":
         return [{"type": "output_text", "annotations": [], "logprobs": [], "text": content}]
     return [{"type": "input_text", "text": content}]
+
+
+def _part(part: Any) -> Any:
+    """An output text part as the API lists it: with its ``annotations`` and ``logprobs``,
+    empty where the input left them out."""
+    if not isinstance(part, Mapping) or part.get("type") != "output_text":
+        return part
+    return {"type": "output_text", "annotations": [], "logprobs": [], **part}
 
 
 def stored_item(raw: Mapping[str, Any], *, owner: str, index: int) -> Json:

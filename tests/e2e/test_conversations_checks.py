@@ -93,3 +93,19 @@ def test_a_known_include_is_accepted_on_conversation_items(client: openai.OpenAI
         added.data[0].id, conversation_id=conversation.id, include=include
     )
     assert [len(items.data), item.id] == [1, added.data[0].id]
+
+
+def test_an_echoed_output_text_part_has_annotations_and_logprobs(client: openai.OpenAI) -> None:
+    """The API lists an assistant's output text part with both, even when sent without."""
+    said: Any = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hi there."}],
+    }
+    expected = {"type": "output_text", "annotations": [], "logprobs": [], "text": "Hi there."}
+    response = client.responses.create(model="gpt-4o-mini", input=[said])
+    [listed] = client.responses.input_items.list(response.id).data
+    assert listed.model_dump(mode="json")["content"] == [expected]
+    conversation = client.conversations.create(items=[said])
+    [item] = client.conversations.items.list(conversation.id).data
+    assert item.model_dump(mode="json")["content"] == [expected]
