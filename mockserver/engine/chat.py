@@ -160,10 +160,13 @@ def _stored_message(completion_id: str, index: int, message: Mapping[str, Any]) 
             p for p in content if isinstance(p, Mapping) and p.get("type") in ("text", "image_url")
         ]
         content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return {
+    stored = {
         "id": f"{completion_id}-{index}",
         "role": message.get("role"),
         "content": content,
         "name": message.get("name"),
         "content_parts": parts,
     }
+    if message.get("tool_calls"):  # an assistant's calls, as its response message has them
+        stored["tool_calls"] = message["tool_calls"]
+    return stored

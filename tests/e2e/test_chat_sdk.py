@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import openai
 import pytest
@@ -211,6 +212,25 @@ def test_stored_completions_crud(client: openai.OpenAI) -> None:
     assert deleted.deleted is True
     with pytest.raises(openai.NotFoundError):
         client.chat.completions.retrieve(created.id)
+
+
+def test_stored_messages_keep_an_assistants_tool_calls(client: openai.OpenAI) -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+    }
+    conversation: list[Any] = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Sunny"},
+    ]
+    created = client.chat.completions.create(model="gpt-4o-mini", messages=conversation, store=True)
+    user, assistant, tool = client.chat.completions.messages.list(created.id).data
+    assert assistant.tool_calls is not None
+    assert [c.model_dump(mode="json") for c in assistant.tool_calls] == [call]
+    assert user.tool_calls is None
+    assert tool.tool_calls is None
 
 
 def test_a_streamed_completion_is_stored_too(client: openai.OpenAI) -> None:
