@@ -162,17 +162,26 @@ def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) 
 
 
 def _outputs_answer_calls(items: list[Json]) -> None:
-    """A ``function_call_output`` answers a ``function_call`` earlier in the conversation."""
-    calls: set[object] = set()
+    """A ``function_call_output`` answers a ``function_call`` earlier in the conversation, and
+    every ``function_call`` is answered before the model is asked again."""
+    calls: dict[object, None] = {}  # the calls not answered yet, in order
+    answered: set[object] = set()
     for item in items:
         kind = item.get("type")
         if kind == "function_call":
-            calls.add(item.get("call_id"))
-        elif kind == "function_call_output" and item.get("call_id") not in calls:
-            raise InvalidRequestError(
-                f"No tool call found for function call output with call_id {item.get('call_id')}.",
-                param="input",
-            )
+            calls[item.get("call_id")] = None
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            if call_id not in calls and call_id not in answered:
+                raise InvalidRequestError(
+                    f"No tool call found for function call output with call_id {call_id}.",
+                    param="input",
+                )
+            calls.pop(call_id, None)
+            answered.add(call_id)
+    if calls:
+        first = next(iter(calls))
+        raise InvalidRequestError(f"No tool output found for function call {first}.", param="input")
 
 
 def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn) -> ResponseMeta:

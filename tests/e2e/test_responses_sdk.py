@@ -432,3 +432,45 @@ def test_a_tool_output_with_no_call_before_it_is_refused(client: openai.OpenAI) 
         "No tool call found for function call output with call_id call_orphan."
     )
     assert info.value.param == "input"
+
+
+def test_a_call_left_unanswered_is_refused_on_the_next_turn(client: openai.OpenAI) -> None:
+    tool: Any = {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    first = client.responses.create(
+        model="gpt-4o-mini", input="Weather in Paris?", tools=[tool], tool_choice="required"
+    )
+    [call] = [item for item in first.output if item.type == "function_call"]
+    with pytest.raises(openai.BadRequestError) as info:
+        client.responses.create(
+            model="gpt-4o-mini", input="Never mind.", previous_response_id=first.id
+        )
+    assert info.value.body == {
+        "message": f"No tool output found for function call {call.call_id}.",
+        "type": "invalid_request_error",
+        "param": "input",
+        "code": None,
+    }
+    answered = client.responses.create(
+        model="gpt-4o-mini",
+        previous_response_id=first.id,
+        input=[{"type": "function_call_output", "call_id": call.call_id, "output": "sunny"}],
+    )
+    assert answered.status == "completed"
+    with pytest.raises(openai.BadRequestError, match="No tool output found for function call"):
+        client.responses.create(  # the same, sent whole: a call with no output after it
+            model="gpt-4o-mini",
+            input=[
+                {"role": "user", "content": "Weather?"},
+                {
+                    "type": "function_call",
+                    "call_id": "call_x",
+                    "name": "get_weather",
+                    "arguments": "{}",
+                },
+                {"role": "user", "content": "Never mind."},
+            ],
+        )
