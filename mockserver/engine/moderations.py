@@ -11,7 +11,7 @@ from mockserver.engine.core import Engine
 from mockserver.engine.moderation import DEFAULT_MODEL
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
-from mockserver.reply.moderation import moderate
+from mockserver.reply.moderation import applied_input_types, moderate
 
 __all__ = ["moderations"]
 
@@ -26,7 +26,10 @@ def moderations(
     namespace: str,
     headers: Mapping[str, str],
     body: Mapping[str, Any],
+    image: bool = False,
 ) -> tuple[Json, dict[str, str]]:
+    """One result per text (one for a list of content parts: ``image`` if it has an image)."""
+    applied = applied_input_types(text=any(texts), image=image)
     results = []
     first_turn = None
     for index, text in enumerate(texts):
@@ -47,7 +50,7 @@ def moderations(
                 "flagged": verdict.flagged,
                 "categories": verdict.categories,
                 "category_scores": verdict.scores,
-                "category_applied_input_types": {c: ["text"] for c in verdict.categories},
+                "category_applied_input_types": {c: list(t) for c, t in applied.items()},
             }
         )
     assert first_turn is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mockserver.reply.moderation import ModerationVerdict
+from mockserver.reply.moderation import ModerationVerdict, applied_input_types
 
 __all__ = [
     "chat_moderation",
@@ -26,7 +26,7 @@ def moderation_result(verdict: ModerationVerdict, *, model: str) -> Json:
         "flagged": verdict.flagged,
         "categories": dict(verdict.categories),
         "category_scores": dict(verdict.scores),
-        "category_applied_input_types": {c: ["text"] for c in verdict.categories},
+        "category_applied_input_types": applied_input_types(text=True, image=False),
     }
 
 

@@ -8,7 +8,31 @@ from dataclasses import dataclass
 
 from mockserver.scenario.terms import CATEGORIES
 
-__all__ = ["CATEGORIES", "ModerationVerdict", "moderate"]
+__all__ = ["CATEGORIES", "IMAGE_CATEGORIES", "ModerationVerdict", "applied_input_types", "moderate"]
+
+
+#: The categories the moderation model also judges images for (the others are text-only).
+IMAGE_CATEGORIES = frozenset(
+    {
+        "self-harm",
+        "self-harm/intent",
+        "self-harm/instructions",
+        "sexual",
+        "violence",
+        "violence/graphic",
+    }
+)
+
+
+def applied_input_types(*, text: bool, image: bool) -> dict[str, list[str]]:
+    """Per category, the kinds of input it was applied to (``category_applied_input_types``)."""
+    return {
+        category: [
+            *(["text"] if text else []),
+            *(["image"] if image and category in IMAGE_CATEGORIES else []),
+        ]
+        for category in CATEGORIES
+    }
 
 
 @dataclass(frozen=True, slots=True)

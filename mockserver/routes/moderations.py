@@ -58,9 +58,14 @@ async def create(request: Request) -> Response:
             code="invalid_type",
         )
     headers = {k.lower(): v for k, v in request.headers.items()}
+    given = body.get("input")
+    image = isinstance(given, list) and any(
+        isinstance(part, dict) and part.get("type") == "image_url" for part in given
+    )
     result, response_headers = moderations(
         engine,
-        _texts(body.get("input")),
+        _texts(given),
+        image=image,
         model=model,
         namespace=namespace,
         headers=headers,

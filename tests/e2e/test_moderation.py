@@ -130,3 +130,21 @@ def test_responses_api_maps_a_block_to_an_incomplete_response(client: openai.Ope
     assert response.moderation is not None
     assert response.moderation.input.type == "moderation_result"
     assert response.moderation.input.categories["violence"] is True
+
+
+def test_an_image_is_judged_by_the_categories_that_take_images(client: openai.OpenAI) -> None:
+    image: Any = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    text: Any = {"type": "text", "text": "Is this fine?"}
+    [both] = client.moderations.create(model="omni-moderation-latest", input=[text, image]).results
+    applied = both.category_applied_input_types.model_dump(by_alias=True)
+    assert applied["violence"] == ["text", "image"]
+    assert applied["sexual"] == ["text", "image"]
+    assert applied["harassment"] == ["text"]
+    [alone] = client.moderations.create(model="omni-moderation-latest", input=[image]).results
+    applied = alone.category_applied_input_types.model_dump(by_alias=True)
+    assert (applied["self-harm/intent"], applied["hate"]) == (["image"], [])
+    [words] = client.moderations.create(input="Is this fine?").results
+    assert all(
+        kinds == ["text"]
+        for kinds in words.category_applied_input_types.model_dump(by_alias=True).values()
+    )
