@@ -195,6 +195,8 @@ class Engine:
             if spec is not None and spec.error is not None:
                 error = error_for(spec.error)
                 error.rule, error.miss = answered_by, choice.miss
+                if error.status == 429:  # a 429 says where the budgets stand, as the API's do
+                    error.headers = {**budgets.headers(), **error.headers}
                 raise error
             if spec is None:
                 reply, turn_seed = self._generated(

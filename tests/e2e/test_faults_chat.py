@@ -212,6 +212,24 @@ def test_every_answer_carries_rate_limit_headers(client: openai.OpenAI) -> None:
     assert headers["x-ratelimit-reset-tokens"].endswith("s")
 
 
+@pytest.mark.parametrize("preset", ["rate_limited", "insufficient_quota"])
+def test_a_scripted_429_says_where_the_budgets_stand(
+    control: httpx.Client, client: openai.OpenAI, preset: str
+) -> None:
+    control.post("/next", json={"error": {"preset": preset, "retry_after": 2}})
+    with pytest.raises(openai.RateLimitError) as info:
+        client.chat.completions.create(**ASK)
+    headers = info.value.response.headers
+    assert int(headers["x-ratelimit-limit-requests"]) > 0
+    assert int(headers["x-ratelimit-remaining-tokens"]) >= 0
+    assert headers["x-ratelimit-reset-requests"].endswith("s")
+    assert (headers["retry-after"], headers["retry-after-ms"]) == ("2", "2000")
+    control.post("/next", json={"error": {"preset": "overloaded"}})
+    with pytest.raises(openai.InternalServerError) as busy:
+        client.chat.completions.create(**ASK)
+    assert "x-ratelimit-limit-requests" not in busy.value.response.headers
+
+
 def test_an_error_given_only_its_status_says_what_that_status_means(
     control: httpx.Client, client: openai.OpenAI
 ) -> None:
