@@ -67,7 +67,7 @@ HOSTED: Final[Mapping[str, Hosted]] = {
     ),
     "computer_call": Hosted("cu_", has_call_id=True, defaults={"pending_safety_checks": []}),
     "local_shell_call": Hosted("lsh_", has_call_id=True),
-    "shell_call": Hosted("sh_", has_call_id=True),
+    "shell_call": Hosted("sh_", has_call_id=True, defaults={"environment": None}),
     "apply_patch_call": Hosted("apc_", has_call_id=True),
 }
 _UNKNOWN: Final = Hosted("item_")

@@ -362,6 +362,15 @@ def test_a_failed_hosted_call_ends_as_the_api_ends_it(kind: str, fails_with_an_e
     assert done["item"]["status"] == "failed"
 
 
+def test_a_shell_call_names_its_environment_even_if_the_scenario_does_not() -> None:
+    raw = {"type": "shell_call", "action": {"commands": ["pwd"]}}
+    [item, _] = output_items(_reply("Done.", hosted=(raw,)), _meta())
+    assert item["environment"] is None
+    given = {**raw, "environment": {"type": "local"}}
+    [item, _] = output_items(_reply("Done.", hosted=(given,)), _meta())
+    assert item["environment"] == {"type": "local"}
+
+
 def test_output_item_ids_are_stable_across_renderings() -> None:
     reply = _reply(reasoning=Reasoning(summary=("x",), tokens=3))
     assert output_items(reply, _meta()) == output_items(reply, _meta())
