@@ -225,7 +225,7 @@ class PlannedJSONResponse(Response):
         return {k.decode(): v.decode() for k, v in self.raw_headers if k != b"content-length"}
 
 
-def stream_response(
+def paced_stream_response(
     frames: Sequence[bytes],
     *,
     plan: StreamPlan,
@@ -233,9 +233,7 @@ def stream_response(
     error_frames: Sequence[bytes] = (),
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """One write for an unpaced stream; the paced writer for anything timed or broken."""
-    if plan.unpaced:
-        return SSEResponse(b"".join([*frames, *tail]), headers=headers)
+    """The paced writer, for a stream that is timed or broken (an unpaced one is one write)."""
     iterator = paced(frames, plan, tail=tail, error_frames=error_frames, sleep=asyncio.sleep)
     return PacedSSEResponse(iterator, headers=headers)
 

@@ -16,7 +16,12 @@ from starlette.responses import Response
 
 from mockserver import sse
 from mockserver.faults import BodyPlan, StreamPlan
-from mockserver.routes.base import JSONAnswer, PlannedJSONResponse, SSEResponse, stream_response
+from mockserver.routes.base import (
+    JSONAnswer,
+    PlannedJSONResponse,
+    SSEResponse,
+    paced_stream_response,
+)
 from mockserver.store import Unparsed
 
 __all__ = ["Encoded", "encode_body", "encode_stream"]
@@ -50,7 +55,7 @@ class Encoded(NamedTuple, Generic[Result]):
         if plan.unpaced:  # one write of what is already joined
             return SSEResponse(self.whole, headers=headers)
         frames = self.frames or []
-        return stream_response(
+        return paced_stream_response(
             frames, plan=plan, tail=self.tail, error_frames=error_frames, headers=headers
         )
 
