@@ -164,11 +164,12 @@ async def call(request: Request) -> Response:
     """One journal entry, whole (request and response bodies, stream events, timing)."""
     engine = engine_of(request)
     name = namespace_of(request)
-    seq = request.path_params["seq"]
+    raw = request.path_params["seq"]
+    seq = int(raw) if raw.isdigit() and len(raw) <= 18 else None  # a number a journal could reach
     with engine.store.peek(name) as space:
-        entry = space.entry(seq) if space is not None else None
+        entry = space.entry(seq) if space is not None and seq is not None else None
         if entry is None:
-            raise NotFoundError(f"No call #{seq} in the journal of namespace '{name}'.")
+            raise NotFoundError(f"No call #{raw} in the journal of namespace '{name}'.")
         return json_response({"namespace": name, **entry.as_json()})
 
 
@@ -300,7 +301,7 @@ def routes() -> list[Route]:
         Route("/scenario", put_scenario, methods=["PUT"]),
         Route("/scenario", delete_scenario, methods=["DELETE"]),
         Route("/calls", calls, methods=["GET"]),
-        Route("/calls/{seq:int}", call, methods=["GET"]),
+        Route("/calls/{seq}", call, methods=["GET"]),
         Route("/namespaces", namespaces, methods=["GET"]),
         Route("/next", queue_next, methods=["POST"]),
         Route("/clock", get_clock, methods=["GET"]),

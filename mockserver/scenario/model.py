@@ -170,7 +170,9 @@ class LogprobSpec(_Strict):
 class ReasoningSpec(_Strict):
     summary: list[str] = Field(default_factory=list)
     text: str | None = None
-    tokens: int | None = Field(default=None, ge=0)
+    #: As many as a model could spend (each one costs the answer bytes: encrypted content, and
+    #: a summary's share of the stream).
+    tokens: int | None = Field(default=None, ge=0, le=1_000_000)
 
 
 class AnnotationSpec(_Strict):
@@ -182,6 +184,14 @@ class AnnotationSpec(_Strict):
 
 
 ReplyKind = Literal["text", "generate", "json", "refusal", "tool_calls", "error", "fixture"]
+
+#: Output items a reply gives with fields of its own, not as ``hosted`` items.
+_SAID_OTHERWISE = {
+    "message": "text or refusal",
+    "reasoning": "reasoning",
+    "function_call": "tool_calls",
+    "custom_tool_call": "tool_calls (kind: custom)",
+}
 
 
 class Reply(_Strict):
@@ -215,6 +225,22 @@ class Reply(_Strict):
     )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+    @field_validator("hosted")
+    @classmethod
+    def _hosted_items_are_hosted(
+        cls, value: list[dict[str, Any]] | None
+    ) -> list[dict[str, Any]] | None:
+        """A hosted item has a type, and not one a reply says with its own fields."""
+        for index, item in enumerate(value or ()):
+            kind = item.get("type")
+            if not isinstance(kind, str) or not kind:
+                raise ValueError(f"hosted item {index} needs a 'type' (web_search_call, …)")
+            if kind in _SAID_OTHERWISE:
+                raise ValueError(
+                    f"hosted item {index} is a '{kind}': say it with {_SAID_OTHERWISE[kind]}"
+                )
+        return value
 
     @model_validator(mode="after")
     def _logprobs_spell_the_text(self) -> Reply:

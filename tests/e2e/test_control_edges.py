@@ -240,3 +240,10 @@ def test_the_journal_filters_by_status(
         )
     assert [c["status"] for c in control.get("/calls?status=400").json()["data"]] == [400]
     assert [c["status"] for c in control.get("/calls?status=200").json()["data"]] == [200]
+
+
+@pytest.mark.parametrize("seq", ["9" * 5000, "abc", "-1", "1.5"])
+def test_a_call_number_the_journal_cannot_have_is_a_404(control: httpx.Client, seq: str) -> None:
+    answer = control.get(f"/calls/{seq}")
+    assert answer.status_code == 404, answer.text
+    assert set(answer.json()["error"]) == {"message", "type", "param", "code"}

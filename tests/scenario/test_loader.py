@@ -465,3 +465,25 @@ def test_lookup_mistakes_are_said_in_the_scenarios_words() -> None:
         "s.yaml:8:26: rule #3, field 'rules[3].when.tool_result.nam': "
         "unknown key 'nam' (did you mean 'name'?)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("hosted", "says"),
+    [
+        ("[{id: ws_1}]", "hosted item 0 needs a 'type' (web_search_call, …)"),
+        (
+            "[{type: web_search_call}, {type: message}]",
+            "hosted item 1 is a 'message': say it with text or refusal",
+        ),
+        ("[{type: function_call, arguments: 5}]", "say it with tool_calls"),
+    ],
+)
+def test_a_hosted_item_is_a_hosted_tools_item(hosted: str, says: str) -> None:
+    error = error_of(f"rules: [{{reply: {{text: x, hosted: {hosted}}}}}]")
+    assert "field 'rules[0].reply.hosted'" in error
+    assert says in error
+
+
+def test_reasoning_tokens_are_bounded() -> None:
+    error = error_of("rules: [{reply: {text: x, reasoning: {tokens: 1000000001}}}]")
+    assert "field 'rules[0].reply.reasoning.tokens': Input should be less than or equal to" in error
