@@ -20,13 +20,11 @@ from typing import Any
 import httptools
 
 from mockserver.ids import monotonic
-from mockserver.routes.replay import LANE_ERROR, Answered, Key, Lane
+from mockserver.routes.replay import BODY_LIMIT, LANE_ERROR, Answered, Key, Lane
 
 __all__ = ["encode_answer", "header_lines", "lane_protocol"]
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
-#: A body bigger than this is not held for the lane (uvicorn's own buffering limit).
-HELD_LIMIT = 65_536
 
 
 def header_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -89,7 +87,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_body(body)
                 return
             self._held += body
-            if len(self._held) > HELD_LIMIT:  # too big to be worth it: the usual way
+            if len(self._held) > BODY_LIMIT:  # too big to be worth it: the usual way
                 self._release()
 
         def _release(self) -> None:

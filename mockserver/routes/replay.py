@@ -70,6 +70,9 @@ HANDOFF = "mockserver.handoff"
 _TRIED = "mockserver.lane_tried"
 #: Recipes kept (least recently used leaves first): a load test needs one, a suite a few.
 SIZE = 256
+#: The largest body the lane holds (uvicorn's own buffering limit; a bigger one, declared or
+#: read, goes the usual way, where an oversize one is refused without waiting for it).
+BODY_LIMIT = 65_536
 #: Requests remembered as asked once.
 SEEN = 4096
 
@@ -300,10 +303,19 @@ class Lane:
         self.guarded = bool(engine.settings.api_keys)
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
-        """May the lane answer a request to ``path`` with these headers (if it has a recipe)?"""
+        """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
+        Not one that declares a body over :data:`BODY_LIMIT`: the usual way refuses an
+        oversize one at once, without waiting for it."""
         if self.guarded or path not in self.paths:
             return False
-        return all(name != b"origin" for name, _ in headers)
+        for name, value in headers:
+            if name == b"origin":
+                return False
+            if name == b"content-length" and not (
+                value.isdigit() and len(value) <= 6 and int(value) <= BODY_LIMIT
+            ):
+                return False
+        return True
 
     def answer(self, key: Key) -> Answered | Handoff | None:
         """The answer from ``key``'s recipe, committed and journaled (a recipe the namespace's

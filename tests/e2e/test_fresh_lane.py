@@ -380,3 +380,21 @@ def test_the_journal_keeps_the_answer_that_was_sent(
         if body.get("stream"):
             assert len(sent) > 5
     assert fresh_answers(lanes[0]) == 1
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/responses"])
+def test_a_declared_oversize_body_is_refused_at_once_with_the_lane_on(
+    lanes: tuple[BackgroundServer, BackgroundServer], path: str
+) -> None:
+    """The lane holds small bodies only: one declared too big goes the usual way, which
+    refuses it without waiting for bytes that will never come."""
+    for server in lanes:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Authorization: Bearer sk-big\r\nContent-Length: 99999999999\r\n\r\n{}"
+        )
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(head.encode())
+            answer = sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+        assert b'"type": "invalid_request_error"' in answer
