@@ -77,9 +77,14 @@ def value_for_schema(
         raise UnsatisfiableSchemaError("$: the schema nests too deeply") from exc
     except MemoryError:
         raise UnsatisfiableSchemaError("$: the value would not fit in memory") from None
-    except (TypeError, AttributeError, KeyError, ArithmeticError, ValueError) as exc:
-        # A malformed schema (``multipleOf: 0``) or numbers past what a float holds.
-        raise UnsatisfiableSchemaError(f"$: malformed schema ({exc!r})") from exc
+    except ArithmeticError as exc:  # numbers past what a float holds (``multipleOf: 1e-320``)
+        raise UnsatisfiableSchemaError(
+            "$: mockserver cannot compute with this schema's numbers (past what a float holds)"
+        ) from exc
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        # The request's schemas are checked against their metaschema first (wire.schemas):
+        # what still breaks the generator is a schema it cannot read, said without internals.
+        raise UnsatisfiableSchemaError("$: mockserver cannot make a value for this schema") from exc
     raise UnsatisfiableSchemaError(problem or "$: no value found")
 
 

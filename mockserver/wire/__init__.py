@@ -5,7 +5,7 @@ without the models. ``validation`` is the API-neutral entry point (model validat
 helpers); ``validation_issues`` and ``validation_errors`` turn a pydantic error into OpenAI's
 words.
 ``chat`` is the Chat Completions request (``chat_messages``, ``chat_tools``) and its
-cross-field checks (``chat_checks``); ``strict_schema`` holds the rules of a strict
-("Structured Outputs") schema that both APIs enforce. Nothing here generates replies or
-touches HTTP.
+cross-field checks (``chat_checks``); ``schemas`` checks the JSON schemas a request gives
+(valid JSON Schemas; a strict one's Structured Outputs rules) for both APIs. Nothing here
+generates replies or touches HTTP.
 """

@@ -23,7 +23,7 @@ from mockserver.wire.chat_tools import (
     ResponseFormatJSONSchema,
     allowed_tool_name,
 )
-from mockserver.wire.strict_schema import check_strict_function, check_strict_response_format
+from mockserver.wire.schemas import check_function_schema, check_response_format_schema
 from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
@@ -227,22 +227,26 @@ def _function_call_names_offered_function(params: ChatCompletionCreateParams) ->
         )
 
 
-def _strict_schemas_hold(params: ChatCompletionCreateParams) -> None:
-    """A schema sent with ``strict: true`` keeps the Structured Outputs rules (``strict_schema``);
-    the ``response_format`` first, then the function tools in order."""
+def _schemas_hold(params: ChatCompletionCreateParams) -> None:
+    """Every schema is a JSON Schema, and one sent with ``strict: true`` keeps the Structured
+    Outputs rules (``schemas``); the ``response_format`` first, then the function tools."""
     response_format = params.response_format
     if isinstance(response_format, ResponseFormatJSONSchema):
         json_schema = response_format.json_schema
-        if json_schema.strict is True:
-            check_strict_response_format(
-                json_schema.schema_, name=json_schema.name, param="response_format", code=None
-            )
+        check_response_format_schema(
+            json_schema.schema_,
+            name=json_schema.name,
+            param="response_format",
+            code=None,
+            strict=json_schema.strict is True,
+        )
     for index, tool in enumerate(params.tools or ()):
-        if isinstance(tool, ChatCompletionFunctionToolParam) and tool.function.strict is True:
-            check_strict_function(
+        if isinstance(tool, ChatCompletionFunctionToolParam):
+            check_function_schema(
                 tool.function.parameters,
                 name=tool.name,
                 param=f"tools[{index}].function.parameters",
+                strict=tool.function.strict is True,
             )
 
 
@@ -257,5 +261,5 @@ _CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
     _tool_names_are_valid_and_unique,
     _tool_choice_names_offered_tools,
     _function_call_names_offered_function,
-    _strict_schemas_hold,
+    _schemas_hold,
 )

@@ -20,7 +20,7 @@ from mockserver.wire.responses_tools import (
     ToolChoiceFunction,
     ToolChoiceMcp,
 )
-from mockserver.wire.strict_schema import check_strict_function, check_strict_response_format
+from mockserver.wire.schemas import check_function_schema, check_response_format_schema
 from mockserver.wire.validation import check_metadata_keys
 
 if TYPE_CHECKING:
@@ -174,22 +174,27 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _strict_schemas_hold(params: ResponseCreateParams) -> None:
-    """A schema sent with ``strict: true`` keeps the Structured Outputs rules (``strict_schema``);
-    ``text.format`` first, then the function tools in order. A function tool's ``strict`` left
-    out is not checked (the API defaults it to true: a documented deviation)."""
+def _schemas_hold(params: ResponseCreateParams) -> None:
+    """Every schema is a JSON Schema, and one sent with ``strict: true`` keeps the Structured
+    Outputs rules (``schemas``); ``text.format`` first, then the function tools in order. A
+    function tool's ``strict`` left out is not checked for those (the API defaults it to true:
+    a documented deviation)."""
     text_format = params.text.format if params.text is not None else None
-    if isinstance(text_format, ResponseFormatTextJSONSchemaConfig) and text_format.strict is True:
-        check_strict_response_format(
+    if isinstance(text_format, ResponseFormatTextJSONSchemaConfig):
+        check_response_format_schema(
             text_format.schema_,
             name=text_format.name,
             param="text.format.schema",
             code="invalid_json_schema",
+            strict=text_format.strict is True,
         )
     for index, tool in enumerate(params.tools or ()):
-        if isinstance(tool, FunctionToolParam) and tool.strict is True:
-            check_strict_function(
-                tool.parameters, name=tool.name, param=f"tools[{index}].parameters"
+        if isinstance(tool, FunctionToolParam):
+            check_function_schema(
+                tool.parameters,
+                name=tool.name,
+                param=f"tools[{index}].parameters",
+                strict=tool.strict is True,
             )
 
 
@@ -202,5 +207,5 @@ _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _tool_names_are_unique,
     _tool_choice_names_offered_tools,
     _json_mode_is_asked_for,
-    _strict_schemas_hold,
+    _schemas_hold,
 )

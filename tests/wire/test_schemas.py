@@ -1,6 +1,7 @@
-"""Strict ("Structured Outputs") schemas: the real API's 400 for the rules it enforces, in each
-of the four places a strict schema goes (chat ``response_format`` and function tools, Responses
-``text.format`` and function tools)."""
+"""The schemas a request gives: the real API's 400 for one that is not a JSON Schema, and for
+a strict ("Structured Outputs") one that breaks the rules it enforces, in each of the four
+places a schema goes (chat ``response_format`` and function tools, Responses ``text.format``
+and function tools)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from mockserver.errors import InvalidRequestError
 from mockserver.wire.chat import parse_chat_request
 from mockserver.wire.responses import parse_responses_request
-from mockserver.wire.strict_schema import strict_schema_violation
+from mockserver.wire.schemas import strict_schema_violation
 
 ADDITIONAL = "'additionalProperties' is required to be supplied and to be false"
 ITEMS = "array schema missing items"
@@ -179,8 +180,11 @@ VIOLATIONS = [
         missing("params"),
         id="required incomplete",
     ),
-    pytest.param(
-        obj({"sql": {}}, required="sql"), "()", missing("sql"), id="required not an array"
+    pytest.param(  # not a JSON Schema at all: that is said first
+        obj({"sql": {}}, required="sql"),
+        "('required',)",
+        "'sql' is not of type 'array'",
+        id="required not an array",
     ),
     pytest.param(
         obj({"paths": {"type": "array"}}),
@@ -357,3 +361,41 @@ def test_the_context_is_the_python_repr_of_the_path(
     schema: dict[str, Any], violation: str | None
 ) -> None:
     assert strict_schema_violation(schema) == violation
+
+
+@pytest.mark.parametrize("strict", [None, False, True])
+@pytest.mark.parametrize("place", PLACES, ids=lambda place: place.id)
+@pytest.mark.parametrize(
+    ("schema", "context", "problem"),
+    [
+        pytest.param(
+            {"type": "string", "minLength": "3"},
+            "('minLength',)",
+            "'3' is not of type 'integer'",
+            id="keyword of the wrong type",
+        ),
+        pytest.param({"enum": 5}, "('enum',)", "5 is not of type 'array'", id="enum not a list"),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": "array", "minItems": 1.5}}},
+            "('properties', 'a', 'minItems')",
+            "1.5 is not of type 'integer'",
+            id="nested",
+        ),
+        pytest.param(
+            {"type": "object", "properties": [1]},
+            "('properties',)",
+            "[1] is not of type 'object'",
+            id="properties not a mapping",
+        ),
+    ],
+)
+def test_a_schema_that_is_not_a_json_schema_is_a_400_strict_or_not(
+    place: Place, strict: bool | None, schema: dict[str, Any], context: str, problem: str
+) -> None:
+    assert place.error(schema, strict=strict) == place.expected(context, problem)
+
+
+@pytest.mark.parametrize("place", PLACES, ids=lambda place: place.id)
+def test_an_unusual_but_valid_schema_is_accepted_when_not_strict(place: Place) -> None:
+    schema = {"type": "number", "multipleOf": 1e-320, "nullable": True, "x-vendor": 1}
+    place.parse(place.body(schema, None))
