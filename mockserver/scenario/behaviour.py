@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
 
 from mockserver.scenario.terms import Category
 
@@ -25,7 +25,7 @@ class LatencySpec(_Strict):
         default=None, ge=0, le=3600, description="stream: seconds between chunks"
     )
     jitter: float = Field(default=0, ge=0, le=1, description="± fraction, seeded")
-    chunk: int | Literal["token", "word"] = Field(
+    chunk: StrictInt | Literal["token", "word"] = Field(
         default="token", description="stream granularity: token, word, or N tokens per chunk"
     )
 
@@ -63,7 +63,7 @@ class ErrorSpec(_Strict):
         ]
         | None
     ) = None
-    status: int | None = Field(default=None, ge=400, le=599)
+    status: StrictInt | None = Field(default=None, ge=400, le=599)
     type: str | None = None
     code: str | None = None
     message: str | None = None
@@ -75,31 +75,31 @@ class ErrorSpec(_Strict):
 class FaultSpec(_Strict):
     """Breaking the answer after it started (streams) or instead of it (non-streamed)."""
 
-    disconnect_after: int | None = Field(
+    disconnect_after: StrictInt | None = Field(
         default=None, ge=0, description="stream: drop the connection after N events"
     )
-    stall_after: int | None = Field(
+    stall_after: StrictInt | None = Field(
         default=None, ge=0, description="stream: stop sending after N events"
     )
     stall_for: float = Field(
         default=3600, gt=0, le=86400, description="how long a stall lasts before the stream goes on"
     )
-    malformed_after: int | None = Field(
+    malformed_after: StrictInt | None = Field(
         default=None, ge=0, description="stream: a frame of broken JSON after N events"
     )
-    error_after: int | None = Field(
+    error_after: StrictInt | None = Field(
         default=None, ge=0, description="stream: an in-stream error after N events"
     )
     error: ErrorSpec | None = Field(
         default=None, description="the in-stream error (default: a 500 server_error)"
     )
-    no_done: bool = Field(
+    no_done: StrictBool = Field(
         default=False, description="stream: end without [DONE] / the terminal event"
     )
     keepalive: float | None = Field(
         default=None, gt=0, description="stream: an SSE comment every N seconds of wait"
     )
-    reset: bool = Field(default=False, description="close the connection without an answer")
+    reset: StrictBool = Field(default=False, description="close the connection without an answer")
     truncate: float | None = Field(
         default=None, gt=0, lt=1, description="non-streamed: send only this fraction of the body"
     )
@@ -118,5 +118,5 @@ class ModerationSpec(_Strict):
 class RateLimitSpec(_Strict):
     """Per-namespace budgets; exceeding one gives a real 429 with a correct Retry-After."""
 
-    requests_per_minute: int | None = Field(default=None, ge=1)
-    tokens_per_minute: int | None = Field(default=None, ge=1)
+    requests_per_minute: StrictInt | None = Field(default=None, ge=1)
+    tokens_per_minute: StrictInt | None = Field(default=None, ge=1)

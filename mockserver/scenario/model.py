@@ -14,6 +14,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
+    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -104,7 +106,7 @@ class When(_Strict):
     response_format: FormatMatch | None = None
     metadata: dict[str, TextMatch] | None = None
     headers: dict[str, TextMatch] | None = None
-    stream: bool | None = None
+    stream: StrictBool | None = None
     params: dict[str, Any] | None = Field(
         default=None,
         description="other request parameters by dotted path: a literal (equals), or a "
@@ -136,8 +138,8 @@ class When(_Strict):
 class Generate(_Strict):
     """Seeded generated prose, with length controls (give at most one)."""
 
-    sentences: int | None = Field(default=None, ge=1, le=200)
-    words: int | None = Field(default=None, ge=1, le=5000)
+    sentences: StrictInt | None = Field(default=None, ge=1, le=200)
+    words: StrictInt | None = Field(default=None, ge=1, le=5000)
 
     @model_validator(mode="after")
     def _at_most_one(self) -> Generate:
@@ -172,7 +174,7 @@ class ReasoningSpec(_Strict):
     text: str | None = None
     #: As many as a model could spend (each one costs the answer bytes: encrypted content, and
     #: a summary's share of the stream).
-    tokens: int | None = Field(default=None, ge=0, le=1_000_000)
+    tokens: StrictInt | None = Field(default=None, ge=0, le=1_000_000)
 
 
 class AnnotationSpec(_Strict):
@@ -213,7 +215,7 @@ class Reply(_Strict):
     usage: (
         dict[
             Literal["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"],
-            Annotated[int, Field(ge=0)],
+            Annotated[StrictInt, Field(ge=0)],
         ]
         | None
     ) = None
@@ -325,7 +327,7 @@ class Rule(_Strict):
     after: Literal["repeat_last", "cycle", "exhausted"] = Field(
         default="repeat_last", description="what `replies` does after the last one"
     )
-    times: int | None = Field(default=None, ge=1, description="match at most this many times")
+    times: StrictInt | None = Field(default=None, ge=1, description="match at most this many times")
     chaos: ChaosSpec | None = Field(default=None, description="overrides the scenario's chaos")
 
     @model_validator(mode="after")
@@ -388,7 +390,7 @@ def rule_id_clashes(ids: Iterable[tuple[int, str | None]]) -> list[RuleIdClash]:
 class Scenario(_Strict):
     name: str = "inline"
     description: str = ""
-    seed: int | None = Field(
+    seed: StrictInt | None = Field(
         default=None, ge=-(2**63), le=2**64 - 1, description="defaults to the server's --seed"
     )
     fallback: Literal["generate", "strict"] = "generate"

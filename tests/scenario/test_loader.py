@@ -487,3 +487,20 @@ def test_a_hosted_item_is_a_hosted_tools_item(hosted: str, says: str) -> None:
 def test_reasoning_tokens_are_bounded() -> None:
     error = error_of("rules: [{reply: {text: x, reasoning: {tokens: 1000000001}}}]")
     assert "field 'rules[0].reply.reasoning.tokens': Input should be less than or equal to" in error
+
+
+def test_numbers_and_flags_are_not_guessed_from_other_types() -> None:
+    """``times: 1.0`` or ``stream: "yes"`` is a mistake to point at, not a value to coerce."""
+    assert error_of("""\
+        seed: "7"
+        rules:
+          - when: {stream: "yes"}
+            reply: {text: x, fault: {disconnect_after: 2.5}}
+            times: 1.0
+        """).splitlines() == [
+        "s.yaml:1:1: field 'seed': Input should be a valid integer",
+        "s.yaml:3:12: rule #0, field 'rules[0].when.stream': Input should be a valid boolean",
+        "s.yaml:4:30: rule #0, field 'rules[0].reply.fault.disconnect_after': "
+        "Input should be a valid integer",
+        "s.yaml:5:5: rule #0, field 'rules[0].times': Input should be a valid integer",
+    ]
