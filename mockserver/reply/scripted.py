@@ -99,7 +99,7 @@ def _json(
                 schema, rng=rng, what="response format", param="response_format"
             )
     elif schema is not None:
-        problems = _validation_errors(value, schema)
+        problems = _validation_errors(value, schema, param="response_format")
         if problems:
             raise InvalidRequestError(
                 f"mockserver: the json reply of scenario rule '{rule}' does not validate against "
@@ -120,7 +120,7 @@ def _text_fits_a_strict_schema(text: str, prompt: Prompt, *, rule: str) -> None:
     except ValueError:
         problem = "it is not JSON"
     else:
-        problems = _validation_errors(value, output.schema)
+        problems = _validation_errors(value, output.schema, param="response_format")
         if not problems:
             return
         problem = problems[0]
@@ -132,10 +132,28 @@ def _text_fits_a_strict_schema(text: str, prompt: Prompt, *, rule: str) -> None:
     )
 
 
-def _validation_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
+def _validation_errors(value: Any, schema: Mapping[str, Any], *, param: str) -> list[str]:
+    """Where ``value`` breaks ``schema``; a schema that cannot be followed (a ``$ref`` to
+    nothing, or to itself with no end) is the request's 400, as when a value is generated."""
     from jsonschema import Draft202012Validator  # imported on first use: rare and not cheap
+    from referencing.exceptions import Unresolvable
 
-    errors = Draft202012Validator(schema).iter_errors(value)
+    try:
+        errors = list(Draft202012Validator(schema).iter_errors(value))
+    except Unresolvable as exc:
+        ref = str(getattr(exc, "ref", ""))
+        ref = "#" + ref if ref.startswith("/") else ref  # a JSON pointer, as the $ref wrote it
+        raise InvalidRequestError(
+            f"Invalid schema for {param}: unresolvable $ref '{ref}'.",
+            param=param,
+            code="invalid_json_schema",
+        ) from None
+    except RecursionError:
+        raise InvalidRequestError(
+            f"Invalid schema for {param}: its $refs lead back to themselves with no end.",
+            param=param,
+            code="invalid_json_schema",
+        ) from None
     return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
 
 
@@ -161,7 +179,7 @@ def _call(
         )
     if isinstance(spec.arguments, dict):
         if tool.strict and tool.parameters is not None:
-            problems = _validation_errors(spec.arguments, tool.parameters)
+            problems = _validation_errors(spec.arguments, tool.parameters, param="tools")
             if problems:
                 raise InvalidRequestError(
                     f"mockserver: the arguments scenario rule '{rule}' gives '{spec.name}' do "

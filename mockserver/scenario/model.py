@@ -242,6 +242,11 @@ class Reply(_Strict):
                 raise ValueError(
                     f"hosted item {index} is a '{kind}': say it with {_SAID_OTHERWISE[kind]}"
                 )
+            if kind.endswith("_output") or kind in ("item_reference", "compaction"):
+                raise ValueError(
+                    f"hosted item {index} is a '{kind}': the client sends those; a model's "
+                    "output has hosted tools' calls (web_search_call, mcp_call, …)"
+                )
         return value
 
     @model_validator(mode="after")

@@ -66,7 +66,12 @@ def schema_violation(schema: Any) -> str | None:
     from jsonschema import Draft202012Validator, validators  # the first schema pays for it
     from jsonschema.exceptions import best_match
 
-    checker = validators.validator_for(schema, default=Draft202012Validator)
+    dialect = schema.get("$schema") if isinstance(schema, Mapping) else None
+    checker = (  # the metaschema its $schema names (one that is not a URI: the default's says so)
+        validators.validator_for(schema, default=Draft202012Validator)
+        if isinstance(dialect, str)
+        else Draft202012Validator
+    )
     error = best_match(checker(checker.META_SCHEMA).iter_errors(schema))
     verdict = None
     if error is not None:

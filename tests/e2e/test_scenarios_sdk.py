@@ -354,3 +354,34 @@ def test_a_text_reply_under_a_strict_schema_must_fit_it(
     assert "it is not JSON" in info.value.body["message"]  # type: ignore[index]
     loose = ask(client, response_format=format_(strict=False))  # a model may, unstrict
     assert loose.choices[0].message.content == "hello there"
+
+
+@pytest.mark.parametrize(
+    ("ref", "says"),
+    [
+        ("#/$defs/missing", "unresolvable $ref '#/$defs/missing'"),
+        ("http://example.com/x", "unresolvable $ref 'http://example.com/x'"),
+    ],
+)
+def test_a_scripted_reply_against_a_schema_that_cannot_be_followed_is_the_requests_400(
+    control: httpx.Client, client: openai.OpenAI, ref: str, says: str
+) -> None:
+    assert control.post("/next", json={"json": {"a": 1}}).status_code == 200
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": ref}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "x"}],
+            response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": schema}},
+        )
+    assert info.value.body == {
+        "message": f"Invalid schema for response_format: {says}.",
+        "type": "invalid_request_error",
+        "param": "response_format",
+        "code": "invalid_json_schema",
+    }

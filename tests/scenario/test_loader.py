@@ -476,6 +476,8 @@ def test_lookup_mistakes_are_said_in_the_scenarios_words() -> None:
             "hosted item 1 is a 'message': say it with text or refusal",
         ),
         ("[{type: function_call, arguments: 5}]", "say it with tool_calls"),
+        ("[{type: custom_tool_call_output, output: 5}]", "the client sends those"),
+        ("[{type: item_reference, id: x}]", "the client sends those"),
     ],
 )
 def test_a_hosted_item_is_a_hosted_tools_item(hosted: str, says: str) -> None:

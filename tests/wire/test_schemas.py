@@ -399,3 +399,13 @@ def test_a_schema_that_is_not_a_json_schema_is_a_400_strict_or_not(
 def test_an_unusual_but_valid_schema_is_accepted_when_not_strict(place: Place) -> None:
     schema = {"type": "number", "multipleOf": 1e-320, "nullable": True, "x-vendor": 1}
     place.parse(place.body(schema, None))
+
+
+@pytest.mark.parametrize("dialect", [5, 5.5, True, [], {}, None])
+@pytest.mark.parametrize("place", PLACES, ids=lambda place: place.id)
+def test_a_dialect_that_is_not_a_uri_is_a_400(place: Place, dialect: Any) -> None:
+    schema = {"$schema": dialect, "type": "object"}
+    error = place.error(schema, strict=None)
+    assert error["error"]["message"].endswith(
+        f"In context=('$schema',), {dialect!r} is not of type 'string'."
+    )
