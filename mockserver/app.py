@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Mount
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.access import Access, check_exposure
 from mockserver.engine import Engine
@@ -85,6 +86,38 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     )
 
 
+class ErrorBoundary:
+    """Our bugs, answered as the real API's 500 on a connection that stays open.
+
+    Starlette's own boundary re-raises once it has answered (for the server to log), and
+    uvicorn then drops the connection, with any request the client had already sent on it.
+    This one answers, logs and keeps the bug for the pytest plugin (``_unexpected``), and
+    re-raises only what must drop the connection: a scripted disconnect, or a bug once the
+    answer has started (its status line is out; only a cut can say it failed)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:  # the one boundary: everything else is mapped where it arises
+            if started or isinstance(exc, StreamAborted):
+                raise
+            response = await _unexpected(Request(scope), exc)
+            await response(scope, receive, send)
+
+
 def _imported_on_use(module: str, engine: Engine, replays: Replays) -> FreshPath:
     """``module``'s ``fresh_path``, imported with its routes on the first request that needs it
     (like the routes themselves: see ``routes/lazy.py``)."""
@@ -141,6 +174,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         }
         lane = app.state.lane = Lane(engine, replays, REPLAYED, fresh)
         app.add_middleware(FastLane, lane=lane)
+    app.add_middleware(ErrorBoundary)  # outermost: the lane's own failures reach it too
     app.state.engine = engine
     app.state.replays = replays
     app.state.settings = settings

@@ -146,7 +146,9 @@ def unused_rules(
 
 
 #: Frames of these packages say nothing about the bug; the report leaves them out.
-FRAMEWORKS = ("/starlette/", "/uvicorn/", "/anyio/", "/httpx/", "/httpx2/")
+#: Frames that are plumbing, not where a bug is: the web stack, and mockserver's app wiring
+#: (its error boundary is where every bug is caught).
+FRAMEWORKS = ("/starlette/", "/uvicorn/", "/anyio/", "/httpx/", "/httpx2/", "/mockserver/app.py")
 
 
 def _without_framework_frames(traceback: str) -> str:

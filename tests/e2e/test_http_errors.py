@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from typing import Any
@@ -335,3 +336,43 @@ def test_a_body_nested_too_deep_to_write_back_is_refused_and_the_journal_stays_r
     calls = httpx.get(server.url + "/__mockserver/calls", headers=headers)
     assert calls.status_code == 200
     assert [c["status"] for c in calls.json()["data"]] == [400]
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_bug_of_ours_answers_500_and_keeps_the_connection(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, replay: bool
+) -> None:
+    """A request the client had already sent behind the one that hit a bug is still answered."""
+    from tests.conftest import start_server
+
+    server = start_server(seed=1, replay=replay)
+    try:
+        engine = server.app.state.engine
+        real_turn = engine.turn
+        calls: list[int] = []
+
+        def turn_once_broken(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            if len(calls) == 1:
+                raise RuntimeError("kaboom")
+            return real_turn(*args, **kwargs)
+
+        monkeypatch.setattr(engine, "turn", turn_once_broken)
+        body = b'{"model":"m","messages":[{"role":"user","content":"hi"}]}'
+        one = (
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Authorization: Bearer sk-bug\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body)
+        )
+        answer = b""
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(one + one)  # pipelined: the second waits behind the first
+            while answer.count(b"HTTP/1.1 ") < 2 or not answer.endswith(b"}"):
+                data = sock.recv(65536)
+                if not data:
+                    break
+                answer += data
+        assert re.findall(rb"HTTP/1\.1 (\d{3}) ", answer) == [b"500", b"200"], answer[:300]
+        assert len(engine.internal_errors) == 1
+        assert "RuntimeError: kaboom" in engine.internal_errors[0]
+    finally:
+        server.stop()
