@@ -9,21 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_one_short_round_prints_the_table() -> None:
+def benchmarks(*args: str) -> list[str]:
+    """``python -m benchmarks *args`` from the checkout: its output lines (it must succeed)."""
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks",
-            "--rounds",
-            "1",
-            "--duration",
-            "0.5",
-            "--only",
-            "W1",
-            "--driver",
-            "python",
-        ],
+        [sys.executable, "-m", "benchmarks", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -31,7 +20,11 @@ def test_one_short_round_prints_the_table() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_one_short_round_prints_the_table() -> None:
+    lines = benchmarks("--rounds", "1", "--duration", "0.5", "--only", "W1", "--driver", "python")
     assert lines[0].startswith("machine: nproc")
     header = next(line for line in lines if line.startswith("row "))
     columns = ["row", "measure", "baseline", "mockserver", "ratio", "target", "verdict"]
@@ -41,16 +34,7 @@ def test_one_short_round_prints_the_table() -> None:
 
 
 def test_the_in_process_costs_print_a_line_per_path() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--inprocess", "--rounds", "1", "--requests", "40"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = benchmarks("--inprocess", "--rounds", "1", "--requests", "40")
     assert lines[0].startswith("in-process cost of one request")
     rows = lines[2:]
     assert len(rows) == 6, lines
