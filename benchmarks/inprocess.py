@@ -19,8 +19,8 @@ from typing import Any
 
 from starlette.types import Message
 
-from mockserver.app import create_app
-from mockserver.routes.replay import Answered, Key, Lane
+from mockserver.http.app import create_app
+from mockserver.http.lane.replay import Answered, Key, Lane
 from mockserver.settings import Settings
 
 __all__ = ["run"]

@@ -30,7 +30,7 @@ __all__ = [
 
 _LAZY = {
     "APIError": "mockserver.errors",
-    "BackgroundServer": "mockserver.server",
+    "BackgroundServer": "mockserver.http.server",
     "MockServerError": "mockserver.errors",
     "Reply": "mockserver.scenario.model",
     "Rule": "mockserver.scenario.model",
@@ -38,19 +38,19 @@ _LAZY = {
     "ScenarioError": "mockserver.errors",
     "Settings": "mockserver.settings",
     "When": "mockserver.scenario.model",
-    "create_app": "mockserver.app",
+    "create_app": "mockserver.http.app",
     "load_scenario": "mockserver.scenario.loader",
     "parse_scenario": "mockserver.scenario.loader",
     "scenario_to_yaml": "mockserver.scenario.loader",
 }
 
 if TYPE_CHECKING:
-    from mockserver.app import create_app
     from mockserver.errors import APIError, MockServerError, ScenarioError
+    from mockserver.http.app import create_app
+    from mockserver.http.server import BackgroundServer
     from mockserver.scenario.loader import load_file as load_scenario
     from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
     from mockserver.scenario.model import Reply, Rule, Scenario, When
-    from mockserver.server import BackgroundServer
     from mockserver.settings import Settings
 
 

@@ -121,8 +121,8 @@ _SETTING_FLAGS = {
 
 def _serve(args: argparse.Namespace) -> int:
     with frozen_start_up():
-        from mockserver.app import create_app
-        from mockserver.server import bind, serve
+        from mockserver.http.app import create_app
+        from mockserver.http.server import bind, serve
         from mockserver.settings import Settings
 
         settings = Settings.from_env(
@@ -143,7 +143,7 @@ def _serve(args: argparse.Namespace) -> int:
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
     if args.watch and settings.scenario:
-        from mockserver.reload import ScenarioWatcher
+        from mockserver.http.reload import ScenarioWatcher
 
         ScenarioWatcher(app.state.engine, settings.scenario).start()
 

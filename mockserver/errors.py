@@ -1,7 +1,7 @@
 """The one exception tree.
 
 Every error the mock can answer with is an :class:`APIError` subclass that carries the HTTP
-status, the OpenAI error ``type`` and ``code``; the HTTP boundary (``mockserver.app``) turns it
+status, the OpenAI error ``type`` and ``code``; the HTTP boundary (``mockserver.http.app``) turns it
 into ``{"error": {"message", "type", "param", "code"}}``. Nothing here builds HTTP responses.
 
 :class:`ScenarioError` is the other branch: a scenario file or object that is wrong, reported

@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from mockserver import ids, sse
+from mockserver import ids
 from mockserver.errors import APIError
+from mockserver.render import sse
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
     from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec

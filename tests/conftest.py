@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mockserver.app import create_app
-from mockserver.server import BackgroundServer
+from mockserver.http.app import create_app
+from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.app import create_app
 from mockserver.cli import frozen_start_up, main
 from mockserver.errors import ScenarioError
-from mockserver.reload import ScenarioWatcher
-from mockserver.server import ServerStartError, bind
+from mockserver.http.app import create_app
+from mockserver.http.reload import ScenarioWatcher
+from mockserver.http.server import ServerStartError, bind
 from mockserver.settings import Settings
 
 GOOD = "name: good\nrules:\n  - {id: hi, when: {last_user: hi}, reply: {text: Hello!}}\n"

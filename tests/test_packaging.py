@@ -30,10 +30,10 @@ def test_library_and_fixtures_ship_inside_the_package() -> None:
 
 
 def test_inspector_assets_ship() -> None:
-    listed = set(CONFIG["package-data"]["mockserver.inspector"])
+    listed = set(CONFIG["package-data"]["mockserver.http.inspector"])
     present = {
         p.name
-        for p in (ROOT / "mockserver" / "inspector").iterdir()
+        for p in (ROOT / "mockserver" / "http" / "inspector").iterdir()
         if p.suffix in {".html", ".js", ".css"}
     }
     assert present <= listed

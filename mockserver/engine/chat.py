@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from mockserver import ids, sse
+from mockserver import ids
 from mockserver.engine.core import Engine, Turn
-from mockserver.engine.moderation import moderate_turn
+from mockserver.engine.moderated import moderate_turn
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,
@@ -21,7 +21,7 @@ from mockserver.faults import (
     plan_stream,
 )
 from mockserver.prompt import Prompt
-from mockserver.render import template
+from mockserver.render import sse, template
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply

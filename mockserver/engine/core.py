@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
+from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
 from mockserver.errors import InvalidRequestError, NoMatchError, ScenarioError
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
-from mockserver.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply
 from mockserver.reply.scripted import scripted_content

@@ -8,7 +8,7 @@ from typing import Any
 
 from mockserver import ids
 from mockserver.engine.core import Engine
-from mockserver.engine.moderation import DEFAULT_MODEL
+from mockserver.engine.moderated import DEFAULT_MODEL
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
 from mockserver.reply.moderation import applied_input_types, moderate

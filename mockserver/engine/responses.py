@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mockserver import ids, sse
+from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine, Turn
-from mockserver.engine.moderation import moderate_turn
+from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.responses_stored import (
     FINISHED,
     context_of,
@@ -40,7 +40,7 @@ from mockserver.prompt.responses import (
     prompt_from_responses,
     seal_compaction,
 )
-from mockserver.render import template
+from mockserver.render import sse, template
 from mockserver.render.moderation import responses_moderation
 from mockserver.render.responses import (
     ResponseMeta,

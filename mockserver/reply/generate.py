@@ -235,7 +235,10 @@ class Generator:
         """A value valid for ``schema``; a schema nothing can satisfy is the client's mistake."""
         # Only structured outputs and tool arguments need the schema machinery (five modules
         # and their regexes): a plain chat request, the common case, never imports it.
-        from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
+        from mockserver.reply.schema_values.generate import (
+            UnsatisfiableSchemaError,
+            value_for_schema,
+        )
 
         try:
             return value_for_schema(schema, rng=rng, faker=self.faker)

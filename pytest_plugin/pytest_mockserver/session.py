@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
     from starlette.applications import Starlette
 
-    from mockserver.server import BackgroundServer
+    from mockserver.http.server import BackgroundServer
 
 __all__ = ["MockServerSession", "ScenarioRef"]
 
@@ -95,7 +95,7 @@ class MockServerSession:
     @property
     def app(self) -> Starlette:
         if self._app is None:
-            from mockserver.app import create_app
+            from mockserver.http.app import create_app
 
             self._app = create_app(self.engine.settings, engine=self.engine)
         return self._app
@@ -105,7 +105,7 @@ class MockServerSession:
         if self._failure is not None:
             raise RuntimeError(self._failure)
         if self._server is None:
-            from mockserver.server import BackgroundServer, ServerStartError
+            from mockserver.http.server import BackgroundServer, ServerStartError
 
             server = BackgroundServer(self.app, startup_timeout=self._start_timeout)
             try:

@@ -148,7 +148,14 @@ def unused_rules(
 #: Frames of these packages say nothing about the bug; the report leaves them out.
 #: Frames that are plumbing, not where a bug is: the web stack, and mockserver's app wiring
 #: (its error boundary is where every bug is caught).
-FRAMEWORKS = ("/starlette/", "/uvicorn/", "/anyio/", "/httpx/", "/httpx2/", "/mockserver/app.py")
+FRAMEWORKS = (
+    "/starlette/",
+    "/uvicorn/",
+    "/anyio/",
+    "/httpx/",
+    "/httpx2/",
+    "/mockserver/http/app.py",
+)
 
 
 def _without_framework_frames(traceback: str) -> str:

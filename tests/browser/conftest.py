@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

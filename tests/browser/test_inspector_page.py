@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.browser.conftest import sdk_page
 from tests.conftest import start_server
 

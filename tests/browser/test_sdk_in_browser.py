@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.browser.conftest import control, sdk_page
 from tests.conftest import start_server
 

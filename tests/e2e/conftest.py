@@ -8,7 +8,7 @@ import httpx
 import openai
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 
 @pytest.fixture

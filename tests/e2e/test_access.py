@@ -10,10 +10,10 @@ import httpx
 import openai
 import pytest
 
-from mockserver.access import ADMIN_HEADER, NO_API_KEY, check_exposure, is_loopback_host
-from mockserver.app import create_app
 from mockserver.cli import main
-from mockserver.server import BackgroundServer
+from mockserver.http.access import ADMIN_HEADER, NO_API_KEY, check_exposure, is_loopback_host
+from mockserver.http.app import create_app
+from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings, SettingsError
 from tests.conftest import start_server
 

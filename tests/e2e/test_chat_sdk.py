@@ -10,7 +10,7 @@ import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from pydantic import BaseModel
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 MESSAGES = [{"role": "user", "content": "What is a good way to learn sourdough baking?"}]
 

@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.routes.control import MAX_ADVANCE
-from mockserver.server import BackgroundServer
+from mockserver.http.routes.control import MAX_ADVANCE
+from mockserver.http.server import BackgroundServer
 
 READS = ["/scenario", "/clock", "/calls"]
 _JSON = {"content-type": "application/json"}

@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 LONG_KEY = "k" * 65
 KEY_TOO_LONG = (

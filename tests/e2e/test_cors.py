@@ -9,10 +9,10 @@ import httpx
 import pytest
 from starlette.routing import Mount, Route
 
-from mockserver.access import EXPOSED_HEADERS
-from mockserver.app import create_app
-from mockserver.routes.lazy import LazyRoutes
-from mockserver.server import BackgroundServer
+from mockserver.http.access import EXPOSED_HEADERS
+from mockserver.http.app import create_app
+from mockserver.http.routes.lazy import LazyRoutes
+from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 from tests.conftest import start_server
 

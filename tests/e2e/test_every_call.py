@@ -10,8 +10,8 @@ import httpx
 import openai
 import pytest
 
-from mockserver.catalog import MODEL_IDS
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
+from mockserver.wire.catalog import MODEL_IDS
 
 MESSAGES: list[Any] = [{"role": "user", "content": "Hello"}]
 

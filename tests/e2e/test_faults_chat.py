@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 ASK: dict[str, Any] = {
     "model": "gpt-4o-mini",

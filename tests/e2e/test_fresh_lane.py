@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver import sse
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
+from mockserver.render import sse
 from tests.conftest import start_server
 from tests.e2e.test_replay_wire import conversation, request
 
@@ -269,7 +269,7 @@ def test_in_process_the_asgi_lane_hands_off_as_the_protocol_does() -> None:
     ones."""
     from starlette.testclient import TestClient
 
-    from mockserver.app import create_app
+    from mockserver.http.app import create_app
     from mockserver.settings import Settings
 
     def say(text: str, **extra: Any) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mockserver.app import create_app
-from mockserver.server import BackgroundServer
+from mockserver.http.app import create_app
+from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 
 

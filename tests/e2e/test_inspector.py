@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,12 +71,12 @@ def test_the_page_is_self_contained(server: BackgroundServer) -> None:
 
 
 def test_the_page_ships_in_the_package() -> None:
-    folder = files("mockserver.inspector")
+    folder = files("mockserver.http.inspector")
     names = {"page.html", "inspector.js", "inspector.css"}
     assert all(folder.joinpath(name).is_file() for name in names)
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "mockserver.inspector" in setuptools["packages"]
-    assert names <= set(setuptools["package-data"]["mockserver.inspector"])
+    assert "mockserver.http.inspector" in setuptools["packages"]
+    assert names <= set(setuptools["package-data"]["mockserver.http.inspector"])
 
 
 def test_the_event_stream_sends_a_snapshot_then_each_call(mock: BackgroundServer) -> None:

@@ -12,8 +12,8 @@ import openai
 import pytest
 from pydantic import BaseModel
 
+from mockserver.http.server import BackgroundServer
 from mockserver.scenario.library import builtin, builtin_names
-from mockserver.server import BackgroundServer
 
 WEATHER = {
     "type": "function",

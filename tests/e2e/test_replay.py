@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.routes.replay import Replays
-from mockserver.server import BackgroundServer
+from mockserver.http.lane.replay import Replays
+from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 
 HELLO = [{"role": "user", "content": "Hello there"}]
@@ -254,7 +254,7 @@ def test_the_asgi_lane_answers_in_process_as_the_full_path_does() -> None:
     """Without a socket (ASGI in-process), the middleware lane answers; same bytes again."""
     from starlette.testclient import TestClient
 
-    from mockserver.app import create_app
+    from mockserver.http.app import create_app
     from mockserver.settings import Settings
 
     seen = []

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mockserver.routes.replay import Replays
-from mockserver.server import BackgroundServer
+from mockserver.http.lane.replay import Replays
+from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 
 CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'

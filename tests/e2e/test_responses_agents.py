@@ -21,7 +21,7 @@ from agents import (
     set_tracing_disabled,
 )
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 pytestmark = pytest.mark.anyio
 

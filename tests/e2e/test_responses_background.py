@@ -9,9 +9,9 @@ import httpx
 import openai
 import pytest
 
-from mockserver import sse
+from mockserver.http.server import BackgroundServer
+from mockserver.render import sse
 from mockserver.render.responses import item_id
-from mockserver.server import BackgroundServer
 from tests.unit.test_render_responses_stream import assert_well_formed
 
 MODEL = "gpt-4o-mini"

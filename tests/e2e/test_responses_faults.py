@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.unit.test_render_responses_stream import assert_well_formed
 
 ASK: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Tell me a story"}

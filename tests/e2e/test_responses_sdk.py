@@ -10,7 +10,7 @@ import pytest
 from openai.types.responses import Response
 from pydantic import BaseModel
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.unit.test_render_responses_stream import assert_well_formed
 
 WEATHER_TOOL: dict[str, Any] = {

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 from tests.unit.test_render_responses_stream import assert_well_formed
 

@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 WEATHER_AGENT = """
 name: weather-agent

@@ -6,7 +6,7 @@ import json
 
 import httpx
 
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 
 BODY = {
     "model": "gpt-4o-mini",

@@ -11,8 +11,8 @@ import pytest
 
 # Imported here, before pytester snapshots sys.modules, so that in-process inner runs reuse
 # them instead of importing them afresh every time.
-import mockserver.app
-import mockserver.server  # noqa: F401
+import mockserver.http.app
+import mockserver.http.server  # noqa: F401
 import pytest_mockserver.transport  # noqa: F401
 from pytest_mockserver.handle import MockServer
 from pytest_mockserver.session import MockServerSession

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from mockserver import server
+from mockserver.http import server
 from mockserver.scenario.library import builtin_names
 from pytest_mockserver import MockServer
 from pytest_mockserver.session import MockServerSession

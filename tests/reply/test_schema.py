@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker
 from pydantic import BaseModel, Field
 
-from mockserver.reply.schema import UnsatisfiableSchemaError, value_for_schema
+from mockserver.reply.schema_values.generate import UnsatisfiableSchemaError, value_for_schema
 
 # One Faker shared by every call, as in the server: value_for_schema must reseed it itself.
 FAKER = Faker()
@@ -764,7 +764,7 @@ def _reused_refs(levels: int, kind: str, leaf: dict[str, Any]) -> dict[str, Any]
 def test_a_ref_reused_at_every_level_is_checked_once_per_value(
     schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mockserver.reply.schema import _Gen
+    from mockserver.reply.schema_values.generate import _Gen
 
     checks = 0
     real = _Gen.check

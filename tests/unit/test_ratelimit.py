@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from mockserver.engine.ratelimit import Bucket, Budgets, duration
 from mockserver.errors import RateLimitError
-from mockserver.ratelimit import Bucket, Budgets, duration
 
 
 def budgets(rpm: int = 3, tpm: int = 1000, *, enforced: bool = True) -> Budgets:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mockserver import sse
+from mockserver.render import sse
 
 
 def test_decode_stream_reads_chat_frames_without_done() -> None:

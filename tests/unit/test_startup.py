@@ -13,8 +13,8 @@ import httpx
 import pytest
 from starlette.routing import Mount, Route
 
-from mockserver.app import create_app
-from mockserver.routes.lazy import LazyRoutes
+from mockserver.http.app import create_app
+from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.settings import Settings
 
 CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"}]}
@@ -22,8 +22,8 @@ CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"
 _FIRST_REQUEST = """
 import json, sys
 import anyio, httpx
-from mockserver.app import create_app
-from mockserver.server import serve
+from mockserver.http.app import create_app
+from mockserver.http.server import serve
 from mockserver.settings import Settings
 
 async def first() -> httpx.Response:
@@ -57,12 +57,12 @@ NOT_AT_START = (
     "yaml",
     "mockserver.scenario.loader",
     "mockserver.scenario.problems",
-    "mockserver.routes.responses",
-    "mockserver.routes.conversations",
-    "mockserver.routes.moderations",
-    "mockserver.routes.models",
-    "mockserver.routes.control",
-    "mockserver.routes.inspector",
+    "mockserver.http.routes.responses",
+    "mockserver.http.routes.conversations",
+    "mockserver.http.routes.moderations",
+    "mockserver.http.routes.models",
+    "mockserver.http.routes.control",
+    "mockserver.http.routes.inspector",
     "mockserver.wire.responses",
     # A plain request needs none of the wire models (see wire/plain.py).
     "mockserver.wire.validation",
@@ -72,13 +72,13 @@ NOT_AT_START = (
     "mockserver.wire.validation_errors",
     "mockserver.wire.validation_issues",
     # JSON Schema values: only structured outputs and tool arguments need them.
-    "mockserver.reply.schema",
-    "mockserver.reply.schema_check",
-    "mockserver.reply.schema_formats",
-    "mockserver.reply.schema_keywords",
-    "mockserver.reply.regex_sample",
-    "mockserver.reply.schema_costs",
-    "mockserver.reply.schema_scalars",
+    "mockserver.reply.schema_values.generate",
+    "mockserver.reply.schema_values.check",
+    "mockserver.reply.schema_values.formats",
+    "mockserver.reply.schema_values.keywords",
+    "mockserver.reply.schema_values.regex",
+    "mockserver.reply.schema_values.costs",
+    "mockserver.reply.schema_values.scalars",
     # No pydantic at all: settings are a dataclass, a plain request is checked without the wire
     # models, and the built-in default scenario is served from records (scenario/records.py).
     "pydantic",
@@ -136,7 +136,11 @@ def test_tool_arguments_load_the_schema_machinery_on_first_use() -> None:
     assert status == 200
     (call,) = body["choices"][0]["message"]["tool_calls"]
     assert set(json.loads(call["function"]["arguments"])) == {"city"}
-    assert {"mockserver.reply.schema", "mockserver.wire.chat", "pydantic.plugin._loader"} <= loaded
+    assert {
+        "mockserver.reply.schema_values.generate",
+        "mockserver.wire.chat",
+        "pydantic.plugin._loader",
+    } <= loaded
 
 
 def test_structured_output_loads_the_schema_machinery_on_first_use() -> None:
@@ -144,7 +148,7 @@ def test_structured_output_loads_the_schema_machinery_on_first_use() -> None:
     assert status == 200
     content = json.loads(body["choices"][0]["message"]["content"])
     assert set(content) == {"title", "minutes"}
-    assert "mockserver.reply.schema" in loaded
+    assert "mockserver.reply.schema_values.generate" in loaded
 
 
 def test_a_rejected_first_request_loads_the_error_translation() -> None:

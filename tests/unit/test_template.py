@@ -37,7 +37,7 @@ def test_an_answer_without_slots_is_its_own_template() -> None:
 
 
 def test_recipes_in_use_outlive_those_filed_later() -> None:
-    from mockserver.routes.replay import Recipe, Replays
+    from mockserver.http.lane.replay import Recipe, Replays
 
     replays = Replays(size=2)
     recipe = cast(Recipe, object())

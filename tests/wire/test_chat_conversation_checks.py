@@ -9,7 +9,7 @@ import openai
 import pytest
 
 from mockserver.errors import InvalidRequestError
-from mockserver.server import BackgroundServer
+from mockserver.http.server import BackgroundServer
 from mockserver.wire.chat import parse_chat_request
 
 USER = {"role": "user", "content": "Weather in Oslo and Rome?"}

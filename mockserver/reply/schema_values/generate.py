@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from mockserver.reply.schema_check import _Checks
-from mockserver.reply.schema_costs import not_json, too_costly
-from mockserver.reply.schema_formats import _DEFAULT_NUM, _num_rule, _snake
-from mockserver.reply.schema_keywords import (
+from mockserver.reply.schema_values.check import _Checks
+from mockserver.reply.schema_values.costs import not_json, too_costly
+from mockserver.reply.schema_values.formats import _DEFAULT_NUM, _num_rule, _snake
+from mockserver.reply.schema_values.keywords import (
     UnsatisfiableSchemaError,
     _array_parts,
     _branch_cost,
@@ -31,7 +31,7 @@ from mockserver.reply.schema_keywords import (
     _types,
     _with_dependents,
 )
-from mockserver.reply.schema_scalars import _Scalars
+from mockserver.reply.schema_values.scalars import _Scalars
 
 if TYPE_CHECKING:  # faker is imported on the first generated reply, not at start-up
     from faker import Faker

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mockserver.errors import InvalidRequestError
-from mockserver.feed import Change, Feed
+from mockserver.store.feed import Change, Feed
 
 if TYPE_CHECKING:
     from mockserver.render.responses import ResponseMeta

@@ -13,7 +13,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mockserver import sse
 from mockserver.engine import Engine
 from mockserver.engine.core import SERVICE_HEADERS
 from mockserver.errors import (
@@ -22,6 +21,7 @@ from mockserver.errors import (
     UnsupportedMediaTypeError,
 )
 from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
+from mockserver.render import sse
 from mockserver.store import JournalEntry, Unparsed
 from mockserver.wire.json_body import parse_json_body
 

@@ -1,5 +1,5 @@
-"""The scalar half of :mod:`mockserver.reply.schema`'s generator: strings (prose, formats,
-patterns), numbers, booleans and nulls, within their bounds and the text budget."""
+"""The scalar half of :mod:`mockserver.reply.schema_values.generate`'s generator: strings
+(prose, formats, patterns), numbers, booleans and nulls, within their bounds and the text budget."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from mockserver.reply.regex_sample import RegexUnsupportedError, sample_regex
-from mockserver.reply.schema_costs import MAX_TEXT
-from mockserver.reply.schema_formats import _FORMAT_MAKERS, _num_rule, _snake, _text_rule
-from mockserver.reply.schema_keywords import (
+from mockserver.reply.schema_values.costs import MAX_TEXT
+from mockserver.reply.schema_values.formats import _FORMAT_MAKERS, _num_rule, _snake, _text_rule
+from mockserver.reply.schema_values.keywords import (
     _SPAN,
     UnsatisfiableSchemaError,
     _bounds,
@@ -20,6 +19,7 @@ from mockserver.reply.schema_keywords import (
     _clip,
     _k_span,
 )
+from mockserver.reply.schema_values.regex import RegexUnsupportedError, sample_regex
 
 if TYPE_CHECKING:
     from faker import Faker

@@ -16,9 +16,9 @@ from starlette.applications import Starlette
 
 from mockserver.errors import MockServerError
 from mockserver.faults import StreamAborted
+from mockserver.http.lane.protocol import lane_protocol
+from mockserver.http.lane.replay import Lane
 from mockserver.ids import monotonic
-from mockserver.protocol import lane_protocol
-from mockserver.routes.replay import Lane
 
 __all__ = ["BackgroundServer", "ServerStartError", "bind", "serve"]
 

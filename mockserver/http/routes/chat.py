@@ -10,25 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import sse
 from mockserver.engine import Engine
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.prompt import Prompt
-from mockserver.prompt.chat import prompt_from_chat
-from mockserver.routes import fresh
-from mockserver.routes.base import (
-    api_endpoint,
-    create_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
-from mockserver.routes.encoded import Encoded, encode_body, encode_stream
-from mockserver.routes.query import page_query
-from mockserver.routes.replay import (
+from mockserver.http.lane import fresh
+from mockserver.http.lane.replay import (
     HANDOFF,
     FreshPath,
     Handoff,
@@ -40,6 +27,19 @@ from mockserver.routes.replay import (
     replay_key,
     replays_of,
 )
+from mockserver.http.routes.base import (
+    api_endpoint,
+    create_endpoint,
+    engine_of,
+    json_response,
+    namespace_of,
+    read_json,
+)
+from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
+from mockserver.http.routes.query import page_query
+from mockserver.prompt import Prompt
+from mockserver.prompt.chat import prompt_from_chat
+from mockserver.render import sse
 from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.wire.plain import check_chat_body
 

@@ -21,8 +21,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import APIError, AuthenticationError
+from mockserver.http.routes.base import error_response
 from mockserver.ids import monotonic
-from mockserver.routes.base import error_response
 from mockserver.settings import Settings, SettingsError
 from mockserver.store import Exchange, Store, current_exchange
 

@@ -7,15 +7,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine import conversations as engine_conversations
-from mockserver.routes.base import (
+from mockserver.http.routes.base import (
     api_endpoint,
     engine_of,
     json_response,
     namespace_of,
     read_json,
 )
-from mockserver.routes.query import page_query
-from mockserver.routes.responses import query_includes
+from mockserver.http.routes.query import page_query
+from mockserver.http.routes.responses import query_includes
 from mockserver.wire.responses_conversations import (
     parse_conversation_create,
     parse_conversation_update,

@@ -11,27 +11,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import sse
 from mockserver.engine import Engine
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError
-from mockserver.prompt.responses import input_items as items_of
-from mockserver.render.responses import item_id
-from mockserver.routes import fresh
-from mockserver.routes.base import (
-    SSEResponse,
-    api_endpoint,
-    create_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
-from mockserver.routes.encoded import Encoded, encode_body, encode_stream
-from mockserver.routes.query import page_query, query_flag, query_int, query_list
-from mockserver.routes.replay import (
+from mockserver.http.lane import fresh
+from mockserver.http.lane.replay import (
     HANDOFF,
     FreshPath,
     Handoff,
@@ -43,6 +29,20 @@ from mockserver.routes.replay import (
     replay_key,
     replays_of,
 )
+from mockserver.http.routes.base import (
+    SSEResponse,
+    api_endpoint,
+    create_endpoint,
+    engine_of,
+    json_response,
+    namespace_of,
+    read_json,
+)
+from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
+from mockserver.http.routes.query import page_query, query_flag, query_int, query_list
+from mockserver.prompt.responses import input_items as items_of
+from mockserver.render import sse
+from mockserver.render.responses import item_id
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,

@@ -13,7 +13,6 @@ from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.access import Access, check_exposure
 from mockserver.engine import Engine
 from mockserver.errors import (
     APIError,
@@ -22,10 +21,8 @@ from mockserver.errors import (
     NotFoundError,
 )
 from mockserver.faults import StreamAborted
-from mockserver.routes import chat
-from mockserver.routes.base import error_response, refusal
-from mockserver.routes.lazy import LazyRoutes
-from mockserver.routes.replay import (
+from mockserver.http.access import Access, check_exposure
+from mockserver.http.lane.replay import (
     SIZE,
     Answered,
     FastLane,
@@ -35,6 +32,9 @@ from mockserver.routes.replay import (
     Lane,
     Replays,
 )
+from mockserver.http.routes import chat
+from mockserver.http.routes.base import error_response, refusal
+from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.settings import Settings
 
 __all__ = ["create_app"]
@@ -142,17 +142,19 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 routes=[
                     *chat.routes(),
                     # Imported on first use: their wire models cost start-up time and memory.
-                    LazyRoutes("mockserver.routes.responses", prefixes=["/responses"]),
-                    LazyRoutes("mockserver.routes.conversations", prefixes=["/conversations"]),
-                    LazyRoutes("mockserver.routes.models", prefixes=["/models"]),
-                    LazyRoutes("mockserver.routes.moderations", prefixes=["/moderations"]),
+                    LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
+                    LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
+                    LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
+                    LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
                 ],
             ),
             Mount(
                 "/__mockserver",
                 routes=[
                     LazyRoutes(
-                        "mockserver.routes.control", "mockserver.routes.inspector", prefixes=["/"]
+                        "mockserver.http.routes.control",
+                        "mockserver.http.routes.inspector",
+                        prefixes=["/"],
                     )
                 ],
             ),
@@ -170,7 +172,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     if settings.replay:
         fresh = {
             "/v1/chat/completions": chat.fresh_path(engine, replays),
-            "/v1/responses": _imported_on_use("mockserver.routes.responses", engine, replays),
+            "/v1/responses": _imported_on_use("mockserver.http.routes.responses", engine, replays),
         }
         lane = app.state.lane = Lane(engine, replays, REPLAYED, fresh)
         app.add_middleware(FastLane, lane=lane)

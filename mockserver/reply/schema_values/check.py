@@ -6,8 +6,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mockserver.reply.schema_formats import _FORMAT_CHECKS
-from mockserver.reply.schema_keywords import (
+from mockserver.reply.schema_values.formats import _FORMAT_CHECKS
+from mockserver.reply.schema_values.keywords import (
     _TYPE_TESTS,
     UnsatisfiableSchemaError,
     _array_parts,

@@ -19,8 +19,8 @@ from typing import Any
 
 import httptools
 
+from mockserver.http.lane.replay import BODY_LIMIT, LANE_ERROR, Answered, Key, Lane
 from mockserver.ids import monotonic
-from mockserver.routes.replay import BODY_LIMIT, LANE_ERROR, Answered, Key, Lane
 
 __all__ = ["encode_answer", "header_lines", "lane_protocol"]
 

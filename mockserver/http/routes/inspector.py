@@ -1,7 +1,7 @@
 """The inspector: a live page at ``/__mockserver/`` and the event stream that feeds it.
 
-The page is rendered here from a template shipped in ``mockserver.inspector`` (no build step, no
-external assets); a little vanilla JS keeps it current from ``/__mockserver/events``, a
+The page is rendered here from a template shipped in ``mockserver.http.inspector`` (no build
+step, no external assets); a little vanilla JS keeps it current from ``/__mockserver/events``, a
 server-sent event stream that sends a snapshot, then one small event per change. Bodies are
 fetched only when a call is opened (``/__mockserver/calls/{seq}``).
 """
@@ -22,9 +22,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 import mockserver
-from mockserver import sse
 from mockserver.faults import PRESETS
-from mockserver.routes.base import engine_of
+from mockserver.http.routes.base import engine_of
+from mockserver.render import sse
 from mockserver.scenario.library import builtin_names
 from mockserver.store import Change, JournalEntry, Store
 
@@ -187,7 +187,7 @@ class Assets:
     """The page's template, script and style, read once from the installed package."""
 
     def __init__(self) -> None:
-        folder = files("mockserver.inspector")
+        folder = files("mockserver.http.inspector")
         self.template = Template(folder.joinpath("page.html").read_text("utf-8"))
         self.static = {name: folder.joinpath(name).read_bytes() for name in ASSET_TYPES}
 

@@ -12,9 +12,9 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
-from mockserver.routes.base import control_endpoint, engine_of, json_response, read_body
-from mockserver.routes.base import namespace_of as api_namespace
-from mockserver.routes.query import query_int
+from mockserver.http.routes.base import control_endpoint, engine_of, json_response, read_body
+from mockserver.http.routes.base import namespace_of as api_namespace
+from mockserver.http.routes.query import query_int
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import (
     named_only,

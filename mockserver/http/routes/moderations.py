@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
-from mockserver.routes.base import (
+from mockserver.http.routes.base import (
     create_endpoint,
     engine_of,
     json_response,

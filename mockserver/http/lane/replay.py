@@ -5,7 +5,7 @@ When the engine says a turn was *settled* (``engine.Decision``: the same request
 same reply, whatever the counters say), the route cuts its answer into a
 :class:`~mockserver.render.template.Template` and files a :class:`Recipe` under the request's
 exact bytes (path, headers, body). The next identical request is answered by the
-:class:`Lane` (from the HTTP protocol, ``mockserver/protocol.py``, or from :class:`FastLane`
+:class:`Lane` (from the HTTP protocol, ``http/lane/protocol.py``, or from :class:`FastLane`
 in front of the ASGI stack): the engine re-checks the namespace's state and commits the request
 (its number, rule hit and budgets, exactly as a full turn would), the template is filled with
 the new id and time, and the request is journaled. Anything the state no longer allows falls
@@ -36,9 +36,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver import ids
 from mockserver.engine import Engine
 from mockserver.engine.core import Decision
+from mockserver.http.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.ids import monotonic
 from mockserver.render.template import Derive, Template
-from mockserver.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, Unparsed, current_exchange
 
 __all__ = [
@@ -280,7 +280,7 @@ class Lane:
     and by the HTTP protocol itself (``server.py``), which can answer such a request before
     uvicorn makes an ASGI task of it.
 
-    It only takes requests that :class:`~mockserver.access.Access` would pass untouched: no
+    It only takes requests that :class:`~mockserver.http.access.Access` would pass untouched: no
     ``Origin`` (CORS is Access's business) and no API keys configured; and it times and
     completes its journal entries as Access does for the others.
     """

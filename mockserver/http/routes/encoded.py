@@ -14,14 +14,14 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import orjson
 from starlette.responses import Response
 
-from mockserver import sse
 from mockserver.faults import BodyPlan, StreamPlan
-from mockserver.routes.base import (
+from mockserver.http.routes.base import (
     JSONAnswer,
     PlannedJSONResponse,
     SSEResponse,
     paced_stream_response,
 )
+from mockserver.render import sse
 from mockserver.store import Unparsed
 
 __all__ = ["Encoded", "encode_body", "encode_stream"]

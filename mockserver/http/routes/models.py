@@ -7,9 +7,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver import ids
-from mockserver.catalog import MODEL_IDS, owner_of
 from mockserver.errors import NotFoundError
-from mockserver.routes.base import api_endpoint, json_response
+from mockserver.http.routes.base import api_endpoint, json_response
+from mockserver.wire.catalog import MODEL_IDS, owner_of
 
 __all__ = ["routes"]
 

@@ -1,7 +1,7 @@
 """A create endpoint's turn for the lane: what the route does, from the request's bytes alone.
 
 The lane (``routes/replay.py``) answers a new request to an endpoint that gives it a
-:data:`~mockserver.routes.replay.FreshPath`. :func:`fresh_path` makes one from the route's own
+:data:`~mockserver.http.lane.replay.FreshPath`. :func:`fresh_path` makes one from the route's own
 steps, so the lane and the route cannot drift apart: the checks that may refuse the request
 before its turn, the turn itself (engine, rendering, storing, journaling), the response, and
 the filing of a recipe for the replay lane.
@@ -16,14 +16,14 @@ from starlette.responses import Response
 
 from mockserver.engine import Engine
 from mockserver.errors import APIError
-from mockserver.routes.base import (
+from mockserver.http.lane.replay import Answered, FreshPath, Handoff, Key, Replays, lane_headers
+from mockserver.http.routes.base import (
     JSONAnswer,
     SSEResponse,
     is_json_type,
     namespace_from,
     within_limit,
 )
-from mockserver.routes.replay import Answered, FreshPath, Handoff, Key, Replays, lane_headers
 from mockserver.store import Exchange, current_exchange
 from mockserver.wire.json_body import parse_json_body
 

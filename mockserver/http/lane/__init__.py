@@ -1,0 +1,1 @@
+"""The replay lane: answers requests without the ASGI stack (see ``replay``)."""
