@@ -1,11 +1,32 @@
 """The one exception tree.
 
-Every error the mock can answer with is an :class:`APIError` subclass that carries the HTTP
-status, the OpenAI error ``type`` and ``code``; the HTTP boundary (``mockserver.http.app``) turns it
-into ``{"error": {"message", "type", "param", "code"}}``. Nothing here builds HTTP responses.
+::
 
-:class:`ScenarioError` is the other branch: a scenario file or object that is wrong, reported
-with file, line, rule and field.
+    MockServerError                  anything mockserver itself raises
+    ├── APIError                     answered as {"error": {message, type, param, code}}
+    │   ├── InvalidRequestError      400 (NoMatchError: strict mode, no rule matched)
+    │   ├── AuthenticationError      401
+    │   ├── PermissionDeniedError    403
+    │   ├── NotFoundError            404
+    │   ├── MethodNotAllowedError    405
+    │   ├── ConflictError            409
+    │   ├── PayloadTooLargeError     413
+    │   ├── UnsupportedMediaTypeError 415
+    │   ├── UnprocessableEntityError 422
+    │   ├── RateLimitError           429
+    │   ├── InternalServerError      500
+    │   └── ServiceUnavailableError  503
+    ├── ScenarioError                a scenario that is wrong: file, line, rule, field
+    ├── SettingsError                a configuration value that cannot be used (names the setting)
+    ├── ServerStartError             the server did not come up (port taken, crash, deadline)
+    └── StreamAborted                raised inside an answer to drop the connection on purpose
+                                     (a scripted fault: the HTTP layer lets it cut the socket)
+
+Every :class:`APIError` carries the HTTP status, the OpenAI error ``type`` and ``code``; the HTTP
+boundary (``mockserver.http.app``) turns it into the API's JSON body. Foreign exceptions are
+converted once, where they enter (pydantic's in ``wire``, YAML's in ``scenario.loader``); the
+generator's own ``ValueError`` signals (an unsatisfiable schema, an unsupported regex) never
+leave ``reply``. Nothing here builds HTTP responses.
 """
 
 from __future__ import annotations
@@ -27,7 +48,10 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "ScenarioError",
+    "ServerStartError",
     "ServiceUnavailableError",
+    "SettingsError",
+    "StreamAborted",
     "UnprocessableEntityError",
     "UnsupportedMediaTypeError",
 ]
@@ -193,3 +217,20 @@ class ScenarioError(MockServerError):
             parts.append(f"field '{self.field}'")
         context = (", ".join(parts) + ": ") if parts else ""
         return f"{where}{context}{self.message}"
+
+
+class SettingsError(MockServerError):
+    """A configuration value that cannot be used."""
+
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        super().__init__(message)
+        #: The setting at fault, if one is.
+        self.setting = setting
+
+
+class ServerStartError(MockServerError):
+    """The server did not come up in time (or crashed while starting)."""
+
+
+class StreamAborted(MockServerError):
+    """Raised inside a response to drop the connection on purpose (a scripted fault)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver import ids
-from mockserver.errors import APIError
+from mockserver.errors import APIError, StreamAborted
 from mockserver.render import sse
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
@@ -21,7 +21,6 @@ __all__ = [
     "UNPACED",
     "BodyPlan",
     "ErrorPreset",
-    "StreamAborted",
     "StreamPlan",
     "deliver_body",
     "error_for",
@@ -231,10 +230,6 @@ class StreamPlan:
 
 #: The plan of a stream with no latency and no fault (one is shared: plans are values).
 UNPACED = StreamPlan()
-
-
-class StreamAborted(Exception):
-    """Raised inside a response to drop the connection on purpose (a scripted fault)."""
 
 
 def _interval(latency: LatencySpec, *, frames: int, tokens: int) -> float:

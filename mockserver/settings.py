@@ -18,25 +18,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mockserver.errors import MockServerError
+from mockserver.errors import SettingsError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
 
-__all__ = ["Settings", "SettingsError"]
+__all__ = ["Settings"]
 
 ENV_PREFIX = "MOCKSERVER_"
 
 #: What pydantic (and so the rest of the project) reads as a boolean from a string.
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
 _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
-
-
-class SettingsError(MockServerError):
-    """A configuration value that cannot be used."""
-
-    def __init__(self, message: str, *, setting: str | None = None) -> None:
-        super().__init__(message)
-        #: The setting at fault, if one is.
-        self.setting = setting
 
 
 class _Invalid(ValueError):

@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from mockserver.cli import frozen_start_up, main
-from mockserver.errors import ScenarioError
+from mockserver.errors import ScenarioError, ServerStartError
 from mockserver.http.app import create_app
 from mockserver.http.reload import ScenarioWatcher
-from mockserver.http.server import ServerStartError, bind
+from mockserver.http.server import bind
 from mockserver.settings import Settings
 
 GOOD = "name: good\nrules:\n  - {id: hi, when: {last_user: hi}, reply: {text: Hello!}}\n"

@@ -20,10 +20,10 @@ from starlette.requests import cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.errors import APIError, AuthenticationError
+from mockserver.errors import APIError, AuthenticationError, SettingsError
 from mockserver.http.routes.base import error_response
 from mockserver.ids import monotonic
-from mockserver.settings import Settings, SettingsError
+from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange
 
 __all__ = [

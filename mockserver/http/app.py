@@ -19,8 +19,8 @@ from mockserver.errors import (
     InternalServerError,
     MethodNotAllowedError,
     NotFoundError,
+    StreamAborted,
 )
-from mockserver.faults import StreamAborted
 from mockserver.http.access import Access, check_exposure
 from mockserver.http.lane.replay import (
     SIZE,

@@ -14,17 +14,12 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
-from mockserver.errors import MockServerError
-from mockserver.faults import StreamAborted
+from mockserver.errors import ServerStartError, StreamAborted
 from mockserver.http.lane.protocol import lane_protocol
 from mockserver.http.lane.replay import Lane
 from mockserver.ids import monotonic
 
-__all__ = ["BackgroundServer", "ServerStartError", "bind", "serve"]
-
-
-class ServerStartError(MockServerError):
-    """The server did not come up in time (or crashed while starting)."""
+__all__ = ["BackgroundServer", "bind", "serve"]
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -105,7 +105,8 @@ class MockServerSession:
         if self._failure is not None:
             raise RuntimeError(self._failure)
         if self._server is None:
-            from mockserver.http.server import BackgroundServer, ServerStartError
+            from mockserver.errors import ServerStartError
+            from mockserver.http.server import BackgroundServer
 
             server = BackgroundServer(self.app, startup_timeout=self._start_timeout)
             try:

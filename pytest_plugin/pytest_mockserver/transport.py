@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from mockserver.faults import StreamAborted
+from mockserver.errors import StreamAborted
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal

@@ -11,10 +11,11 @@ import openai
 import pytest
 
 from mockserver.cli import main
+from mockserver.errors import SettingsError
 from mockserver.http.access import ADMIN_HEADER, NO_API_KEY, check_exposure, is_loopback_host
 from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
-from mockserver.settings import Settings, SettingsError
+from mockserver.settings import Settings
 from tests.conftest import start_server
 
 TOKEN = "s3cret-admin"

@@ -20,7 +20,7 @@ import pytest
 from mockserver.http.server import BackgroundServer
 from mockserver.render import sse
 from tests.conftest import start_server
-from tests.e2e.test_replay_wire import conversation, request
+from tests.support.wire import conversation, request
 
 VOLATILE = {"date", "server"}
 HELLO = [{"role": "user", "content": "Hello there"}]

@@ -12,7 +12,7 @@ import pytest
 from mockserver.http.server import BackgroundServer
 from mockserver.render import sse
 from mockserver.render.responses import item_id
-from tests.unit.test_render_responses_stream import assert_well_formed
+from tests.support.events import assert_well_formed
 
 MODEL = "gpt-4o-mini"
 

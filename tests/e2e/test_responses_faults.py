@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from mockserver.http.server import BackgroundServer
-from tests.unit.test_render_responses_stream import assert_well_formed
+from tests.support.events import assert_well_formed
 
 ASK: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Tell me a story"}
 TEXT = "One two three four five six seven eight nine ten."

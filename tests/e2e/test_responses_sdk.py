@@ -11,7 +11,7 @@ from openai.types.responses import Response
 from pydantic import BaseModel
 
 from mockserver.http.server import BackgroundServer
-from tests.unit.test_render_responses_stream import assert_well_formed
+from tests.support.events import assert_well_formed
 
 WEATHER_TOOL: dict[str, Any] = {
     "type": "function",

@@ -10,7 +10,7 @@ import pytest
 
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
-from tests.unit.test_render_responses_stream import assert_well_formed
+from tests.support.events import assert_well_formed
 
 BODY: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Say hello", "stream": True}
 WEATHER = {

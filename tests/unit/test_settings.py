@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mockserver.settings import Settings, SettingsError
+from mockserver.errors import SettingsError
+from mockserver.settings import Settings
 
 
 def test_defaults() -> None:

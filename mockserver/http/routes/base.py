@@ -18,9 +18,10 @@ from mockserver.engine.core import SERVICE_HEADERS
 from mockserver.errors import (
     APIError,
     PayloadTooLargeError,
+    StreamAborted,
     UnsupportedMediaTypeError,
 )
-from mockserver.faults import BodyPlan, StreamAborted, StreamPlan, deliver_body, paced
+from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
 from mockserver.store import JournalEntry, Unparsed
 from mockserver.wire.json_body import parse_json_body
