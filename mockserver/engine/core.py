@@ -22,7 +22,7 @@ from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.library import builtin, load_ref
 from mockserver.scenario.matcher import Miss, select
 from mockserver.settings import Settings
-from mockserver.store import JournalEntry, Namespace, Store
+from mockserver.store import JournalEntry, MemoryStore, Namespace, Store
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
@@ -126,7 +126,7 @@ class Engine:
     ) -> None:
         self.settings = settings
         self.clock = settings.make_clock()
-        self.store = store or Store(
+        self.store: Store = store or MemoryStore(
             journal_limit=settings.journal_limit,
             store_limit=settings.store_limit,
             namespace_limit=settings.namespace_limit,

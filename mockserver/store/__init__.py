@@ -1,13 +1,15 @@
-"""The one gateway to mutable state, per namespace (see ``memory``)."""
+"""The one gateway to mutable state, per namespace: the :class:`Store` interface (``base``),
+its memory backend (``memory``), the values it holds (``model``) and its change feed."""
 
+from mockserver.store.base import Store
 from mockserver.store.feed import Change, Feed
-from mockserver.store.memory import (
+from mockserver.store.memory import MemoryStore
+from mockserver.store.model import (
     Exchange,
     JournalEntry,
     Namespace,
     Page,
     PageQuery,
-    Store,
     StoredChatCompletion,
     StoredConversation,
     StoredResponse,
@@ -21,6 +23,7 @@ __all__ = [
     "Exchange",
     "Feed",
     "JournalEntry",
+    "MemoryStore",
     "Namespace",
     "Page",
     "PageQuery",

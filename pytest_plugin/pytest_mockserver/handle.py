@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -174,21 +173,20 @@ class MockServer:
     @property
     def scenario(self) -> Scenario:
         """The scenario this test's requests are matched against."""
-        with self._space() as space:
+        with self._view() as space:
             return self._engine.active_scenario(space)
 
     @property
     def seed(self) -> int:
         """The seed of this test's generated replies (settable)."""
-        with self._space() as space:
+        with self._view() as space:
             return self._engine.seed_for(space, self._engine.active_scenario(space))
 
     @seed.setter
     def seed(self, value: int) -> None:
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"mockserver.seed takes an int, got {value!r}")
-        with self._space() as space:
-            space.seed = value
+        self._engine.store.set_seed(self.api_key, value)
 
     def reset(self) -> None:
         """Back to how the test started: journal, counters, stored objects, rules and scenario."""
@@ -204,23 +202,20 @@ class MockServer:
     @property
     def calls(self) -> tuple[Call, ...]:
         """Every request of this test so far, oldest first."""
-        with self._space() as space:
-            return tuple(Call.from_entry(entry) for entry in space.journal)
+        return tuple(Call.from_entry(entry) for entry in self._engine.store.journal(self.api_key))
 
     @property
     def hits(self) -> dict[str, int]:
         """How many times each rule of the current scenario has matched."""
-        with self._space() as space:
-            scenario = self._engine.active_scenario(space)
-            counts = space.rule_hits.get(scenario.name, {})
-            return {r.id: counts.get(r.id, 0) for r in scenario.rules if r.id is not None}
+        scenario = self.scenario
+        counts = self._engine.store.rule_hits(self.api_key).get(scenario.name, {})
+        return {r.id: counts.get(r.id, 0) for r in scenario.rules if r.id is not None}
 
     # -- the fixture's side --------------------------------------------------------------
 
     def verdict(self, *, check_unused: bool = True) -> str | None:
         """Why the test should fail, or ``None``: server bugs, strict misses, unused rules."""
-        with self._space() as space:
-            journal = list(space.journal)
+        journal = self._engine.store.journal(self.api_key)
         sections = [
             verdict.internal_errors(self._engine.internal_errors[self._errors_before :]),
             verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
@@ -244,15 +239,13 @@ class MockServer:
 
     # -- internals -----------------------------------------------------------------------
 
-    @contextmanager
-    def _space(self) -> Iterator[Namespace]:
-        with self._engine.store.namespace(self.api_key) as space:
-            yield space
+    def _view(self) -> AbstractContextManager[Namespace]:
+        return self._engine.store.view(self.api_key)
 
     def _test_hits(self) -> dict[str, Counter[str]]:
         """Rule hits per scenario name over the whole test, earlier servings included."""
-        with self._space() as space:
-            hits = {name: Counter(counts) for name, counts in space.rule_hits.items()}
+        counted = self._engine.store.rule_hits(self.api_key)
+        hits = {name: Counter(counts) for name, counts in counted.items()}
         for name, earlier in self._earlier_hits.items():
             hits.setdefault(name, Counter()).update(earlier)
         return hits
@@ -262,8 +255,7 @@ class MockServer:
         if options.scenario is not None:
             self._base = self.session.resolve(options.scenario, near=self._test_dir)
         if options.seed is not None:
-            with self._space() as space:
-                space.seed = options.seed
+            self._engine.store.set_seed(self.api_key, options.seed)
         if self._base is not None or options.strict is not None:
             self._install(fresh=True)
 
@@ -288,23 +280,17 @@ class MockServer:
         scenario = self._effective()
         self._installed.pop(scenario.name, None)  # the latest served comes last
         self._installed[scenario.name] = scenario
-        inline = {builder.id for builder in self._builders}
-        with self._space() as space:
-            previous = space.scenario
-            # Rules written with on() stay in front of every scenario: their counts (times,
-            # the place in their replies) go on from one scenario to the next.
-            carried = {}
-            if previous is not None:
-                counts = space.rule_hits.get(previous.name, {})
-                carried = {rule: n for rule, n in counts.items() if rule in inline}
-            space.scenario = scenario
-            if fresh:
-                # Served afresh: its own counters restart, but what they matched before still
-                # counts towards the verdict (assert_all_used).
-                earlier = space.rule_hits.pop(scenario.name, {})
-                own = {rule: n for rule, n in earlier.items() if rule not in inline}
-                self._earlier_hits.setdefault(scenario.name, Counter()).update(own)
-            space.hits_of(scenario.name).update(carried)
+        inline = {builder.id for builder in self._builders if builder.id is not None}
+        # Rules written with on() stay in front of every scenario: their counts (times, the
+        # place in their replies) go on from one scenario to the next.
+        earlier = self._engine.store.switch_scenario(
+            self.api_key, scenario, restart=fresh, carry=inline
+        )
+        # Served afresh, its own counters restart, but what they matched before still counts
+        # towards the verdict (assert_all_used).
+        own = {rule: n for rule, n in earlier.items() if rule not in inline}
+        if fresh:
+            self._earlier_hits.setdefault(scenario.name, Counter()).update(own)
 
 
 def open_handle(

@@ -113,20 +113,18 @@ async def put_scenario(request: Request) -> Response:
         scenario = await _scenario_from_request(request, engine)
     except ScenarioError as exc:
         raise scenario_error(exc) from None
-    with engine.store.namespace(namespace_of(request)) as space:
-        space.scenario = scenario
-        space.rule_hits.pop(scenario.name, None)
-        engine.store.feed.publish("state", space.name)
+    name = namespace_of(request)
+    engine.store.switch_scenario(name, scenario)
+    with engine.store.view(name) as space:
         return json_response(_scenario_body(engine, space))
 
 
 @control_endpoint
 async def delete_scenario(request: Request) -> Response:
     engine = engine_of(request)
-    with engine.store.namespace(namespace_of(request)) as space:
-        space.scenario = None
-        space.rule_hits.clear()
-        engine.store.feed.publish("state", space.name)
+    name = namespace_of(request)
+    engine.store.switch_scenario(name, None)
+    with engine.store.view(name) as space:
         return json_response(_scenario_body(engine, space))
 
 
@@ -222,10 +220,9 @@ async def queue_next(request: Request) -> Response:
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     engine = engine_of(request)
-    with engine.store.namespace(namespace_of(request)) as space:
-        space.pending.extend(replies)
-        engine.store.feed.publish("state", space.name)
-        return json_response({"namespace": space.name, "pending": len(space.pending)})
+    name = namespace_of(request)
+    waiting = engine.store.queue_replies(name, replies)
+    return json_response({"namespace": name, "pending": waiting})
 
 
 def _clock_body(engine: Engine, space: Namespace) -> Json:
@@ -269,8 +266,9 @@ async def advance_clock(request: Request) -> Response:
             code="invalid_value",
         )
     engine = engine_of(request)
-    with engine.store.namespace(namespace_of(request)) as space:
-        space.clock_offset += float(value)
+    name = namespace_of(request)
+    engine.store.advance_clock(name, float(value))
+    with engine.store.view(name) as space:
         return json_response(_clock_body(engine, space))
 
 

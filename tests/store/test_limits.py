@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from mockserver.engine import Engine
 from mockserver.settings import Settings
-from mockserver.store import JournalEntry, Store
+from mockserver.store import JournalEntry, MemoryStore
 
 
-def _touch(store: Store, name: str) -> None:
+def _touch(store: MemoryStore, name: str) -> None:
     with store.namespace(name):
         pass
 
 
 def test_the_least_recently_used_namespace_leaves_first() -> None:
-    store = Store(namespace_limit=2)
+    store = MemoryStore(namespace_limit=2)
     _touch(store, "a")
     _touch(store, "b")
     _touch(store, "a")  # "b" is now the least recently used
@@ -22,7 +22,7 @@ def test_the_least_recently_used_namespace_leaves_first() -> None:
 
 
 def test_a_dropped_namespace_starts_afresh_and_live_views_hear_of_it() -> None:
-    store = Store(namespace_limit=1)
+    store = MemoryStore(namespace_limit=1)
     with store.namespace("a") as space:
         space.record(JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200))
     _touch(store, "b")

@@ -1,0 +1,262 @@
+"""What the store holds: a namespace's state, its journal entries and stored objects, and the
+cursor pagination of lists of them. Plain values: every backend stores these."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from mockserver.errors import InvalidRequestError
+from mockserver.store.feed import Feed
+
+if TYPE_CHECKING:
+    from mockserver.render.responses import ResponseMeta
+    from mockserver.reply.model import Reply
+
+__all__ = [
+    "Exchange",
+    "JournalEntry",
+    "Namespace",
+    "Page",
+    "PageQuery",
+    "StoredChatCompletion",
+    "StoredConversation",
+    "StoredResponse",
+    "Unparsed",
+    "current_exchange",
+    "paginate",
+]
+
+T = TypeVar("T")
+Json = dict[str, Any]
+
+
+@dataclass(slots=True)
+class StoredChatCompletion:
+    body: Json
+    messages: list[Json]
+    metadata: dict[str, str]
+
+
+@dataclass(slots=True)
+class StoredResponse:
+    """A Responses API object: its reply, how to render it, and the conversation it ends."""
+
+    meta: ResponseMeta
+    reply: Reply
+    #: queued → in_progress → completed/incomplete, or cancelled (background responses);
+    #: failed (a stream cut by a scripted error).
+    status: str
+    #: ``(input_items, context)``, or how to build them (on first read: a load test stores
+    #: many responses that nobody reads).
+    items: tuple[list[Json], list[Json]] | Callable[[], tuple[list[Json], list[Json]]]
+    background: bool = False
+    completed_at: int | None = None
+    #: A background response that left ``queued`` (where a cancelled one's stream stops).
+    started: bool = False
+    #: Why it failed (``status`` ``failed``: its stream was cut by a scripted error).
+    error: Json | None = None
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    def _built(self) -> tuple[list[Json], list[Json]]:
+        if callable(self.items):
+            self.items = self.items()
+        return self.items
+
+    @property
+    def input_items(self) -> list[Json]:
+        """This request's input items, in their stored form (``input_items``)."""
+        return self._built()[0]
+
+    @property
+    def context(self) -> list[Json]:
+        """History + input + output: what a response continuing this one sees."""
+        return self._built()[1]
+
+
+@dataclass(slots=True)
+class StoredConversation:
+    id: str
+    created_at: int
+    metadata: dict[str, str]
+    items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    """An answer kept as the bytes that were sent, parsed only when the journal is read (a
+    replayed stream's events are many objects to build, and to free, per request); or kept
+    as a function that makes those bytes again (a replayed answer: its recipe and the few
+    values it filled in, rather than a thousand bytes per journal entry)."""
+
+    raw: bytes | Callable[[], bytes]
+    parse: Callable[[bytes], Any]
+
+    def value(self) -> Any:
+        raw = self.raw
+        return self.parse(raw if isinstance(raw, bytes) else raw())
+
+
+@dataclass(slots=True)
+class JournalEntry:
+    """One request as the server saw and answered it."""
+
+    seq: int
+    method: str
+    path: str
+    status: int
+    api: str | None = None
+    model: str | None = None
+    stream: bool = False
+    request: Any = None
+    response: Any = None
+    rule: str | None = None
+    miss: str | None = None
+    summary: str = ""
+    duration_ms: float = 0.0
+    #: For streamed answers: when each write left the server (ms since the request arrived).
+    timing: list[float] | None = None
+
+    def answer(self) -> Any:
+        """The response body (or a stream's payloads) as JSON values."""
+        return self.response.value() if isinstance(self.response, Unparsed) else self.response
+
+    def as_json(self) -> Json:
+        """Every field, the answer parsed (what the control API shows)."""
+        return {
+            "seq": self.seq,
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "api": self.api,
+            "model": self.model,
+            "stream": self.stream,
+            "request": self.request,
+            "response": self.answer(),
+            "rule": self.rule,
+            "miss": self.miss,
+            "summary": self.summary,
+            "duration_ms": self.duration_ms,
+            "timing": self.timing,
+        }
+
+
+@dataclass(slots=True)
+class Exchange:
+    """The HTTP exchange served in the current context, and what it journaled (the HTTP layer
+    times the exchange and completes those entries once the answer has been sent)."""
+
+    entries: list[tuple[str, JournalEntry]] = field(default_factory=list)
+
+
+#: Set by the HTTP layer around each request: a context variable, so per task, never shared.
+current_exchange: ContextVar[Exchange | None] = ContextVar("mockserver_exchange", default=None)
+
+
+@dataclass(slots=True)
+class Namespace:
+    name: str
+    journal: deque[JournalEntry]
+    counter: int = 0
+    journal_seq: int = 0
+    chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
+    #: Rule hit counts per scenario name (switching scenarios starts them afresh).
+    rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The scenario this namespace was switched to (``None``: the server's default).
+    scenario: Any = None
+    #: One-off replies (scenario ``Reply`` objects) served to the next requests, before any rule.
+    pending: deque[Any] = field(default_factory=deque)
+    #: Seconds this namespace's clock runs ahead (``POST /__mockserver/clock``).
+    clock_offset: float = 0.0
+    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use.
+    budgets: Any = None
+    #: A seed for this namespace only (``None``: the scenario's, else the server's).
+    seed: int | None = None
+    #: Stored Responses API objects (their types live with the Responses family).
+    responses: OrderedDict[str, StoredResponse] = field(default_factory=OrderedDict)
+    conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
+    #: Where new journal entries are announced (the store's feed).
+    feed: Feed | None = field(default=None, repr=False)
+    #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
+    incarnation: int = 0
+
+    def next_counter(self) -> int:
+        """A per-namespace sequence number, for ids that must differ between identical requests."""
+        self.counter += 1
+        return self.counter
+
+    def hits_of(self, scenario: str) -> dict[str, int]:
+        return self.rule_hits.setdefault(scenario, {})
+
+    def record(self, entry: JournalEntry, *, announce: bool = True) -> None:
+        """Journal ``entry``; announce it now unless whoever records it announces it once it
+        is complete (an answer sent in the same step as it was journaled)."""
+        self.journal_seq += 1
+        entry.seq = self.journal_seq
+        self.journal.append(entry)
+        exchange = current_exchange.get()
+        if exchange is not None:
+            exchange.entries.append((self.name, entry))
+        if announce and self.feed is not None:
+            self.feed.publish("entry", self.name, entry.seq)
+
+    def entry(self, seq: int) -> JournalEntry | None:
+        """The journal entry numbered ``seq``, unless it has left the journal."""
+        if not self.journal or not self.journal[0].seq <= seq <= self.journal[-1].seq:
+            return None
+        found = self.journal[seq - self.journal[0].seq]
+        return found if found.seq == seq else None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    data: list[Json]
+    has_more: bool
+
+    def body(self) -> Json:
+        return {
+            "object": "list",
+            "data": self.data,
+            "first_id": self.data[0]["id"] if self.data else None,
+            "last_id": self.data[-1]["id"] if self.data else None,
+            "has_more": self.has_more,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    """A list request's cursor: ``after`` (an id), ``limit``, ``order``."""
+
+    after: str | None = None
+    limit: int = 20
+    order: Literal["asc", "desc"] = "asc"
+
+
+def paginate(
+    items: Sequence[T],
+    *,
+    key: Callable[[T], str],
+    render: Callable[[T], Json],
+    query: PageQuery,
+) -> Page:
+    """OpenAI cursor pagination over ``items`` (given oldest first)."""
+    after, limit = query.after, query.limit
+    ordered = list(items) if query.order == "asc" else list(reversed(items))
+    start = 0
+    if after is not None:
+        ids = [key(item) for item in ordered]
+        if after not in ids:
+            raise InvalidRequestError(
+                f"Invalid 'after': no object with id '{after}' in this list.",
+                param="after",
+                code="invalid_value",
+            )
+        start = ids.index(after) + 1
+    window = ordered[start : start + limit]
+    return Page(data=[render(item) for item in window], has_more=start + limit < len(ordered))

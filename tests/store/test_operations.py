@@ -1,0 +1,89 @@
+"""The namespace operations the control API and the pytest plugin share: one behaviour, each
+change announced on the feed."""
+
+from __future__ import annotations
+
+from mockserver.scenario.model import Scenario
+from mockserver.store import Store
+
+
+def _scenario(name: str) -> Scenario:
+    return Scenario(name=name, rules=[])
+
+
+def _changes(store: Store, since: int) -> list[tuple[str, str]]:
+    found = store.feed.since(since)
+    assert found is not None
+    return [(change.kind, change.namespace) for change in found]
+
+
+def test_switching_scenario_restarts_its_counts_and_returns_them(store: Store) -> None:
+    weather = _scenario("weather")
+    store.switch_scenario("sk-a", weather)
+    with store.namespace("sk-a") as space:
+        space.hits_of("weather")["ask"] = 2
+    assert store.switch_scenario("sk-a", weather) == {"ask": 2}
+    assert store.rule_hits("sk-a") == {"weather": {}}
+
+
+def test_switching_without_restart_keeps_the_counts(store: Store) -> None:
+    weather = _scenario("weather")
+    store.switch_scenario("sk-a", weather)
+    with store.namespace("sk-a") as space:
+        space.hits_of("weather")["ask"] = 2
+    assert store.switch_scenario("sk-a", weather, restart=False) == {}
+    assert store.rule_hits("sk-a") == {"weather": {"ask": 2}}
+
+
+def test_carried_rules_go_on_counting_in_the_next_scenario(store: Store) -> None:
+    store.switch_scenario("sk-a", _scenario("first"))
+    with store.namespace("sk-a") as space:
+        space.hits_of("first").update({"inline-1": 3, "own": 1})
+    store.switch_scenario("sk-a", _scenario("second"), carry={"inline-1"})
+    assert store.rule_hits("sk-a")["second"] == {"inline-1": 3}
+
+
+def test_back_to_the_default_forgets_every_count(store: Store) -> None:
+    store.switch_scenario("sk-a", _scenario("first"))
+    with store.namespace("sk-a") as space:
+        space.hits_of("first")["x"] = 1
+    store.switch_scenario("sk-a", None)
+    with store.view("sk-a") as space:
+        assert space.scenario is None
+    assert store.rule_hits("sk-a") == {}
+
+
+def test_every_operation_is_announced_on_the_feed(store: Store) -> None:
+    since = store.feed.version
+    store.switch_scenario("sk-a", _scenario("first"))
+    store.set_seed("sk-a", 7)
+    assert store.queue_replies("sk-a", ["one", "two"]) == 2
+    assert store.advance_clock("sk-a", 1.5) == 1.5
+    store.reset("sk-a")
+    assert _changes(store, since) == [
+        ("state", "sk-a"),
+        ("state", "sk-a"),
+        ("state", "sk-a"),
+        ("state", "sk-a"),
+        ("reset", "sk-a"),
+    ]
+
+
+def test_seed_and_queue_land_in_the_namespace(store: Store) -> None:
+    store.set_seed("sk-a", 7)
+    store.queue_replies("sk-a", ["one"])
+    with store.view("sk-a") as space:
+        assert space.seed == 7
+        assert list(space.pending) == ["one"]
+    with store.view("sk-b") as other:
+        assert other.seed is None
+        assert not other.pending
+
+
+def test_views_create_nothing(store: Store) -> None:
+    with store.view("sk-never") as space:
+        assert space.journal_seq == 0
+    with store.peek("sk-never") as missing:
+        assert missing is None
+    assert store.names() == []
+    assert store.journal("sk-never") == []
