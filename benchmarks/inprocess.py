@@ -20,7 +20,8 @@ from typing import Any
 from starlette.types import Message
 
 from mockserver.http.app import create_app
-from mockserver.http.lane.replay import Answered, Key, Lane
+from mockserver.http.lane.lane import Lane
+from mockserver.http.lane.recipes import Answered, Key
 from mockserver.settings import Settings
 
 __all__ = ["run"]

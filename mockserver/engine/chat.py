@@ -21,13 +21,12 @@ from mockserver.faults import (
     plan_stream,
 )
 from mockserver.prompt import Prompt
-from mockserver.render import sse, template
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
 from mockserver.store import StoredChatCompletion
 
-__all__ = ["ChatResult", "chat_id", "complete_chat", "sentinel_answer"]
+__all__ = ["ChatResult", "chat_id", "complete_chat"]
 
 Json = dict[str, Any]
 
@@ -100,16 +99,6 @@ def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResu
         headers,
         body_plan=plan_body(turn.latency, turn.fault, seed=turn.seed),
     )
-
-
-def sentinel_answer(result: ChatResult) -> bytes:
-    """The answer's bytes with the template sentinels for its id, time and padding."""
-    meta = dataclasses.replace(
-        result.meta, id=template.ID, created=template.CREATED, pad=template.pad_sentinel
-    )
-    if result.chunks is not None:
-        return b"".join([*(sse.frame(c) for c in chat_chunks(result.reply, meta)), sse.DONE])
-    return sse.encode_json_pretty(chat_completion(result.reply, meta))
 
 
 @lru_cache(maxsize=256)

@@ -40,7 +40,6 @@ from mockserver.prompt.responses import (
     prompt_from_responses,
     seal_compaction,
 )
-from mockserver.render import sse, template
 from mockserver.render.moderation import responses_moderation
 from mockserver.render.responses import (
     ResponseMeta,
@@ -67,7 +66,6 @@ __all__ = [
     "replay_store",
     "resolve_context",
     "response_id",
-    "sentinel_answer",
     "stored_response",
 ]
 
@@ -257,24 +255,6 @@ def create_response(
     return ResponseResult(
         turn, prompt, meta, context, rendered, None, response_headers, body_plan=plan_of_body
     )
-
-
-def sentinel_answer(result: ResponseResult) -> bytes:
-    """The answer's bytes with the template sentinels for its id, times, item ids and padding
-    (the creation and completion times share one: a replay is answered within one clock tick)."""
-    meta = replace(
-        result.meta,
-        id=template.ID,
-        created_at=template.CREATED,
-        item_id=template.item_sentinel,
-        pad=template.pad_sentinel,
-    )
-    reply = result.turn.reply
-    if result.events is not None:
-        events = response_events(reply, meta, completed_at=template.CREATED)
-        return b"".join(sse.event_frame(e["type"], e) for e in events)
-    body = response_body(meta, reply, status=final_status(reply), completed_at=template.CREATED)
-    return sse.encode_json_pretty(body)
 
 
 def replay_store(

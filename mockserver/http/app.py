@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import traceback
 
@@ -22,16 +21,9 @@ from mockserver.errors import (
     StreamAborted,
 )
 from mockserver.http.access import Access, check_exposure
-from mockserver.http.lane.replay import (
-    SIZE,
-    Answered,
-    FastLane,
-    FreshPath,
-    Handoff,
-    Key,
-    Lane,
-    Replays,
-)
+from mockserver.http.endpoint import Endpoints
+from mockserver.http.lane.lane import FastLane, Lane
+from mockserver.http.lane.recipes import SIZE, Replays
 from mockserver.http.routes import chat
 from mockserver.http.routes.base import error_response, refusal
 from mockserver.http.routes.lazy import LazyRoutes
@@ -40,10 +32,6 @@ from mockserver.settings import Settings
 __all__ = ["create_app"]
 
 log = logging.getLogger("mockserver")
-
-#: The endpoints the lane answers: from a request's recipe, else with a fresh turn (each
-#: route's ``fresh_path``).
-REPLAYED = frozenset({"/v1/chat/completions", "/v1/responses"})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -118,19 +106,6 @@ class ErrorBoundary:
             await response(scope, receive, send)
 
 
-def _imported_on_use(module: str, engine: Engine, replays: Replays) -> FreshPath:
-    """``module``'s ``fresh_path``, imported with its routes on the first request that needs it
-    (like the routes themselves: see ``routes/lazy.py``)."""
-    made: list[FreshPath] = []
-
-    def fresh(key: Key) -> Answered | Handoff | None:
-        if not made:
-            made.append(importlib.import_module(module).fresh_path(engine, replays))
-        return made[0](key)
-
-    return fresh
-
-
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
     settings = settings or Settings()
     check_exposure(settings)
@@ -167,17 +142,15 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         },
     )
     replays = Replays(size=SIZE if settings.replay else 0)
+    endpoints = Endpoints(engine, replays)
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.lane = None
-    if settings.replay:
-        fresh = {
-            "/v1/chat/completions": chat.fresh_path(engine, replays),
-            "/v1/responses": _imported_on_use("mockserver.http.routes.responses", engine, replays),
-        }
-        lane = app.state.lane = Lane(engine, replays, REPLAYED, fresh)
+    if settings.replay:  # the optional layer in front: switched off, nothing behaves otherwise
+        lane = app.state.lane = Lane(endpoints)
         app.add_middleware(FastLane, lane=lane)
     app.add_middleware(ErrorBoundary)  # outermost: the lane's own failures reach it too
     app.state.engine = engine
     app.state.replays = replays
+    app.state.endpoints = endpoints
     app.state.settings = settings
     return app

@@ -15,8 +15,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from mockserver.errors import ServerStartError, StreamAborted
+from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.protocol import lane_protocol
-from mockserver.http.lane.replay import Lane
 from mockserver.ids import monotonic
 
 __all__ = ["BackgroundServer", "bind", "serve"]

@@ -16,11 +16,19 @@ from mockserver.errors import InvalidRequestError
 __all__ = [
     "JSON_PARSE_ERROR",
     "MAX_DEPTH",
+    "Body",
     "json_type",
     "json_type_phrase",
     "parse_json_body",
     "render_param",
 ]
+
+#: A request's JSON body once the wire layer has accepted it: the one raw form that crosses
+#: the boundary. It stays the parsed dict, rather than becoming the pydantic models that
+#: validated it, for speed: most requests are plain (``wire.plain``) and are accepted without
+#: building a model at all, and the Prompt, the journal and the echoed parameters all read the
+#: JSON as sent. Only what ``wire`` has checked is read from it (``prompt`` trusts its shape).
+Body = dict[str, Any]
 
 JSON_PARSE_ERROR: Final = (
     "We could not parse the JSON body of your request. (HINT: This likely means you aren't "

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.http.lane.replay import Replays
+from mockserver.http.lane.recipes import Replays
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 

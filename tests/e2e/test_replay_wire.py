@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mockserver.http.lane.replay import Replays
+from mockserver.http.lane.recipes import Replays
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 from tests.support.wire import conversation, request

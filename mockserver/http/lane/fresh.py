@@ -1,22 +1,19 @@
-"""A create endpoint's turn for the lane: what the route does, from the request's bytes alone.
+"""A new request's turn for the lane: the endpoint's own steps, from the request's bytes alone.
 
-The lane (``routes/replay.py``) answers a new request to an endpoint that gives it a
-:data:`~mockserver.http.lane.replay.FreshPath`. :func:`fresh_path` makes one from the route's own
-steps, so the lane and the route cannot drift apart: the checks that may refuse the request
-before its turn, the turn itself (engine, rendering, storing, journaling), the response, and
-the filing of a recipe for the replay lane.
+The lane (``replay.py``) answers a new request to a turn endpoint (``http/endpoint.py``)
+without ASGI, Starlette's routing or the middleware, by calling the same steps as the route:
+check, turn, answer, and the filing of a recipe. A request the endpoint refuses before its turn
+goes the usual way untouched (the route refuses it and journals why); an answer that cannot be
+sent as is (paced, faulted, or an error once the turn had started) is handed to the route.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
-from starlette.responses import Response
-
-from mockserver.engine import Engine
 from mockserver.errors import APIError
-from mockserver.http.lane.replay import Answered, FreshPath, Handoff, Key, Replays, lane_headers
+from mockserver.http.endpoint import TurnEndpoint
+from mockserver.http.lane.recipes import Answered, Handoff, Key, lane_headers
 from mockserver.http.routes.base import (
     JSONAnswer,
     SSEResponse,
@@ -27,59 +24,37 @@ from mockserver.http.routes.base import (
 from mockserver.store import Exchange, current_exchange
 from mockserver.wire.json_body import parse_json_body
 
-__all__ = ["fresh_path"]
-
-Json = dict[str, Any]
-Checked = TypeVar("Checked")
-Result = TypeVar("Result")
+__all__ = ["answer_fresh"]
 
 
-def fresh_path(
-    engine: Engine,
-    replays: Replays,
-    *,
-    check: Callable[[Json, Mapping[str, str]], Checked],
-    turn: Callable[[Checked, Json, str, str, Mapping[str, str]], Result],
-    respond: Callable[[Result], Response],
-    file: Callable[[Key, Checked, Result, Response], None],
-) -> FreshPath:
-    """A route's turn for the lane, from its steps:
-
-    - ``check(body, headers)``: what the route checks before the turn (an ``APIError`` leaves
-      the request to the route, untouched, to refuse and journal);
-    - ``turn(checked, body, namespace, path, headers)``: the turn, rendered and journaled (an
-      ``APIError`` now is the route's to send: the namespace may have moved);
-    - ``respond(result)``: the route's response;
-    - ``file(key, checked, result, response)``: a recipe for the next identical request.
-    """
-
-    def fresh(key: Key) -> Answered | Handoff | None:
-        path, raw, pairs = key
-        headers = lane_headers(pairs)
-        json_type = is_json_type(headers.get("content-type", ""))
-        if not (json_type and within_limit(engine, headers, raw)):
-            return None
-        try:
-            body = parse_json_body(raw)
-            checked = check(body, headers)
-        except APIError:  # nothing has changed yet: the route refuses it, and journals why
-            return None
-        namespace = namespace_from(headers)
-        exchange = Exchange()
-        token = current_exchange.set(exchange)
-        try:
-            result = turn(checked, body, namespace, path, headers)
-        except APIError as error:
-            return Handoff(body, error, exchange)
-        finally:
-            current_exchange.reset(token)
-        response = respond(result)
-        if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
-            return Handoff(body, result, exchange)
-        if replays.again(key):
-            file(key, checked, result, response)
-        stream = isinstance(response, SSEResponse)
-        sent = bytes(response.body)
-        return Answered(response.own_headers, sent, stream, namespace, None, exchange)
-
-    return fresh
+def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Handoff | None:
+    """``endpoint``'s answer to the request ``key`` when it can be sent as is; a
+    :class:`Handoff` once the turn has been taken; ``None`` when nothing has changed (the full
+    path then takes the request, and says what is wrong with it)."""
+    _, raw, pairs = key
+    headers = lane_headers(pairs)
+    json_type = is_json_type(headers.get("content-type", ""))
+    if not (json_type and within_limit(endpoint.engine, headers, raw)):
+        return None
+    try:
+        body = parse_json_body(raw)
+        checked = endpoint.check(body, headers)
+    except APIError:  # nothing has changed yet: the route refuses it, and journals why
+        return None
+    namespace = namespace_from(headers)
+    exchange = Exchange()
+    token = current_exchange.set(exchange)
+    try:
+        encoded = endpoint.turn(checked, body, namespace=namespace, headers=headers)
+    except APIError as error:
+        return Handoff(body, error, exchange)
+    finally:
+        current_exchange.reset(token)
+    response = endpoint.answer(encoded)
+    if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
+        return Handoff(body, encoded, exchange)
+    if endpoint.replays.again(key):
+        endpoint.file(key, checked, encoded, response)
+    stream = isinstance(response, SSEResponse)
+    sent = bytes(response.body)
+    return Answered(response.own_headers, sent, stream, namespace, None, exchange)

@@ -19,7 +19,8 @@ from typing import Any
 
 import httptools
 
-from mockserver.http.lane.replay import BODY_LIMIT, LANE_ERROR, Answered, Key, Lane
+from mockserver.http.lane.lane import Lane
+from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
 from mockserver.ids import monotonic
 
 __all__ = ["encode_answer", "header_lines", "lane_protocol"]

@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver.engine import Engine
-from mockserver.engine.chat import ChatResult, chat_id, complete_chat, sentinel_answer
+from mockserver.engine.chat import ChatResult, chat_id, complete_chat
 from mockserver.engine.core import summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.http.lane import fresh
-from mockserver.http.lane.replay import (
-    HANDOFF,
-    FreshPath,
-    Handoff,
-    Key,
-    Recipe,
-    Replays,
-    cut_template,
-    handed_over,
-    replay_key,
-    replays_of,
-)
+from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.lane import template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import (
     api_endpoint,
-    create_endpoint,
     engine_of,
     json_response,
     namespace_of,
@@ -40,118 +28,94 @@ from mockserver.http.routes.query import page_query
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
+from mockserver.render.chat import chat_chunks, chat_completion
 from mockserver.store import Namespace, StoredChatCompletion, paginate
+from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_chat_body
 
-__all__ = ["fresh_path", "routes"]
+__all__ = ["ChatCompletions", "routes"]
 
 
-@create_endpoint
-async def create(request: Request) -> Response:
-    engine = engine_of(request)
-    handoff: Handoff | None = request.scope.get(HANDOFF)
-    if handoff is not None:  # the lane took the turn; its answer is the route's to send
-        return _response(handed_over(request, handoff))
-    namespace = namespace_of(request)
-    body = await read_json(request)
-    prompt = _prompt(body, request.headers)
-    result = _turn(engine, prompt, namespace=namespace, path=request.scope["path"], body=body)
-    response = _response(result)
-    key = replay_key(request)
-    if key is not None:
-        _file_recipe(engine, replays_of(request), key, prompt, result, response)
-    return response
+class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
+    """``POST /v1/chat/completions``: a chat completion, whole or streamed."""
 
+    path = "/v1/chat/completions"
 
-def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
-    """This endpoint's turn for the lane (``routes/fresh.py``): :func:`create`'s own steps."""
-    return fresh.fresh_path(
-        engine,
-        replays,
-        check=_prompt,
-        turn=lambda prompt, body, namespace, path, headers: _turn(
-            engine, prompt, namespace=namespace, path=path, body=body
-        ),
-        respond=_response,
-        file=lambda key, prompt, result, response: _file_recipe(
-            engine, replays, key, prompt, result, response
-        ),
-    )
+    def check(self, body: Body, headers: Mapping[str, str]) -> Prompt:
+        check_chat_body(body)
+        return prompt_from_chat(body, headers=headers)
 
-
-def _prompt(body: dict[str, Any], headers: Mapping[str, str]) -> Prompt:
-    check_chat_body(body)
-    return prompt_from_chat(body, headers=headers)
-
-
-def _turn(
-    engine: Engine, prompt: Prompt, *, namespace: str, path: str, body: dict[str, Any]
-) -> Encoded[ChatResult]:
-    """The turn, rendered, encoded and journaled."""
-    result = complete_chat(engine, prompt, namespace=namespace)
-    if result.chunks is not None:
-        encoded = encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
-    else:
-        encoded = encode_body(result, result.body)
-    engine.record_turn(
-        namespace,
-        path=path,
-        prompt=prompt,
-        turn=result.turn,
-        request=body,
-        response=encoded.journaled(),
-    )
-    return encoded
-
-
-def _response(encoded: Encoded[ChatResult]) -> Response:
-    result = encoded.result
-    if encoded.frames is not None:
-        return encoded.stream_response(
-            plan=result.stream_plan,
-            error_frames=[sse.frame(result.stream_error)],
-            headers=result.headers,
+    def turn(
+        self, checked: Prompt, body: Body, *, namespace: str, headers: Mapping[str, str]
+    ) -> Encoded[ChatResult]:
+        engine = self.engine
+        result = complete_chat(engine, checked, namespace=namespace)
+        if result.chunks is not None:
+            encoded = encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
+        else:
+            encoded = encode_body(result, result.body)
+        engine.record_turn(
+            namespace,
+            path=self.path,
+            prompt=checked,
+            turn=result.turn,
+            request=body,
+            response=encoded.journaled(),
         )
-    return encoded.body_response(plan=result.body_plan, headers=result.headers)
+        return encoded
 
+    def answer(self, encoded: Encoded[ChatResult]) -> Response:
+        result = encoded.result
+        if encoded.frames is not None:
+            return encoded.stream_response(
+                plan=result.stream_plan,
+                error_frames=[sse.frame(result.stream_error)],
+                headers=result.headers,
+            )
+        return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
-def _file_recipe(
-    engine: Engine,
-    replays: Replays,
-    key: Key,
-    prompt: Prompt,
-    encoded: Encoded[ChatResult],
-    response: Response,
-) -> None:
-    """Let the replay lane answer this exact request next time, if it would be answered alike."""
-    result = encoded.result
-    decision = result.turn.decision
-    if decision is None:
-        return
-    if "moderation" in prompt.params or prompt.params.get("store") is True:
-        return
-    meta = result.meta
-    cut = cut_template(
-        response, lambda: sentinel_answer(result), meta.id, meta.created, padded=meta.obfuscation
-    )
-    if cut is None:
-        return
-    namespace = decision.namespace
-    replays.file(
-        key,
-        Recipe(
+    def recipe(
+        self, key: Key, checked: Prompt, encoded: Encoded[ChatResult], response: Response
+    ) -> Recipe | None:
+        result = encoded.result
+        decision = result.turn.decision
+        if decision is None:
+            return None
+        if "moderation" in checked.params or checked.params.get("store") is True:
+            return None
+        meta = result.meta
+        cut = cut_template(
+            response,
+            lambda: _sentinel_answer(result),
+            meta.id,
+            meta.created,
+            padded=meta.obfuscation,
+        )
+        if cut is None:
+            return None
+        engine, namespace = self.engine, decision.namespace
+        return Recipe(
             decision=decision,
             template=cut,
             answer_id=lambda counter: chat_id(engine, namespace, counter),
-            journaled=sse.decode_stream if prompt.stream else orjson.loads,
-            stream=prompt.stream,
+            journaled=sse.decode_stream if checked.stream else orjson.loads,
+            stream=checked.stream,
             path=key[0],
-            api=prompt.api,
-            request=prompt.params,
+            api=checked.api,
+            request=checked.params,
             summary=summarize(result.reply),
             miss=result.turn.miss,
-        ),
+        )
+
+
+def _sentinel_answer(result: ChatResult) -> bytes:
+    """The answer's bytes with the template sentinels for its id, time and padding."""
+    meta = dataclasses.replace(
+        result.meta, id=template.ID, created=template.CREATED, pad=template.pad_sentinel
     )
+    if result.chunks is not None:
+        return b"".join([*(sse.frame(c) for c in chat_chunks(result.reply, meta)), sse.DONE])
+    return sse.encode_json_pretty(chat_completion(result.reply, meta))
 
 
 def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:
@@ -248,7 +212,7 @@ async def messages(request: Request) -> Response:
 
 def routes() -> list[Route]:
     return [
-        Route("/chat/completions", create, methods=["POST"]),
+        Route("/chat/completions", turn_route(ChatCompletions.path), methods=["POST"]),
         Route("/chat/completions", list_completions, methods=["GET"]),
         Route("/chat/completions/{completion_id}", retrieve, methods=["GET"]),
         Route("/chat/completions/{completion_id}", update, methods=["POST"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -11,28 +12,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver.engine import Engine
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
 from mockserver.engine.core import summarize
+from mockserver.engine.responses import ResponseResult, create_response, replay_store
+from mockserver.engine.responses import response_id as response_id_of
 from mockserver.errors import InvalidRequestError
-from mockserver.http.lane import fresh
-from mockserver.http.lane.replay import (
-    HANDOFF,
-    FreshPath,
-    Handoff,
-    Key,
-    Recipe,
-    Replays,
-    cut_template,
-    handed_over,
-    replay_key,
-    replays_of,
-)
+from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.lane import template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import (
     SSEResponse,
     api_endpoint,
-    create_endpoint,
     engine_of,
     json_response,
     namespace_of,
@@ -42,7 +33,9 @@ from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.http.routes.query import page_query, query_flag, query_int, query_list
 from mockserver.prompt.responses import input_items as items_of
 from mockserver.render import sse
-from mockserver.render.responses import item_id
+from mockserver.render.responses import final_status, item_id, response_body
+from mockserver.render.responses_stream import response_events
+from mockserver.wire.json_body import Body
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
@@ -50,7 +43,7 @@ from mockserver.wire.responses import (
     parse_responses_request,
 )
 
-__all__ = ["fresh_path", "routes"]
+__all__ = ["Responses", "routes"]
 
 Json = dict[str, Any]
 
@@ -79,117 +72,86 @@ def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Respon
     return SSEResponse(b"".join(sse.event_frame(e["type"], e) for e in events), headers=headers)
 
 
-@create_endpoint
-async def create(request: Request) -> Response:
-    handoff: Handoff | None = request.scope.get(HANDOFF)
-    if handoff is not None:  # the lane took the turn; its answer is the route's to send
-        return _response(handed_over(request, handoff))
-    engine = engine_of(request)
-    body = await read_json(request)
-    parse_responses_request(body)
-    namespace, path = namespace_of(request), request.scope["path"]
-    result = _turn(engine, body, namespace=namespace, path=path, headers=request.headers)
-    response = _response(result)
-    key = replay_key(request)
-    if key is not None:
-        _file_recipe(engine, replays_of(request), key, result, response)
-    return response
+class Responses(TurnEndpoint[None, ResponseResult]):
+    """``POST /v1/responses``: a response, whole, streamed or in the background."""
 
+    path = "/v1/responses"
 
-def fresh_path(engine: Engine, replays: Replays) -> FreshPath:
-    """This endpoint's turn for the lane (``routes/fresh.py``): :func:`create`'s own steps."""
-    return fresh.fresh_path(
-        engine,
-        replays,
-        check=lambda body, headers: parse_responses_request(body),
-        turn=lambda _, body, namespace, path, headers: _turn(
-            engine, body, namespace=namespace, path=path, headers=headers
-        ),
-        respond=_response,
-        file=lambda key, _, result, response: _file_recipe(engine, replays, key, result, response),
-    )
+    def check(self, body: Body, headers: Mapping[str, str]) -> None:
+        parse_responses_request(body)
 
-
-def _turn(
-    engine: Engine, body: Json, *, namespace: str, path: str, headers: Mapping[str, str]
-) -> Encoded[engine_responses.ResponseResult]:
-    """The turn, rendered, stored, encoded and journaled."""
-    result = engine_responses.create_response(engine, body, namespace=namespace, headers=headers)
-    if result.events is not None:
-        frames = [sse.event_frame(e["type"], e) for e in result.events]
-        # the terminal event: what a ``no_done`` fault leaves out
-        encoded = encode_stream(result, frames[:-1], frames[-1:])
-    else:
-        encoded = encode_body(result, result.body)
-    engine.record_turn(
-        namespace,
-        path=path,
-        prompt=result.prompt,
-        turn=result.turn,
-        request=body,
-        response=encoded.journaled(),
-    )
-    return encoded
-
-
-def _response(encoded: Encoded[engine_responses.ResponseResult]) -> Response:
-    result = encoded.result
-    if encoded.frames is not None:
-        return encoded.stream_response(
-            plan=result.stream_plan,
-            error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
-            headers=result.headers,
+    def turn(
+        self, checked: None, body: Body, *, namespace: str, headers: Mapping[str, str]
+    ) -> Encoded[ResponseResult]:
+        engine = self.engine
+        result = create_response(engine, body, namespace=namespace, headers=headers)
+        if result.events is not None:
+            frames = [sse.event_frame(e["type"], e) for e in result.events]
+            # the terminal event: what a ``no_done`` fault leaves out
+            encoded = encode_stream(result, frames[:-1], frames[-1:])
+        else:
+            encoded = encode_body(result, result.body)
+        engine.record_turn(
+            namespace,
+            path=self.path,
+            prompt=result.prompt,
+            turn=result.turn,
+            request=body,
+            response=encoded.journaled(),
         )
-    return encoded.body_response(plan=result.body_plan, headers=result.headers)
+        return encoded
 
+    def answer(self, encoded: Encoded[ResponseResult]) -> Response:
+        result = encoded.result
+        if encoded.frames is not None:
+            return encoded.stream_response(
+                plan=result.stream_plan,
+                error_frames=[sse.event_frame(e["type"], e) for e in result.stream_error],
+                headers=result.headers,
+            )
+        return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
-def _file_recipe(
-    engine: Engine,
-    replays: Replays,
-    key: Key,
-    encoded: Encoded[engine_responses.ResponseResult],
-    response: Response,
-) -> None:
-    """Let the replay lane answer this exact request next time, if it would be answered alike:
-    a response that continues nothing (no previous response, conversation or item reference)
-    and is not a background one."""
-    result = encoded.result
-    decision = result.turn.decision
-    if decision is None:
-        return
-    body = result.prompt.params
-    if result.context.history or any(i.get("type") == "item_reference" for i in items_of(body)):
-        return
-    if body.get("background") is True or "moderation" in body or "conversation" in body:
-        return
-    meta = result.meta
+    def recipe(
+        self, key: Key, checked: None, encoded: Encoded[ResponseResult], response: Response
+    ) -> Recipe | None:
+        """A response that continues nothing (no previous response, conversation or item
+        reference) and is not a background one is answered alike again."""
+        result = encoded.result
+        decision = result.turn.decision
+        if decision is None:
+            return None
+        body = result.prompt.params
+        history = result.context.history
+        if history or any(i.get("type") == "item_reference" for i in items_of(body)):
+            return None
+        if body.get("background") is True or "moderation" in body or "conversation" in body:
+            return None
+        meta = result.meta
 
-    def derive_for(response_id: str) -> Callable[[str, int], str]:
-        return lambda prefix, index: item_id(response_id, prefix, index)
+        def derive_for(response_id: str) -> Callable[[str, int], str]:
+            return lambda prefix, index: item_id(response_id, prefix, index)
 
-    cut = cut_template(
-        response,
-        lambda: engine_responses.sentinel_answer(result),
-        meta.id,
-        meta.created_at,
-        padded=meta.obfuscation,
-        derive=derive_for(meta.id),
-    )
-    if cut is None:
-        return
-    namespace = decision.namespace
-
-    def store(response_id: str, created: int) -> None:
-        engine_responses.replay_store(
-            engine, result, namespace=namespace, response_id=response_id, created=created
+        cut = cut_template(
+            response,
+            lambda: _sentinel_answer(result),
+            meta.id,
+            meta.created_at,
+            padded=meta.obfuscation,
+            derive=derive_for(meta.id),
         )
+        if cut is None:
+            return None
+        engine, namespace = self.engine, decision.namespace
 
-    replays.file(
-        key,
-        Recipe(
+        def store(response_id: str, created: int) -> None:
+            replay_store(
+                engine, result, namespace=namespace, response_id=response_id, created=created
+            )
+
+        return Recipe(
             decision=decision,
             template=cut,
-            answer_id=lambda counter: engine_responses.response_id(engine, namespace, counter),
+            answer_id=lambda counter: response_id_of(engine, namespace, counter),
             journaled=sse.decode_stream if result.events is not None else orjson.loads,
             stream=result.events is not None,
             path=key[0],
@@ -199,8 +161,25 @@ def _file_recipe(
             miss=result.turn.miss,
             derive=derive_for,
             commit=store if body.get("store") is not False else None,
-        ),
+        )
+
+
+def _sentinel_answer(result: ResponseResult) -> bytes:
+    """The answer's bytes with the template sentinels for its id, times, item ids and padding
+    (the creation and completion times share one: a replay is answered within one clock tick)."""
+    meta = replace(
+        result.meta,
+        id=template.ID,
+        created_at=template.CREATED,
+        item_id=template.item_sentinel,
+        pad=template.pad_sentinel,
     )
+    reply = result.turn.reply
+    if result.events is not None:
+        events = response_events(reply, meta, completed_at=template.CREATED)
+        return b"".join(sse.event_frame(e["type"], e) for e in events)
+    body = response_body(meta, reply, status=final_status(reply), completed_at=template.CREATED)
+    return sse.encode_json_pretty(body)
 
 
 @api_endpoint
@@ -280,7 +259,7 @@ def _validated_fields(body: dict[str, Any], params: BaseModel) -> dict[str, Any]
 
 def routes() -> list[Route]:
     return [
-        Route("/responses", create, methods=["POST"]),
+        Route("/responses", turn_route(Responses.path), methods=["POST"]),
         Route("/responses/compact", compact, methods=["POST"]),
         Route("/responses/input_tokens", input_tokens, methods=["POST"]),
         Route("/responses/{response_id}", retrieve, methods=["GET"]),

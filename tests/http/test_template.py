@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from mockserver.render.template import CREATED, ID, Template, pad_sentinel
+from mockserver.http.lane.template import CREATED, ID, Template, pad_sentinel
 
 
 def render(answer_id: str, created: int, pad: str) -> bytes:
@@ -37,7 +37,7 @@ def test_an_answer_without_slots_is_its_own_template() -> None:
 
 
 def test_recipes_in_use_outlive_those_filed_later() -> None:
-    from mockserver.http.lane.replay import Recipe, Replays
+    from mockserver.http.lane.recipes import Recipe, Replays
 
     replays = Replays(size=2)
     recipe = cast(Recipe, object())

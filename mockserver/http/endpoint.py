@@ -1,0 +1,142 @@
+"""An API family's model turn, as one :class:`TurnEndpoint`: check → turn → encode → answer.
+
+Chat Completions and Responses each give one subclass (``routes/chat.py``,
+``routes/responses.py``) with their own four steps; everything else about serving a turn is
+written here, once: the Starlette route (:meth:`TurnEndpoint.route`), what the replay lane asks
+for a new request (``lane/fresh.py`` calls the same steps), and the filing of a recipe so the
+lane can answer the same request again. So the route and the lane cannot drift apart, and an
+API family is never written twice.
+
+The four steps:
+
+- :meth:`~TurnEndpoint.check`: refuse a bad request before anything changes (an ``APIError``),
+  and give what the turn needs (the Prompt, or the validated body);
+- :meth:`~TurnEndpoint.turn`: the engine's turn for it, rendered, encoded once and journaled
+  (an ``APIError`` now is answered as the turn's: the namespace has moved);
+- :meth:`~TurnEndpoint.answer`: the response for the encoded answer (sent as is, or paced and
+  faulted as the turn's plans say);
+- :meth:`~TurnEndpoint.recipe`: how the lane answers this exact request again, if it would be
+  answered alike (``None``: it would not).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from mockserver.engine import Engine
+from mockserver.http.lane.recipes import (
+    HANDOFF,
+    Handoff,
+    Key,
+    Recipe,
+    Replays,
+    handed_over,
+    replay_key,
+)
+from mockserver.http.routes.base import create_endpoint, namespace_of, read_json
+from mockserver.http.routes.encoded import Encoded
+from mockserver.wire.json_body import Body
+
+__all__ = ["Endpoints", "TurnEndpoint", "turn_route"]
+
+Checked = TypeVar("Checked")
+Result = TypeVar("Result")
+
+
+class TurnEndpoint(ABC, Generic[Checked, Result]):
+    """One API family's create endpoint: a model's turn (see the module's docstring)."""
+
+    #: The endpoint's path, e.g. ``/v1/chat/completions``.
+    path: ClassVar[str]
+
+    def __init__(self, engine: Engine, replays: Replays) -> None:
+        self.engine = engine
+        self.replays = replays
+
+    @abstractmethod
+    def check(self, body: Body, headers: Mapping[str, str]) -> Checked:
+        """What the turn needs from the request, or the API's error for it (nothing changed)."""
+
+    @abstractmethod
+    def turn(
+        self, checked: Checked, body: Body, *, namespace: str, headers: Mapping[str, str]
+    ) -> Encoded[Result]:
+        """The engine's turn, rendered, encoded and journaled."""
+
+    @abstractmethod
+    def answer(self, encoded: Encoded[Result]) -> Response:
+        """The response that sends ``encoded`` (as is, or paced and faulted)."""
+
+    @abstractmethod
+    def recipe(
+        self, key: Key, checked: Checked, encoded: Encoded[Result], response: Response
+    ) -> Recipe | None:
+        """How the lane answers the request ``key`` again, if it would be answered alike."""
+
+    async def route(self, request: Request) -> Response:
+        """The Starlette route: a refusal is answered and journaled by ``create_endpoint``."""
+        handoff: Handoff | None = request.scope.get(HANDOFF)
+        if handoff is not None:  # the lane took the turn; its answer is the route's to send
+            encoded: Encoded[Result] = handed_over(request, handoff)
+            return self.answer(encoded)
+        body = await read_json(request)
+        checked = self.check(body, request.headers)
+        encoded = self.turn(checked, body, namespace=namespace_of(request), headers=request.headers)
+        response = self.answer(encoded)
+        key = replay_key(request)
+        if key is not None:  # the lane asked for a recipe (the request was asked before)
+            self.file(key, checked, encoded, response)
+        return response
+
+    def file(
+        self, key: Key, checked: Checked, encoded: Encoded[Result], response: Response
+    ) -> None:
+        """File a recipe for ``key``, if the request would be answered alike again."""
+        recipe = self.recipe(key, checked, encoded, response)
+        if recipe is not None:
+            self.replays.file(key, recipe)
+
+
+#: The module of each turn endpoint's family (imported on first use: wire models cost start-up
+#: time and memory), and the name of its endpoint class there.
+_FAMILIES = {
+    "/v1/chat/completions": ("mockserver.http.routes.chat", "ChatCompletions"),
+    "/v1/responses": ("mockserver.http.routes.responses", "Responses"),
+}
+
+
+class Endpoints:
+    """One app's turn endpoints, by path, each made on its first use (by a route or the lane)."""
+
+    paths = frozenset(_FAMILIES)
+
+    def __init__(self, engine: Engine, replays: Replays) -> None:
+        self.engine = engine
+        self.replays = replays
+        self._made: dict[str, TurnEndpoint[Any, Any]] = {}
+
+    def at(self, path: str) -> TurnEndpoint[Any, Any]:
+        endpoint = self._made.get(path)
+        if endpoint is None:
+            module, name = _FAMILIES[path]
+            family: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
+            endpoint = self._made[path] = family(self.engine, self.replays)
+        return endpoint
+
+
+def turn_route(path: str) -> Any:
+    """The Starlette handler of the turn endpoint at ``path`` (the app's own instance)."""
+
+    @create_endpoint
+    async def create(request: Request) -> Response:
+        endpoints: Endpoints = request.app.state.endpoints
+        return await endpoints.at(path).route(request)
+
+    create.__name__ = create.__qualname__ = f"create {path}"
+    return create

@@ -1,0 +1,204 @@
+"""The replay lane: requests answered without the ASGI stack.
+
+A load test sends one request over and over; a test suite asks the same question in many tests.
+When the engine says a turn was *settled* (``engine.Decision``: the same request would get the
+same reply, whatever the counters say), its endpoint cuts the answer into a template and files
+a :class:`~mockserver.http.lane.recipes.Recipe` under the request's exact bytes (path, headers,
+body). The next identical request is answered by the :class:`Lane`: the engine re-checks the
+namespace's state and commits the request (its number, rule hit, budgets and journal entry,
+exactly as a full turn would), and the template is filled with the new id and time. Anything
+the state no longer allows falls through to the full path. A new request to a turn endpoint is
+answered by the endpoint's own steps (``fresh.py``). Either way the answer is byte for byte what
+the full path would have sent, so the lane changes speed, never behaviour (the tests compare a
+server with the lane on and off).
+
+The lane is one optional layer in front of the app (``Settings.replay``): :class:`FastLane` in
+the ASGI stack, and, where the installed uvicorn is the one it was written for, the HTTP
+protocol itself (``protocol.py``), which answers before uvicorn makes an ASGI task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.http.endpoint import Endpoints
+from mockserver.http.lane.fresh import answer_fresh
+from mockserver.http.lane.recipes import (
+    BODY_LIMIT,
+    HANDOFF,
+    KEY,
+    LANE_ERROR,
+    TRIED,
+    Answered,
+    Handoff,
+    Key,
+    Recipe,
+    Remake,
+)
+from mockserver.ids import monotonic
+from mockserver.store import JournalEntry, Unparsed
+
+__all__ = ["FastLane", "Lane"]
+
+
+class Lane:
+    """Answers a request with no ASGI around it: from its recipe, else (at a turn endpoint) by
+    asking the endpoint for a fresh turn (``fresh.py``). Used by :class:`FastLane` (in the ASGI
+    stack) and by the HTTP protocol itself (``protocol.py``), which can answer such a request
+    before uvicorn makes an ASGI task of it.
+
+    It only takes requests that :class:`~mockserver.http.access.Access` would pass untouched: no
+    ``Origin`` (CORS is Access's business) and no API keys configured; and it times and
+    completes its journal entries as Access does for the others.
+    """
+
+    def __init__(self, endpoints: Endpoints) -> None:
+        self.engine = endpoints.engine
+        self.replays = endpoints.replays
+        #: The turn endpoints, whose new requests the lane answers too (each sends the same
+        #: bytes as its route; the tests compare them with a server whose lane is off).
+        self.endpoints = endpoints
+        self.paths = endpoints.paths
+        #: New requests the lane answered (for tests and the curious).
+        self.fresh_answers = 0
+        self.guarded = bool(self.engine.settings.api_keys)
+
+    def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
+        """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
+        Not one that declares a body over :data:`BODY_LIMIT`: the usual way refuses an
+        oversize one at once, without waiting for it."""
+        if self.guarded or path not in self.paths:
+            return False
+        for name, value in headers:
+            if name == b"origin":
+                return False
+            if name == b"content-length" and not (
+                value.isdigit() and len(value) <= 6 and int(value) <= BODY_LIMIT
+            ):
+                return False
+        return True
+
+    def answer(self, key: Key) -> Answered | Handoff | None:
+        """The answer from ``key``'s recipe, committed and journaled (a recipe the namespace's
+        state no longer allows is dropped); else the endpoint's fresh turn;
+        ``None`` when neither answered and nothing has changed."""
+        recipe = self.replays.get(key)
+        if recipe is not None:
+            replayed = self._serve(recipe)
+            if replayed is not None:
+                return replayed
+            self.replays.forget(key)
+        answered = answer_fresh(self.endpoints.at(key[0]), key)
+        if isinstance(answered, Answered):
+            self.fresh_answers += 1
+        return answered
+
+    def let_through(self, key: Key, scope: Scope, handoff: Handoff | None) -> None:
+        """Mark the ASGI scope of a request the lane did not answer, for the full path: the
+        turn it took, if any, and whether the route should file a recipe for it."""
+        scope[TRIED] = True
+        if handoff is not None:
+            scope[HANDOFF] = handoff
+        elif self.replays.again(key):  # worth a recipe from the second time it is asked
+            scope[KEY] = key
+
+    def _serve(self, recipe: Recipe) -> Answered | None:
+        engine = self.engine
+        decision = recipe.decision
+        with engine.store.namespace(decision.namespace) as space:
+            committed = engine.replay(space, decision)
+            if committed is None:
+                return None
+            counter, budget = committed
+            answer_id = recipe.answer_id(counter)
+            created = engine.now()
+            answer = recipe.fill(answer_id, created)
+            if recipe.commit is not None:
+                recipe.commit(answer_id, created)
+            entry = JournalEntry(
+                seq=0,
+                method="POST",
+                path=recipe.path,
+                status=200,
+                api=recipe.api,
+                model=decision.model,
+                stream=recipe.stream,
+                request=recipe.request,
+                response=Unparsed(Remake(recipe, answer_id, created), recipe.journaled),
+                summary=recipe.summary,
+                rule=decision.rule,
+                miss=recipe.miss,
+            )
+            space.record(entry, announce=False)  # announced when complete
+        headers = engine.answer_headers(
+            decision.namespace, counter, decision.completion_tokens, budget
+        )
+        self.replays.served += 1
+        return Answered(headers, answer, recipe.stream, decision.namespace, entry)
+
+    def complete(self, answered: Answered, started: float) -> None:
+        """Stamp the answer's journal entries with how long it took, and announce them."""
+        elapsed = round((monotonic() - started) * 1000, 1)
+        timing = [elapsed] if answered.stream else None
+        store = self.engine.store
+        if answered.exchange is not None:
+            store.complete(answered.exchange, duration_ms=elapsed, timing=timing)
+        elif answered.entry is not None:
+            name = answered.namespace
+            store.complete_one(name, answered.entry, duration_ms=elapsed, timing=timing)
+
+
+class FastLane:
+    """ASGI middleware in front of everything else: the :class:`Lane` for ASGI requests (the
+    protocol answers most of them before they become ASGI requests; see ``server.py``)."""
+
+    def __init__(self, app: ASGIApp, *, lane: Lane) -> None:
+        self.app = app
+        self.lane = lane
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        failed = scope.get(LANE_ERROR)
+        if failed is not None:  # the protocol's lane failed (a bug): the error boundary answers
+            raise failed
+        lane = self.lane
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or TRIED in scope
+            or not lane.takes(scope["path"], scope["headers"])
+        ):
+            await self.app(scope, receive, send)
+            return
+        started = monotonic()
+        message = await receive()
+        if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
+            await self.app(scope, _replaying(message, receive), send)
+            return
+        key: Key = (scope["path"], message.get("body", b""), tuple(scope["headers"]))
+        answered = lane.answer(key)
+        if isinstance(answered, Answered):
+            try:
+                head = answered.raw_headers()
+                await send({"type": "http.response.start", "status": 200, "headers": head})
+                await send(
+                    {"type": "http.response.body", "body": answered.body, "more_body": False}
+                )
+            finally:
+                lane.complete(answered, started)
+            return
+        lane.let_through(key, scope, answered)
+        await self.app(scope, _replaying(message, receive), send)
+
+
+def _replaying(first: Message, receive: Receive) -> Receive:
+    """``receive`` with the already-read body message put back in front."""
+    pending: list[Message] = [first]
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replayed
