@@ -92,6 +92,9 @@ class APIError(MockServerError):
         #: For the journal: the scenario rule that produced this error, or why none matched.
         self.rule: str | None = None
         self.miss: str | None = None
+        #: The journal entry the engine wrote for this error (a turn that ended in it), so
+        #: the HTTP layer does not journal it again.
+        self.journaled: Any = None
 
     def body(self) -> dict[str, Any]:
         """The JSON body the real API sends for this error."""

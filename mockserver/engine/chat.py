@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from mockserver import ids
-from mockserver.engine.core import Engine, Turn
+from mockserver.engine.core import Engine, Journaled, Turn
 from mockserver.engine.moderated import moderate_turn
 from mockserver.faults import (
     IMMEDIATE,
@@ -60,8 +60,10 @@ class ChatResult:
         return self.turn.reply
 
 
-def complete_chat(engine: Engine, prompt: Prompt, *, namespace: str) -> ChatResult:
-    turn = engine.turn(prompt, namespace=namespace)
+def complete_chat(
+    engine: Engine, prompt: Prompt, *, namespace: str, journal: Journaled | None = None
+) -> ChatResult:
+    turn = engine.turn(prompt, namespace=namespace, journal=journal)
     moderation = moderate_turn(turn, prompt.params)
     moderation_body = None
     if moderation is not None:

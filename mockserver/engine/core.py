@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
-from mockserver.errors import InvalidRequestError, NoMatchError, ScenarioError
+from mockserver.errors import APIError, InvalidRequestError, NoMatchError, ScenarioError
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
@@ -37,6 +37,7 @@ __all__ = [
     "SERVICE_HEADERS",
     "Decision",
     "Engine",
+    "Journaled",
     "Turn",
 ]
 
@@ -91,6 +92,17 @@ class Turn:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Set when the same request would be decided the same way (see ``Engine.replay``).
     decision: Decision | None = None
+    #: The request's journal entry (``None``: the caller journals it), its answer attached
+    #: once encoded (``Engine.answered``).
+    entry: JournalEntry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Journaled:
+    """What the journal keeps of a request besides its turn: where it was sent and its body."""
+
+    path: str
+    request: Any
 
 
 def summarize(reply: Reply) -> str:
@@ -175,8 +187,11 @@ class Engine:
         """Content derives from seed + rule + normalised request, never from shared counters."""
         return ids.derive_rng(seed, rule, prompt.fingerprint)
 
-    def turn(self, prompt: Prompt, *, namespace: str) -> Turn:
-        """Match, commit the rule's hit, and produce the reply, atomically for the namespace."""
+    def turn(self, prompt: Prompt, *, namespace: str, journal: Journaled | None = None) -> Turn:
+        """One request's turn, atomically for its namespace: match → reply → commit (its
+        number, rule hit, budgets and, with ``journal``, its journal entry, whose answer is
+        attached once encoded: :meth:`answered`). A scripted error or a strict miss is
+        committed and journaled the same way, then raised."""
         with self.store.namespace(namespace) as space:
             scenario = self.active_scenario(space, prompt)
             seed = self.seed_for(space, scenario)
@@ -184,19 +199,25 @@ class Engine:
             prompt_tokens = count_prompt_tokens(prompt)
             budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
             counter = space.next_counter()
-            choice = self._choose(space, scenario, prompt)
+            try:
+                choice = self._choose(space, scenario, prompt)
+            except APIError as missed:  # a strict miss: the request still counts
+                self._commit(space, budgets, 0, self._refused(prompt, journal, missed))
+                raise
             spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
             rule = choice.rule or "default"
             answered_by = choice.rule
+            hit = None
             if spec is not choice.spec:  # chaos answered: the rule neither matched nor moved on
                 answered_by = CHAOS
             elif choice.hit is not None:
-                space.hits_of(scenario.name)[rule] = choice.hit
+                hit = (scenario.name, rule, choice.hit)
             if spec is not None and spec.error is not None:
                 error = error_for(spec.error)
                 error.rule, error.miss = answered_by, choice.miss
                 if error.status == 429:  # a 429 says where the budgets stand, as the API's do
                     error.headers = {**budgets.headers(), **error.headers}
+                self._commit(space, budgets, 0, self._refused(prompt, journal, error), hit=hit)
                 raise error
             if spec is None:
                 reply, turn_seed = self._generated(
@@ -209,7 +230,11 @@ class Engine:
                 )
                 reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
                 turn_seed = rng.getrandbits(64)
-            budgets.spend(reply.usage.completion_tokens)
+            entry = None
+            if journal is not None:
+                entry = self._entry(prompt, journal, status=200, rule=answered_by, miss=choice.miss)
+            completion_tokens = reply.usage.completion_tokens
+            self._commit(space, budgets, completion_tokens, entry, hit=hit)
             decision = None
             if self._settled(choice, spec, scenario, budgets):
                 decision = Decision(
@@ -220,7 +245,7 @@ class Engine:
                     seed,
                     choice.rule,
                     prompt_tokens,
-                    reply.usage.completion_tokens,
+                    completion_tokens,
                     prompt.model,
                 )
             return Turn(
@@ -235,7 +260,68 @@ class Engine:
                 moderation=spec.moderation if spec else None,
                 headers=budgets.headers(),
                 decision=decision,
+                entry=entry,
             )
+
+    @staticmethod
+    def _commit(
+        space: Namespace,
+        budgets: Budgets,
+        completion_tokens: int,
+        entry: JournalEntry | None,
+        *,
+        hit: tuple[str, str, int] | None = None,
+        announce: bool = True,
+    ) -> None:
+        """What a request changes in its namespace (held by the caller) once it is decided,
+        for a full turn and a replayed one alike: its rule's hit count, the tokens its reply
+        spent, and its journal entry (its number was taken, and its budgets charged, before
+        it was decided: chaos and the rate limits depend on them)."""
+        if hit is not None:
+            scenario, rule, count = hit
+            space.hits_of(scenario)[rule] = count
+        if completion_tokens:
+            budgets.spend(completion_tokens)
+        if entry is not None:
+            space.record(entry, announce=announce)
+
+    @staticmethod
+    def _entry(
+        prompt: Prompt, journal: Journaled, *, status: int, rule: str | None, miss: str | None
+    ) -> JournalEntry:
+        return JournalEntry(
+            seq=0,
+            method="POST",
+            path=journal.path,
+            status=status,
+            api=prompt.api,
+            model=prompt.model,
+            stream=prompt.stream,
+            request=journal.request,
+            rule=rule,
+            miss=miss,
+        )
+
+    def _refused(
+        self, prompt: Prompt, journal: Journaled | None, error: APIError
+    ) -> JournalEntry | None:
+        """The journal entry of a turn that ends in ``error`` (which then says it was
+        journaled, so the HTTP layer does not journal it again)."""
+        if journal is None:
+            return None
+        entry = self._entry(prompt, journal, status=error.status, rule=error.rule, miss=error.miss)
+        entry.response = error.body()
+        entry.summary = f"{error.type}: {error.message}"
+        error.journaled = entry
+        return entry
+
+    @staticmethod
+    def answered(turn: Turn, *, response: Any, reply: Reply | None = None) -> None:
+        """Attach the encoded answer (and the summary of what it said: ``reply``, if the
+        answer says something other than the turn's reply) to the turn's journal entry."""
+        if turn.entry is not None:
+            turn.entry.response = response
+            turn.entry.summary = summarize(reply or turn.reply)
 
     @staticmethod
     def _settled(
@@ -249,11 +335,13 @@ class Engine:
             return False
         return spec is None or not (spec.latency or spec.fault or spec.moderation)
 
-    def replay(self, space: Namespace, decision: Decision) -> tuple[int, dict[str, str]] | None:
-        """Commit another request decided as ``decision`` was (its counter, rule hit and budget
-        charges), if ``space`` (``decision``'s namespace, held by the caller) is still in the
-        state it was decided in; ``None`` if not. Returns the request's number and its
-        rate-limit headers."""
+    def replay(
+        self, space: Namespace, decision: Decision, entry: JournalEntry
+    ) -> tuple[int, dict[str, str]] | None:
+        """Commit another request decided as ``decision`` was (its number, rule hit, budgets and
+        journal ``entry``, whose answer the caller attaches), if ``space`` (``decision``'s
+        namespace, held by the caller) is still in the state it was decided in; ``None`` if
+        not. Returns the request's number and its rate-limit headers."""
         if space.incarnation != decision.incarnation or space.pending:
             return None
         scenario = self._scenario_named(decision.by_header) if decision.by_header else None
@@ -266,10 +354,11 @@ class Engine:
             return None
         budgets.charge(tokens=decision.prompt_tokens, now=self.now_in(space), model=decision.model)
         counter = space.next_counter()
+        hit = None
         if decision.rule is not None:
-            hits = space.hits_of(scenario.name)
-            hits[decision.rule] = hits.get(decision.rule, 0) + 1
-        budgets.spend(decision.completion_tokens)
+            count = space.hits_of(scenario.name).get(decision.rule, 0) + 1
+            hit = (scenario.name, decision.rule, count)
+        self._commit(space, budgets, decision.completion_tokens, entry, hit=hit, announce=False)
         return counter, budgets.headers()
 
     def _scenario_named(self, name: str) -> Scenario | None:
@@ -384,28 +473,6 @@ class Engine:
             "openai-processing-ms": "12",
             **SERVICE_HEADERS,
         }
-
-    def record_turn(
-        self, namespace: str, *, path: str, prompt: Prompt, turn: Turn, request: Any, response: Any
-    ) -> None:
-        """Journal a request that was answered with ``turn``."""
-        self.record(
-            namespace,
-            JournalEntry(
-                seq=0,
-                method="POST",
-                path=path,
-                status=200,
-                api=prompt.api,
-                model=prompt.model,
-                stream=prompt.stream,
-                request=request,
-                response=response,
-                summary=summarize(turn.reply),
-                rule=turn.rule,
-                miss=turn.miss,
-            ),
-        )
 
     def record(self, namespace: str, entry: JournalEntry, *, announce: bool = True) -> None:
         with self.store.namespace(namespace) as space:

@@ -14,7 +14,7 @@ from typing import Any
 
 from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
-from mockserver.engine.core import Engine, Turn
+from mockserver.engine.core import Engine, Journaled, Turn
 from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.responses_stored import (
     FINISHED,
@@ -200,11 +200,16 @@ def response_id(engine: Engine, namespace: str, counter: int) -> str:
 
 
 def create_response(
-    engine: Engine, body: Mapping[str, Any], *, namespace: str, headers: Mapping[str, str]
+    engine: Engine,
+    body: Mapping[str, Any],
+    *,
+    namespace: str,
+    headers: Mapping[str, str],
+    journal: Journaled | None = None,
 ) -> ResponseResult:
     context = resolve_context(engine, body, namespace=namespace)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
-    turn = engine.turn(prompt, namespace=namespace)
+    turn = engine.turn(prompt, namespace=namespace, journal=journal)
     moderation = moderate_turn(turn, body)
     if moderation is not None:
         turn = replace(turn, reply=moderation.reply)

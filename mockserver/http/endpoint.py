@@ -11,8 +11,9 @@ The four steps:
 
 - :meth:`~TurnEndpoint.check`: refuse a bad request before anything changes (an ``APIError``),
   and give what the turn needs (the Prompt, or the validated body);
-- :meth:`~TurnEndpoint.turn`: the engine's turn for it, rendered, encoded once and journaled
-  (an ``APIError`` now is answered as the turn's: the namespace has moved);
+- :meth:`~TurnEndpoint.turn`: the engine's turn for it (the subclass's ``take``), encoded once
+  (``encode``) and journaled (an ``APIError`` now is answered as the turn's: the namespace has
+  moved);
 - :meth:`~TurnEndpoint.answer`: the response for the encoded answer (sent as is, or paced and
   faulted as the turn's plans say);
 - :meth:`~TurnEndpoint.recipe`: how the lane answers this exact request again, if it would be
@@ -30,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.engine import Engine
+from mockserver.engine.core import Journaled, Turn
 from mockserver.http.lane.recipes import (
     HANDOFF,
     Handoff,
@@ -64,10 +66,36 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """What the turn needs from the request, or the API's error for it (nothing changed)."""
 
     @abstractmethod
+    def take(
+        self,
+        checked: Checked,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        journal: Journaled,
+    ) -> Result:
+        """The engine's turn for the request, rendered (and journaled as ``journal`` says)."""
+
+    @abstractmethod
+    def encode(self, result: Result) -> Encoded[Result]:
+        """The answer's bytes: a body, or a stream's frames."""
+
     def turn(
         self, checked: Checked, body: Body, *, namespace: str, headers: Mapping[str, str]
     ) -> Encoded[Result]:
-        """The engine's turn, rendered, encoded and journaled."""
+        """The engine's turn, rendered, encoded and journaled (the engine wrote the entry in
+        the turn's commit; the answer joins it here, as the bytes that are sent)."""
+        journal = Journaled(self.path, body)
+        result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
+        encoded = self.encode(result)
+        self.engine.answered(self.turn_of(result), response=encoded.journaled())
+        return encoded
+
+    @staticmethod
+    @abstractmethod
+    def turn_of(result: Result) -> Turn:
+        """The engine's turn a result renders."""
 
     @abstractmethod
     def answer(self, encoded: Encoded[Result]) -> Response:

@@ -107,31 +107,30 @@ class Lane:
     def _serve(self, recipe: Recipe) -> Answered | None:
         engine = self.engine
         decision = recipe.decision
+        entry = JournalEntry(
+            seq=0,
+            method="POST",
+            path=recipe.path,
+            status=200,
+            api=recipe.api,
+            model=decision.model,
+            stream=recipe.stream,
+            request=recipe.request,
+            summary=recipe.summary,
+            rule=decision.rule,
+            miss=recipe.miss,
+        )
         with engine.store.namespace(decision.namespace) as space:
-            committed = engine.replay(space, decision)
+            committed = engine.replay(space, decision, entry)  # journaled, announced when sent
             if committed is None:
                 return None
             counter, budget = committed
             answer_id = recipe.answer_id(counter)
             created = engine.now()
             answer = recipe.fill(answer_id, created)
+            entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
             if recipe.commit is not None:
                 recipe.commit(answer_id, created)
-            entry = JournalEntry(
-                seq=0,
-                method="POST",
-                path=recipe.path,
-                status=200,
-                api=recipe.api,
-                model=decision.model,
-                stream=recipe.stream,
-                request=recipe.request,
-                response=Unparsed(Remake(recipe, answer_id, created), recipe.journaled),
-                summary=recipe.summary,
-                rule=decision.rule,
-                miss=recipe.miss,
-            )
-            space.record(entry, announce=False)  # announced when complete
         headers = engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )

@@ -351,27 +351,30 @@ def control_endpoint(handler: Handler) -> Handler:
 
 
 def refusal(request: Request, error: APIError) -> Response:
-    """The API's answer to a refused request, journaled (a request id numbered after it)."""
+    """The API's answer to a refused request, journaled (a request id numbered after it), unless
+    the engine journaled it already (a turn that ended in this error)."""
     engine = engine_of(request)
     namespace = namespace_of(request)
-    path = request.scope["path"]
-    body = getattr(request.state, "json_body", None)
-    model = body.get("model") if isinstance(body, dict) else None
-    entry = JournalEntry(
-        seq=0,
-        method=request.method,
-        path=request.url.path,
-        status=error.status,
-        api=_FAMILIES.get(path) if request.method == "POST" else None,
-        model=model if isinstance(model, str) else None,
-        stream=isinstance(body, dict) and body.get("stream") is True,
-        request=body,
-        response=error.body(),
-        rule=error.rule,
-        miss=error.miss,
-        summary=f"{error.type}: {error.message}",
-    )
-    engine.record(namespace, entry)
+    entry = error.journaled
+    if not isinstance(entry, JournalEntry):
+        path = request.scope["path"]
+        body = getattr(request.state, "json_body", None)
+        model = body.get("model") if isinstance(body, dict) else None
+        entry = JournalEntry(
+            seq=0,
+            method=request.method,
+            path=request.url.path,
+            status=error.status,
+            api=_FAMILIES.get(path) if request.method == "POST" else None,
+            model=model if isinstance(model, str) else None,
+            stream=isinstance(body, dict) and body.get("stream") is True,
+            request=body,
+            response=error.body(),
+            rule=error.rule,
+            miss=error.miss,
+            summary=f"{error.type}: {error.message}",
+        )
+        engine.record(namespace, entry)
     request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
     return error_response(error, request_id=request_id)
 

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat
-from mockserver.engine.core import summarize
+from mockserver.engine.core import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import TurnEndpoint, turn_route
 from mockserver.http.lane import template
@@ -45,24 +45,25 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
         check_chat_body(body)
         return prompt_from_chat(body, headers=headers)
 
-    def turn(
-        self, checked: Prompt, body: Body, *, namespace: str, headers: Mapping[str, str]
-    ) -> Encoded[ChatResult]:
-        engine = self.engine
-        result = complete_chat(engine, checked, namespace=namespace)
+    def take(
+        self,
+        checked: Prompt,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        journal: Journaled,
+    ) -> ChatResult:
+        return complete_chat(self.engine, checked, namespace=namespace, journal=journal)
+
+    def encode(self, result: ChatResult) -> Encoded[ChatResult]:
         if result.chunks is not None:
-            encoded = encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
-        else:
-            encoded = encode_body(result, result.body)
-        engine.record_turn(
-            namespace,
-            path=self.path,
-            prompt=checked,
-            turn=result.turn,
-            request=body,
-            response=encoded.journaled(),
-        )
-        return encoded
+            return encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
+        return encode_body(result, result.body)
+
+    @staticmethod
+    def turn_of(result: ChatResult) -> Turn:
+        return result.turn
 
     def answer(self, encoded: Encoded[ChatResult]) -> Response:
         result = encoded.result

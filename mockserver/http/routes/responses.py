@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
-from mockserver.engine.core import summarize
+from mockserver.engine.core import Journaled, Turn, summarize
 from mockserver.engine.responses import ResponseResult, create_response, replay_store
 from mockserver.engine.responses import response_id as response_id_of
 from mockserver.errors import InvalidRequestError
@@ -80,26 +80,29 @@ class Responses(TurnEndpoint[None, ResponseResult]):
     def check(self, body: Body, headers: Mapping[str, str]) -> None:
         parse_responses_request(body)
 
-    def turn(
-        self, checked: None, body: Body, *, namespace: str, headers: Mapping[str, str]
-    ) -> Encoded[ResponseResult]:
-        engine = self.engine
-        result = create_response(engine, body, namespace=namespace, headers=headers)
-        if result.events is not None:
-            frames = [sse.event_frame(e["type"], e) for e in result.events]
-            # the terminal event: what a ``no_done`` fault leaves out
-            encoded = encode_stream(result, frames[:-1], frames[-1:])
-        else:
-            encoded = encode_body(result, result.body)
-        engine.record_turn(
-            namespace,
-            path=self.path,
-            prompt=result.prompt,
-            turn=result.turn,
-            request=body,
-            response=encoded.journaled(),
+    def take(
+        self,
+        checked: None,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        journal: Journaled,
+    ) -> ResponseResult:
+        return create_response(
+            self.engine, body, namespace=namespace, headers=headers, journal=journal
         )
-        return encoded
+
+    def encode(self, result: ResponseResult) -> Encoded[ResponseResult]:
+        if result.events is None:
+            return encode_body(result, result.body)
+        frames = [sse.event_frame(e["type"], e) for e in result.events]
+        # the terminal event: what a ``no_done`` fault leaves out
+        return encode_stream(result, frames[:-1], frames[-1:])
+
+    @staticmethod
+    def turn_of(result: ResponseResult) -> Turn:
+        return result.turn
 
     def answer(self, encoded: Encoded[ResponseResult]) -> Response:
         result = encoded.result
