@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import logging
 import socket
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 
 from mockserver.errors import ServerStartError, StreamAborted
 from mockserver.http.lane.lane import Lane
-from mockserver.http.lane.protocol import lane_protocol
+from mockserver.http.protocol import http_protocol
 from mockserver.ids import monotonic
 
 __all__ = ["BackgroundServer", "bind", "serve"]
@@ -57,103 +55,26 @@ def _quiet_scripted_aborts() -> None:
         logger.addFilter(_HideScriptedAborts())
 
 
-class _OneWriteTransport:
-    """A transport that sends what one event-loop step wrote in one ``send``.
-
-    uvicorn writes the status line and headers, then the body, then (chunked) the terminator,
-    each straight to the socket; on a loopback each ``send`` costs about as much as rendering
-    a reply. Here they go out together at the end of the step, so an answer is one segment.
-    A paced stream sleeps between frames, which ends the step: it still goes frame by frame.
-    """
-
-    __slots__ = ("_loop", "_pending", "_transport")
-
-    def __init__(self, transport: asyncio.Transport) -> None:
-        self._transport = transport
-        self._loop = asyncio.get_running_loop()
-        self._pending: list[bytes] | None = None
-
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
-        if self._pending is None:
-            self._pending = [data]
-            self._loop.call_soon(self._flush)
-        else:
-            self._pending.append(data)
-
-    def _flush(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending and not self._transport.is_closing():
-            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
-
-    def send_now(self, data: bytes) -> None:
-        """Send ``data`` now, after anything pending (a whole answer: no reason to wait)."""
-        if self._pending is None:
-            if not self._transport.is_closing():
-                self._transport.write(data)
-        else:
-            self._pending.append(data)
-            self._flush()
-
-    def close(self) -> None:
-        self._flush()
-        self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
-
-
-class _NoWebSocket:
-    """mockserver serves no WebSocket API, so uvicorn runs with ``ws="none"`` (which spares
-    importing a WebSocket library at start-up: ~12 ms and ~1.3 MiB). An upgrade request is
-    then answered as plain HTTP (a 404 with the API's error body, like any unknown route);
-    uvicorn's advice to install a WebSocket library for it would mislead, so it is not logged."""
-
-    def _unsupported_upgrade_warning(self) -> None:
-        pass
-
-
-def _protocol(lane: Lane | None) -> type[asyncio.Protocol]:
-    """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step;
-    with httptools, requests the replay ``lane`` can answer are answered by the protocol."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:
-        from uvicorn.protocols.http.h11_impl import H11Protocol
-
-        class OneWriteH11Protocol(_NoWebSocket, H11Protocol):
-            def connection_made(self, transport: asyncio.BaseTransport) -> None:
-                super().connection_made(_OneWriteTransport(transport))  # type: ignore[arg-type]
-
-        return OneWriteH11Protocol
-
-    class HttpTools(_NoWebSocket, HttpToolsProtocol):
-        pass
-
-    if lane is None:
-
-        class OneWriteProtocol(HttpTools):
-            def connection_made(self, transport: asyncio.BaseTransport) -> None:
-                super().connection_made(_OneWriteTransport(transport))  # type: ignore[arg-type]
-
-        return OneWriteProtocol
-    return lane_protocol(HttpTools, lane, _OneWriteTransport)
-
-
-def _config(app: Starlette, *, log_level: str, access_log: bool) -> uvicorn.Config:
+def _config(
+    app: Starlette, *, log_level: str, access_log: bool, ours: bool = False
+) -> uvicorn.Config:
+    """uvicorn's configuration for ``app`` (with ``ours``, our own log lines go where uvicorn's
+    go, from before the protocol is chosen: its choice may be worth a line)."""
     _quiet_scripted_aborts()
     lane: Lane | None = getattr(app.state, "lane", None)
-    return uvicorn.Config(
+    config = uvicorn.Config(  # configures uvicorn's logging
         app,
         log_level=log_level,
         access_log=access_log,
         lifespan="off",
-        ws="none",  # see _NoWebSocket
+        ws="none",  # see protocol.NoWebSocket
         timeout_graceful_shutdown=2,
-        http=_protocol(None if access_log else lane),  # an access log sees every request
         proxy_headers=False,  # a mock is called directly, never through a proxy
     )
+    if ours:
+        _log_like_uvicorn(log_level)
+    config.http = http_protocol(None if access_log else lane)  # an access log sees every request
+    return config
 
 
 def _log_like_uvicorn(level: str) -> None:
@@ -173,8 +94,8 @@ def serve(
     on_ready: Callable[[], None] | None = None,
 ) -> None:
     """Serve until Ctrl-C (uvicorn handles the signal and shuts down cleanly)."""
-    server = uvicorn.Server(_config(app, log_level=log_level, access_log=log_level == "debug"))
-    _log_like_uvicorn(log_level)
+    config = _config(app, log_level=log_level, access_log=log_level == "debug", ours=True)
+    server = uvicorn.Server(config)
     if on_ready is not None:
         on_ready()
     server.run(sockets=[sock])

@@ -1,0 +1,252 @@
+"""The one module that knows uvicorn's HTTP protocol classes from the inside.
+
+Two speed-ups live at the protocol level, below ASGI, and both rely on attributes of uvicorn's
+protocol classes that are not its public API, so they are checked for at start-up:
+
+- **one write per step** (:class:`OneWriteTransport`): uvicorn writes the status line and
+  headers, then the body, then (chunked) the terminator, each straight to the socket; here they
+  go out together at the end of the event loop's step, so an answer is one segment.
+- **the lane at the protocol** (``LaneProtocol`` in :func:`lane_protocol`): uvicorn turns every
+  request into an ASGI task (a scope, a cycle, a task, ``receive``/``send`` round trips through
+  the middleware). A request the lane can answer (``lane/lane.py``: a replay, or a turn
+  endpoint's new request) is held back until its body is complete (a ``POST`` to a lane path,
+  HTTP/1.1, nothing in flight on the connection), answered by the lane, and written here: the
+  bytes uvicorn would have written for the same ASGI messages. When the lane has no answer, the
+  request goes the usual way with the body already read.
+
+:func:`http_protocol` gives uvicorn these protocols only when the installed uvicorn is one they
+were written for (:data:`SUPPORTED_UVICORN`); on any other it logs one line and gives uvicorn's
+own choice, and every request takes the ASGI path (where the lane still answers, from
+:class:`~mockserver.http.lane.lane.FastLane`): the same bytes, a little slower. The tests run a
+server both ways.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import httptools
+import uvicorn
+
+from mockserver.http.lane.lane import Lane
+from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
+from mockserver.ids import monotonic
+
+__all__ = ["SUPPORTED_UVICORN", "encode_answer", "header_lines", "http_protocol", "supported"]
+
+log = logging.getLogger("mockserver")
+
+#: The uvicorn releases (``major.minor``) whose protocol internals this module was written for
+#: and tested with.
+SUPPORTED_UVICORN = frozenset({"0.54"})
+
+_STATUS_200 = b"HTTP/1.1 200 OK\r\n"
+
+
+def header_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
+    return b"".join(b"%b: %b\r\n" % pair for pair in headers)
+
+
+def encode_answer(answered: Answered, defaults: bytes) -> bytes:
+    """What uvicorn's httptools cycle writes for ``answered``'s start and body messages (on a
+    kept-alive HTTP/1.1 connection): the server's default header lines (``defaults``), the
+    answer's headers, then a chunked or sized body."""
+    body = answered.body
+    if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
+        return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
+            _STATUS_200,
+            defaults,
+            answered.head(),
+            len(body),
+            body,
+        )
+    return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
+
+
+def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.Protocol]:
+    """``base`` (uvicorn's ``HttpToolsProtocol``) answering what ``lane`` can, its transport
+    wrapped in ``wrap`` (which sends one step's writes at once, and has ``send_now()``)."""
+
+    class LaneProtocol(base):  # type: ignore[misc]
+        _held: bytearray | None = None
+        _held_path = ""
+        _held_since = 0.0
+        #: uvicorn's default headers (a new list each second, for ``date``) as header lines.
+        _defaults: tuple[object, bytes] = (None, b"")
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(wrap(transport))
+
+        def on_headers_complete(self) -> None:
+            self._held = None
+            if (
+                self.parser.get_method() == b"POST"
+                and (self.cycle is None or self.cycle.response_complete)
+                and not self.pipeline
+                and not self.expect_100_continue
+                and self.parser.get_http_version() == "1.1"
+                and self.parser.should_keep_alive()
+                and not self.parser.should_upgrade()
+            ):
+                raw_path = httptools.parse_url(self.url).path
+                if b"%" not in raw_path:
+                    path = self.root_path + raw_path.decode("ascii")
+                    if lane.takes(path, self.headers):
+                        self._held = bytearray()
+                        self._held_path = path
+                        self._held_since = monotonic()
+                        return
+            super().on_headers_complete()
+
+        def on_body(self, body: bytes) -> None:
+            if self._held is None:
+                super().on_body(body)
+                return
+            self._held += body
+            if len(self._held) > BODY_LIMIT:  # too big to be worth it: the usual way
+                self._release()
+
+        def _release(self) -> None:
+            """Let the held request go the usual way, with what was read of its body."""
+            held, self._held = self._held, None
+            super().on_headers_complete()
+            if held:
+                super().on_body(bytes(held))
+
+        def on_message_complete(self) -> None:
+            held = self._held
+            if held is None:
+                super().on_message_complete()
+                return
+            key: Key = (self._held_path, bytes(held), tuple(self.headers))
+            try:
+                answered = lane.answer(key)
+            except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
+                self.scope[LANE_ERROR] = exc
+                answered = None
+            if not isinstance(answered, Answered):  # the full path answers (a handoff's turn)
+                lane.let_through(key, self.scope, answered)
+                self._release()
+                super().on_message_complete()
+                return
+            self._held = None
+            self.transport.send_now(encode_answer(answered, self._default_lines()))
+            lane.complete(answered, self._held_since)
+            self.on_response_complete()
+
+        def _default_lines(self) -> bytes:
+            current = self.server_state.default_headers
+            seen, lines = self._defaults
+            if seen is not current:
+                lines = header_lines(current)
+                self._defaults = (current, lines)
+            return lines
+
+    return LaneProtocol
+
+
+class OneWriteTransport:
+    """A transport that sends what one event-loop step wrote in one ``send``.
+
+    uvicorn writes the status line and headers, then the body, then (chunked) the terminator,
+    each straight to the socket; on a loopback each ``send`` costs about as much as rendering
+    a reply. Here they go out together at the end of the step, so an answer is one segment.
+    A paced stream sleeps between frames, which ends the step: it still goes frame by frame.
+    """
+
+    __slots__ = ("_loop", "_pending", "_transport")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+        self._loop = asyncio.get_running_loop()
+        self._pending: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if self._pending is None:
+            self._pending = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            self._pending.append(data)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending and not self._transport.is_closing():
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def send_now(self, data: bytes) -> None:
+        """Send ``data`` now, after anything pending (a whole answer: no reason to wait)."""
+        if self._pending is None:
+            if not self._transport.is_closing():
+                self._transport.write(data)
+        else:
+            self._pending.append(data)
+            self._flush()
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+class NoWebSocket:
+    """mockserver serves no WebSocket API, so uvicorn runs with ``ws="none"`` (which spares
+    importing a WebSocket library at start-up: ~12 ms and ~1.3 MiB). An upgrade request is
+    then answered as plain HTTP (a 404 with the API's error body, like any unknown route);
+    uvicorn's advice to install a WebSocket library for it would mislead, so it is not logged."""
+
+    def _unsupported_upgrade_warning(self) -> None:
+        pass
+
+
+def _fast_protocol(lane: Lane | None) -> type[asyncio.Protocol]:
+    """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step;
+    with httptools, requests the replay ``lane`` can answer are answered by the protocol."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        class OneWriteH11Protocol(NoWebSocket, H11Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(OneWriteTransport(transport))  # type: ignore[arg-type]
+
+        return OneWriteH11Protocol
+
+    class HttpTools(NoWebSocket, HttpToolsProtocol):
+        pass
+
+    if lane is None:
+
+        class OneWriteProtocol(HttpTools):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(OneWriteTransport(transport))  # type: ignore[arg-type]
+
+        return OneWriteProtocol
+    return lane_protocol(HttpTools, lane, OneWriteTransport)
+
+
+def supported(version: str) -> bool:
+    """Was this module written for uvicorn ``version``?"""
+    return ".".join(version.split(".")[:2]) in SUPPORTED_UVICORN
+
+
+def http_protocol(lane: Lane | None, *, version: str | None = None) -> type[asyncio.Protocol] | str:
+    """What ``uvicorn.Config(http=...)`` gets: this module's protocols on a uvicorn they were
+    written for (``version``: the installed one), else uvicorn's own choice (``"auto"``), said in
+    one log line."""
+    version = uvicorn.__version__ if version is None else version
+    if not supported(version):
+        log.warning(
+            "uvicorn %s is not one mockserver's fast HTTP path was written for (%s): serving "
+            "through plain ASGI (the same answers, a little slower)",
+            version,
+            ", ".join(sorted(SUPPORTED_UVICORN)),
+        )
+        return "auto"
+    return _fast_protocol(lane)
