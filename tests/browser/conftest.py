@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 SDK_DIR = HERE / "node_modules" / "openai"
 CHROMIUM = Path(os.environ.get("MOCKSERVER_CHROMIUM", "/usr/bin/chromium"))
-#: What this machine's closed network and a root user need (see the README's browser notes).
+#: What this machine's closed network and a root user need (see docs/browser.md).
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

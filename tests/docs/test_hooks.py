@@ -1,0 +1,79 @@
+"""The docs' hook makes its pages from the code: every verb, flag and scenario key is there,
+and a hand-written table that no longer lists the code's keys fails the build."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from mockserver import cli
+from mockserver.scenario.editor_schema import scenario_json_schema
+
+HOOK = Path(__file__).resolve().parents[2] / "docs" / "hooks" / "mockserver_docs.py"
+
+
+@pytest.fixture(scope="module")
+def hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mockserver_docs", HOOK)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cli_page_has_every_verb_and_flag(hook: ModuleType) -> None:
+    parser = cli._parser()
+    page = hook.cli_markdown(parser)
+    verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in verbs.choices.items():
+        assert f"### `mockserver {name}`" in page
+        for action in sub._actions:
+            for option in action.option_strings:
+                if option not in ("-h", "--help"):
+                    assert f"`{option}`" in page, option
+
+
+def test_the_scenario_reference_has_every_object_and_key(hook: ModuleType) -> None:
+    schema = scenario_json_schema()
+    page = hook.scenario_schema_markdown(schema)
+    for name, node in {"Scenario": schema, **schema["$defs"]}.items():
+        assert f"{{#schema-{name.lower()}}}" in page
+        branches = node.get("anyOf", [node])
+        for branch in branches:
+            for key in branch.get("properties", {}):
+                assert f"| `{key}` |" in page, (name, key)
+    assert "| `tool_calls` | list of [ToolCallSpec](#schema-toolcallspec) | — |" in page
+
+
+@pytest.mark.parametrize(
+    ("table", "argument", "fails"),
+    [
+        ("| key | what |\n|---|---|\n| `name`, `call_id` | a |\n| `content` | b |\n", "", False),
+        ("| key | what |\n|---|---|\n| `name` | a |\n| `content` | b |\n", "", True),
+        ("| key | what |\n|---|---|\n| `name` | a |\n| `content` | b |\n", " some", False),
+        ("| key | what |\n|---|---|\n| `name` | a |\n| `nmae` | b |\n", " some", True),
+    ],
+)
+def test_a_table_must_list_the_keys_of_its_object(
+    hook: ModuleType, table: str, argument: str, fails: bool
+) -> None:
+    check = hook.check_table_keys
+    markdown = "<!-- keys: ToolResultMatch -->\n" + table
+    start = markdown.index("\n")
+    arguments = (markdown, start, "ToolResultMatch" + argument, scenario_json_schema())
+    if fails:
+        with pytest.raises(PluginError, match="does not list the keys of ToolResultMatch"):
+            check(*arguments, where="page.md")
+    else:
+        check(*arguments, where="page.md")
+
+
+def test_an_included_file_loses_its_title_and_its_headings_go_down(hook: ModuleType) -> None:
+    text = "# Title\n\nText.\n\n## Part\n\n```bash\n# a comment\n```\n"
+    assert hook.include_markdown(text) == "Text.\n\n### Part\n\n```bash\n# a comment\n```\n"
