@@ -181,8 +181,9 @@ def build_report(
     """The report of what ``journals`` hold (``scenarios``: those in use); ``secrets`` (the
     server's API keys, its admin token) are masked wherever a text would quote them."""
     secrets = [s for s in secrets if s]
-    ordered = sorted(journals, key=lambda j: j.namespace)  # not by timing: the same every run
-    shown = _shown_names([j.namespace for j in ordered], secrets)
+    # In the order of the names shown, not of timing: the same every run.
+    shown = _shown_names(sorted(j.namespace for j in journals), secrets)
+    ordered = sorted(journals, key=lambda j: (shown[j.namespace], j.namespace))
     mask = _masker(secrets, shown)
     builder = _Builder(mask, [], [], [])
     namespaces: list[NamespaceSummary] = []
