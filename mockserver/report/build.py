@@ -27,6 +27,8 @@ __all__ = ["build_report", "fingerprint"]
 
 #: An OpenAI-style key quoted in some text (a namespace's own key is masked wherever it is).
 _QUOTED_KEY = re.compile(r"sk-[A-Za-z0-9_-]{20,}")
+#: The shortest secret looked for in texts.
+_QUOTABLE = 8
 #: A namespace that is not ``sk-…`` but looks like a credential (a gateway key, a JWT).
 _TOKEN_LIKE = re.compile(r"(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9._~+/=-]{24,}")
 
@@ -59,9 +61,11 @@ def _shown_names(names: Iterable[str], secrets: Iterable[str]) -> dict[str, str]
 
 
 def _masker(secrets: Iterable[str], shown: Mapping[str, str]) -> Callable[[str], str]:
-    """A function that masks every secret (and any ``sk-`` key) quoted in a text."""
-    masks = {s: fingerprint(s) for s in secrets if s}
-    masks.update({name: mark for name, mark in shown.items() if name != mark})
+    """A function that masks every secret (and any ``sk-`` key) quoted in a text. A secret
+    shorter than ``_QUOTABLE`` is not looked for in texts (an admin token ``t`` would mask
+    every ``t``); as a namespace's name it is still shown only as its fingerprint."""
+    masks = {s: fingerprint(s) for s in secrets if len(s) >= _QUOTABLE}
+    masks.update({n: mark for n, mark in shown.items() if n != mark and len(n) >= _QUOTABLE})
     words = sorted(masks, key=len, reverse=True)
     found = re.compile("|".join([*map(re.escape, words), _QUOTED_KEY.pattern]))
 

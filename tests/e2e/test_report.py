@@ -108,6 +108,9 @@ def _run_calls(server: BackgroundServer) -> None:
         max_retries=0,
     ) as sdk:
         assert _ask(sdk, "hello").choices[0].message.content == "Hello there!"
+        assert sdk.responses.create(model="gpt-4o-mini", input="hello").output_text == (
+            "Hello there!"
+        )
 
 
 def _without_durations(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -129,6 +132,19 @@ def test_the_report_lists_every_call_and_what_answered_it(
             **common,
             "namespace": "checkout-flow",
             "seq": 1,
+            "stream": False,
+            "status": 200,
+            "outcome": "matched",
+            "rule": "greet",
+            "miss": None,
+            "summary": "Hello there!",
+        },
+        {
+            **common,
+            "namespace": "checkout-flow",
+            "seq": 2,
+            "path": "/v1/responses",
+            "api": "responses",
             "stream": False,
             "status": 200,
             "outcome": "matched",
@@ -189,10 +205,10 @@ def test_the_report_lists_every_call_and_what_answered_it(
             "outcome": "generated",
             "rule": None,
             "miss": WHY_LENIENT,
-            "summary": report["calls"][5]["summary"],
+            "summary": report["calls"][6]["summary"],
         },
     ]
-    assert report["calls"][5]["summary"]  # the start of the generated text
+    assert report["calls"][6]["summary"]  # the start of the generated text
 
 
 def test_the_report_lists_misses_errors_and_unused_rules(
@@ -231,7 +247,7 @@ def test_the_report_lists_misses_errors_and_unused_rules(
     ]
     assert report["counts"] == {
         "namespaces": 3,
-        "calls": 6,
+        "calls": 7,
         "misses": 2,
         "errors": 2,
         "internal_errors": 0,
@@ -291,5 +307,25 @@ def test_the_report_endpoint_needs_the_admin_token_when_one_is_set() -> None:
         answered = httpx.get(url, headers={ADMIN_HEADER: "t0ken-for-report"})
         assert answered.status_code == 200
         assert answered.json()["counts"]["calls"] == 0
+    finally:
+        server.stop()
+
+
+def test_a_request_asked_again_is_reported_as_its_first_answer_was() -> None:
+    """The second ``hello`` is answered by the replay lane: it is a miss all the same."""
+    server = start_server()
+    try:
+        headers = {"Authorization": f"Bearer {LENIENT_KEY}", "content-type": "application/yaml"}
+        httpx.put(server.url + "/__mockserver/scenario", content=LENIENT, headers=headers)
+        with openai.OpenAI(base_url=server.base_url, api_key=LENIENT_KEY, max_retries=0) as sdk:
+            first, again = _ask(sdk, "hello"), _ask(sdk, "hello")
+        assert first.choices[0].message.content == again.choices[0].message.content
+        assert len(server.app.state.replays) == 1  # its recipe, which answers the second
+        report = httpx.get(server.url + "/__mockserver/report").json()
+        assert [(c["seq"], c["outcome"], c["miss"]) for c in report["calls"]] == [
+            (1, "generated", WHY_LENIENT),
+            (2, "generated", WHY_LENIENT),
+        ]
+        assert [m["seq"] for m in report["misses"]] == [1, 2]
     finally:
         server.stop()

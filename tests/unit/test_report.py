@@ -162,6 +162,14 @@ def test_counts_add_up_and_name_what_left_the_journal() -> None:
     ]
 
 
+def test_a_short_secret_is_not_looked_for_in_texts() -> None:
+    journal = Journal(
+        namespace="sk-1", scenario="ci", entries=[entry(1, summary="a test")], hits={}
+    )
+    built = build_report([journal], scenarios=[], server=SERVER, secrets=["t"])
+    assert [(c["namespace"], c["summary"]) for c in built["calls"]] == [("sk-…", "a test")]
+
+
 @pytest.mark.parametrize(
     ("key", "shown"),
     [
