@@ -6,7 +6,7 @@ import argparse
 import gc
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from mockserver.errors import MockServerError, ScenarioError
 
 if TYPE_CHECKING:
+    from mockserver.engine import Engine
     from mockserver.scenario.model import Scenario
 
 __all__ = ["main"]
@@ -77,6 +78,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY",
         help="only these API keys may call /v1 (repeatable; default: any key)",
     )
+    serve.add_argument(
+        "--report",
+        metavar="PATH",
+        help="write what was served as JSON at shutdown (SIGTERM too) and on GET "
+        "/__mockserver/report",
+    )
+    serve.add_argument(
+        "--report-junit",
+        metavar="PATH",
+        help="the same as JUnit XML: a test case per namespace, failed by its misses and errors",
+    )
     validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
@@ -116,6 +128,8 @@ _SETTING_FLAGS = {
     "--cors-origin": "cors_origins",
     "--admin-token": "admin_token",
     "--api-key": "api_keys",
+    "--report": "report",
+    "--report-junit": "report_junit",
 }
 
 
@@ -138,8 +152,11 @@ def _serve(args: argparse.Namespace) -> int:
             cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
             admin_token=args.admin_token,
             api_keys=tuple(args.api_key) if args.api_key else None,
+            report=args.report,
+            report_junit=args.report_junit,
         )
         app = create_app(settings)  # loads the scenario first: a broken file fails before binding
+        on_stop = _report_writer(app.state.engine)
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
     if args.watch and settings.scenario:
@@ -169,8 +186,33 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
         print("Ctrl-C to stop.", flush=True)
 
-    serve(app, sock, log_level=settings.log_level, on_ready=ready)
+    serve(app, sock, log_level=settings.log_level, on_ready=ready, on_stop=on_stop)
     return 0
+
+
+def _report_writer(engine: Engine) -> Callable[[], None] | None:
+    """What writes ``--report``/``--report-junit`` at shutdown, once their folders are known
+    to take them (a path that cannot be written fails now, not after the run)."""
+    settings = engine.settings
+    if settings.report is None and settings.report_junit is None:
+        return None
+    from mockserver.report import check_writable, collect, write_reports
+
+    check_writable(settings.report, settings.report_junit)
+
+    def write() -> None:
+        report = collect(engine)
+        write_reports(report, json_path=settings.report, junit_path=settings.report_junit)
+        counts = report["counts"]
+        written = " and ".join(p for p in (settings.report, settings.report_junit) if p)
+        print(
+            f"mockserver: report written to {written} ({counts['calls']} call(s), "
+            f"{counts['misses']} miss(es), {counts['errors']} error(s), "
+            f"{counts['unused_rules']} unused rule(s))",
+            flush=True,
+        )
+
+    return write
 
 
 def _first_words(text: str, width: int) -> str:

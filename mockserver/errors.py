@@ -19,6 +19,7 @@
     ├── ScenarioError                a scenario that is wrong: file, line, rule, field
     ├── SettingsError                a configuration value that cannot be used (names the setting)
     ├── ServerStartError             the server did not come up (port taken, crash, deadline)
+    ├── ReportWriteError             a report file (serve --report) cannot be written
     └── StreamAborted                raised inside an answer to drop the connection on purpose
                                      (a scripted fault: the HTTP layer lets it cut the socket)
 
@@ -47,6 +48,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",
+    "ReportWriteError",
     "ScenarioError",
     "ServerStartError",
     "ServiceUnavailableError",
@@ -233,6 +235,10 @@ class SettingsError(MockServerError):
 
 class ServerStartError(MockServerError):
     """The server did not come up in time (or crashed while starting)."""
+
+
+class ReportWriteError(MockServerError):
+    """A report file (``serve --report``, ``--report-junit``) cannot be written."""
 
 
 class StreamAborted(MockServerError):

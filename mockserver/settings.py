@@ -88,6 +88,14 @@ def _text(*, optional: bool = False) -> Callable[[Any], Any]:
     return check
 
 
+def _path(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise _Invalid(f"Input should be a file path, got {value!r}")
+    return value
+
+
 def _texts(value: Any) -> tuple[str, ...]:
     """A list of strings; from the environment, comma or whitespace separated
     (``MOCKSERVER_API_KEYS=a,b``)."""
@@ -128,6 +136,10 @@ class Settings:
     admin_token: str | None = None
     #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
     api_keys: tuple[str, ...] = ()
+    #: Where ``serve`` writes what it served, at shutdown and on ``GET /__mockserver/report``:
+    #: the JSON report, and the same as JUnit XML (``None``: not written).
+    report: str | None = None
+    report_junit: str | None = None
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -209,5 +221,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cors_origins": _texts,
     "admin_token": _text(optional=True),
     "api_keys": _texts,
+    "report": _path,
+    "report_junit": _path,
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import errno
 import logging
+import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 import uvicorn
@@ -86,19 +88,52 @@ def _log_like_uvicorn(level: str) -> None:
     ours.propagate = False
 
 
+class _Terminated(Exception):
+    """SIGTERM, once uvicorn has shut down on it (see :func:`_sigterm_raises`)."""
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """uvicorn shuts down cleanly on SIGTERM as on Ctrl-C, then raises the signal again for
+    the handler it found in place: by default that kills the process, and nothing after
+    ``run`` would run. Finding this one instead, the signal ends ``run`` with
+    :class:`_Terminated`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def serve(
     app: Starlette,
     sock: socket.socket,
     *,
     log_level: str = "info",
     on_ready: Callable[[], None] | None = None,
+    on_stop: Callable[[], None] | None = None,
 ) -> None:
-    """Serve until Ctrl-C (uvicorn handles the signal and shuts down cleanly)."""
+    """Serve until Ctrl-C or SIGTERM (uvicorn shuts down cleanly on either: SIGTERM returns,
+    Ctrl-C raises ``KeyboardInterrupt``), then call ``on_stop`` (also after a crash)."""
     config = _config(app, log_level=log_level, access_log=log_level == "debug", ours=True)
     server = uvicorn.Server(config)
     if on_ready is not None:
         on_ready()
-    server.run(sockets=[sock])
+    try:
+        with _sigterm_raises():
+            server.run(sockets=[sock])
+    except _Terminated:
+        pass
+    finally:
+        if on_stop is not None:
+            on_stop()
 
 
 class BackgroundServer:

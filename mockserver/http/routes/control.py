@@ -5,16 +5,18 @@ from __future__ import annotations
 import difflib
 from typing import Any, Final
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 import mockserver
 from mockserver.engine import Engine
-from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
+from mockserver.errors import APIError, InvalidRequestError, NotFoundError, ScenarioError
 from mockserver.http.routes.base import control_endpoint, engine_of, json_response, read_body
 from mockserver.http.routes.base import namespace_of as api_namespace
 from mockserver.http.routes.query import query_int
+from mockserver.report import ReportWriteError, collect, write_reports
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import (
     named_only,
@@ -291,6 +293,23 @@ async def health(request: Request) -> Response:
     )
 
 
+@control_endpoint
+async def report(request: Request) -> Response:
+    """What was served, over every namespace (``mockserver.report``); written to the
+    ``--report``/``--report-junit`` files too, when the server has them."""
+    engine = engine_of(request)
+    settings = engine.settings
+    body = await run_in_threadpool(collect, engine)
+    if settings.report is not None or settings.report_junit is not None:
+        try:
+            await run_in_threadpool(
+                write_reports, body, json_path=settings.report, junit_path=settings.report_junit
+            )
+        except ReportWriteError as exc:
+            raise APIError(str(exc), code="mockserver_report_not_written") from None
+    return json_response(body)
+
+
 def routes() -> list[Route]:
     return [
         Route("/health", health, methods=["GET"]),
@@ -305,4 +324,5 @@ def routes() -> list[Route]:
         Route("/clock", get_clock, methods=["GET"]),
         Route("/clock", advance_clock, methods=["POST"]),
         Route("/reset", reset, methods=["POST"]),
+        Route("/report", report, methods=["GET"]),
     ]
