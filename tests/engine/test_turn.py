@@ -1,0 +1,121 @@
+"""The engine's turn without a server: match → reply → one commit (number, rule hit, budgets,
+journal entry), the same commit for a replayed turn, and errors journaled in it once."""
+
+from __future__ import annotations
+
+import pytest
+
+from mockserver.engine import Engine
+from mockserver.engine.core import Journaled
+from mockserver.errors import APIError, NoMatchError
+from mockserver.prompt import Prompt
+from mockserver.prompt.chat import prompt_from_chat
+from mockserver.scenario.loader import parse_scenario
+from mockserver.settings import Settings
+
+SCENARIO = """
+name: counted
+rules:
+  - id: hello
+    when: {last_user: {contains: hello}}
+    reply: {text: Hi there.}
+  - id: flaky
+    when: {last_user: {contains: flaky}}
+    replies:
+      - error: {preset: rate_limited}
+      - text: recovered
+"""
+PATH = "/v1/chat/completions"
+
+
+def _engine(text: str = SCENARIO) -> Engine:
+    return Engine(Settings(clock="frozen"), scenarios=[parse_scenario(text)])
+
+
+def _prompt(text: str) -> Prompt:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}]}
+    return prompt_from_chat(body, headers={})
+
+
+def _journal(text: str) -> Journaled:
+    return Journaled(PATH, {"messages": [{"role": "user", "content": text}]})
+
+
+def test_a_turn_commits_its_number_hit_and_journal_entry_together() -> None:
+    engine = _engine()
+    turn = engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    assert turn.counter == 1
+    assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
+    (entry,) = engine.store.journal("sk-a")
+    assert entry is turn.entry
+    assert (entry.seq, entry.status, entry.rule, entry.path) == (1, 200, "hello", PATH)
+    assert entry.response is None  # the encoded answer joins it
+    engine.answered(turn, response={"id": "x"})
+    assert (entry.response, entry.summary) == ({"id": "x"}, "Hi there.")
+
+
+def test_a_turn_without_a_journal_leaves_it_to_the_caller() -> None:
+    engine = _engine()
+    turn = engine.turn(_prompt("hello"), namespace="sk-a")
+    assert turn.entry is None
+    assert engine.store.journal("sk-a") == []
+    assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
+
+
+def test_a_scripted_error_is_committed_and_journaled_then_raised() -> None:
+    engine = _engine()
+    with pytest.raises(APIError) as raised:
+        engine.turn(_prompt("flaky"), namespace="sk-a", journal=_journal("flaky"))
+    (entry,) = engine.store.journal("sk-a")
+    assert raised.value.journaled is entry
+    assert (entry.status, entry.rule) == (429, "flaky")
+    assert entry.response == raised.value.body()
+    assert engine.store.rule_hits("sk-a") == {"counted": {"flaky": 1}}
+    second = engine.turn(_prompt("flaky"), namespace="sk-a", journal=_journal("flaky"))
+    assert (second.counter, second.reply.text) == (2, "recovered")
+
+
+def test_a_strict_miss_still_counts_the_request() -> None:
+    engine = _engine(
+        "name: strict\nfallback: strict\nrules:\n  - when: {model: other}\n"
+        "    reply: {text: never}\n"
+    )
+    with pytest.raises(NoMatchError) as raised:
+        engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    (entry,) = engine.store.journal("sk-a")
+    assert raised.value.journaled is entry
+    assert entry.status == 400
+    assert entry.miss == raised.value.message
+    with engine.store.view("sk-a") as space:
+        assert space.counter == 1
+
+
+def test_a_replayed_turn_commits_what_a_full_turn_commits() -> None:
+    full, replayed = _engine(), _engine()
+    first = full.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    again = full.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    decision = replayed.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    assert first.decision is not None
+    assert decision.decision is not None
+    entry = decision.entry
+    assert entry is not None
+    replay_entry = type(entry)(seq=0, method="POST", path=PATH, status=200, rule="hello")
+    with replayed.store.namespace("sk-a") as space:
+        committed = replayed.replay(space, decision.decision, replay_entry)
+    assert committed is not None
+    counter, headers = committed
+    assert counter == again.counter == 2
+    assert headers == again.headers
+    assert replayed.store.rule_hits("sk-a") == full.store.rule_hits("sk-a")
+    assert [e.seq for e in replayed.store.journal("sk-a")] == [1, 2]
+
+
+def test_a_replay_is_refused_once_the_namespace_has_moved() -> None:
+    engine = _engine()
+    turn = engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    assert turn.decision is not None
+    engine.store.set_seed("sk-a", 99)
+    entry = type(turn.entry)(seq=0, method="POST", path=PATH, status=200)
+    with engine.store.namespace("sk-a") as space:
+        assert engine.replay(space, turn.decision, entry) is None
+    assert len(engine.store.journal("sk-a")) == 1  # nothing committed
