@@ -34,6 +34,18 @@ class _Invalid(ValueError):
     """A field's value, rejected (the message says why; the caller names the field)."""
 
 
+def _seconds(value: Any) -> float:
+    """A positive number of seconds, at most an hour (from the environment: a decimal)."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise _Invalid(f"Input should be a number of seconds, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
+        raise _Invalid(f"Input should be a number of seconds above 0, at most 3600, got {value!r}")
+    return float(value)
+
+
 def _integer(*, low: int | None = None, optional: bool = False) -> Callable[[Any], Any]:
     def check(value: Any) -> int | None:
         if value is None and optional:
@@ -122,6 +134,13 @@ class Settings:
     store_limit: int = 10_000
     #: Namespaces kept; past it the least recently used one is dropped (journal and all).
     namespace_limit: int = 1000
+    #: Per namespace: the bytes of request and answer bodies its journal keeps (the oldest
+    #: entries leave first past it).
+    journal_bytes: int = 64 * 1024 * 1024
+    #: Seconds a client has to send a request's headers (from its first byte, or from the
+    #: connection's opening), and then its body; past either it gets a 408 and is closed.
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
     #: Answer a request asked again from a template of its first answer, and a new chat or
     #: Responses request outside the ASGI stack (same bytes, less work; ``false``: every
     #: request takes the full path).
@@ -214,6 +233,9 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "journal_limit": _integer(low=1),
     "store_limit": _integer(low=1),
     "namespace_limit": _integer(low=1),
+    "journal_bytes": _integer(low=1),
+    "header_timeout": _seconds,
+    "body_timeout": _seconds,
     "replay": _boolean,
     "log_level": _one_of("critical", "error", "warning", "info", "debug"),
     "requests_per_minute": _integer(low=1, optional=True),

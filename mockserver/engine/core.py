@@ -7,6 +7,7 @@ generator; it knows nothing of HTTP (the routes adapt it), so it is testable wit
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,8 @@ ONE_OFF = "(one-off)"
 CHAOS = "(chaos)"
 #: Headers the API puts on every answer, besides its request id and processing time.
 SERVICE_HEADERS = {"openai-version": "2020-10-01", "openai-organization": "mockserver"}
+#: Tracebacks of internal errors kept (a server that fails every request must not grow).
+INTERNAL_ERRORS_KEPT = 100
 #: Generated replies kept for identical requests (a load test repeats one request).
 REPLY_CACHE_SIZE = 256
 
@@ -142,10 +145,13 @@ class Engine:
             journal_limit=settings.journal_limit,
             store_limit=settings.store_limit,
             namespace_limit=settings.namespace_limit,
+            journal_bytes=settings.journal_bytes,
         )
         self.generator = generator or Generator()
-        #: Tracebacks of our own bugs, for the pytest plugin to fail the test with.
-        self.internal_errors: list[str] = []
+        #: Tracebacks of our own bugs (the latest ``INTERNAL_ERRORS_KEPT``), for the pytest
+        #: plugin to fail the test with, and how many there were in all.
+        self.internal_errors: deque[str] = deque(maxlen=INTERNAL_ERRORS_KEPT)
+        self.internal_error_count = 0
         #: Generated replies by what determines them (see ``_generated``), oldest first.
         self._replies: dict[tuple[object, ...], tuple[Reply, int]] = {}
         if scenarios is None:
@@ -153,6 +159,16 @@ class Engine:
         self.library: dict[str, Scenario] = {}
         self.default: Scenario = builtin(DEFAULT_SCENARIO)
         self.replace_scenarios(scenarios)
+
+    def internal_error(self, traceback: str) -> None:
+        """Keep the traceback of a bug of ours."""
+        self.internal_errors.append(traceback)
+        self.internal_error_count += 1
+
+    def internal_errors_since(self, count: int) -> list[str]:
+        """The tracebacks kept of the bugs after the first ``count``."""
+        new = self.internal_error_count - count
+        return list(self.internal_errors)[-new:] if new > 0 else []
 
     def replace_scenarios(self, scenarios: list[Scenario]) -> None:
         """Serve these (the first is the default); namespaces keep any scenario they chose."""

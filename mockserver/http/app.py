@@ -66,7 +66,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
         return Response(status_code=500)
     log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
     engine: Engine = request.app.state.engine
-    engine.internal_errors.append("".join(traceback.format_exception(exc)))
+    engine.internal_error("".join(traceback.format_exception(exc)))
     return error_response(
         InternalServerError(
             "The server had an error while processing your request. Sorry about that!"

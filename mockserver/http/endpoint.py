@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -43,6 +44,7 @@ from mockserver.http.lane.recipes import (
 )
 from mockserver.http.routes.base import create_endpoint, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded
+from mockserver.store import Unparsed
 from mockserver.wire.json_body import Body
 
 __all__ = ["Endpoints", "TurnEndpoint", "turn_route"]
@@ -82,11 +84,18 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """The answer's bytes: a body, or a stream's frames."""
 
     def turn(
-        self, checked: Checked, body: Body, *, namespace: str, headers: Mapping[str, str]
+        self,
+        checked: Checked,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        raw: bytes,
     ) -> Encoded[Result]:
         """The engine's turn, rendered, encoded and journaled (the engine wrote the entry in
-        the turn's commit; the answer joins it here, as the bytes that are sent)."""
-        journal = Journaled(self.path, body)
+        the turn's commit; the answer joins it here, as the bytes that are sent; the request is
+        kept as the ``raw`` bytes it came in)."""
+        journal = Journaled(self.path, Unparsed(raw, orjson.loads))
         result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
         encoded = self.encode(result)
         self.engine.answered(self.turn_of(result), response=encoded.journaled())
@@ -115,7 +124,9 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             return self.answer(encoded)
         body = await read_json(request)
         checked = self.check(body, request.headers)
-        encoded = self.turn(checked, body, namespace=namespace_of(request), headers=request.headers)
+        raw: bytes = request.state.raw_body
+        namespace = namespace_of(request)
+        encoded = self.turn(checked, body, namespace=namespace, headers=request.headers, raw=raw)
         response = self.answer(encoded)
         key = replay_key(request)
         if key is not None:  # the lane asked for a recipe (the request was asked before)

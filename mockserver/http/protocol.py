@@ -28,8 +28,10 @@ import logging
 from typing import Any
 
 import httptools
+import orjson
 import uvicorn
 
+from mockserver.errors import APIError
 from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
 from mockserver.ids import monotonic
@@ -65,6 +67,96 @@ def encode_answer(answered: Answered, defaults: bytes) -> bytes:
     return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
 
 
+#: What a slow or malformed request is answered with (the API's error shape, then a close).
+_TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\n"
+_BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\n"
+
+
+def error_answer(status_line: bytes, defaults: bytes, error: APIError) -> bytes:
+    """A whole answer that closes the connection: ``error``'s JSON body after the server's
+    default header lines."""
+    body = orjson.dumps(error.body())
+    return (
+        b"%b%bcontent-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%b"
+        % (
+            status_line,
+            defaults,
+            len(body),
+            body,
+        )
+    )
+
+
+class Deadlines:
+    """A mixin for uvicorn's httptools protocol: a request must send its headers within
+    ``header_timeout`` seconds (of the connection's opening, or of the request's first byte),
+    then its body within ``body_timeout``; past either the client gets the API's 408 (if no
+    answer has started) and the connection is closed. And a request the parser refuses gets
+    the API's JSON 400, not uvicorn's plain text."""
+
+    header_timeout: float
+    body_timeout: float
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._arm(self.header_timeout, "headers")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()  # type: ignore[misc]
+        self._arm(self.header_timeout, "headers")
+
+    def on_headers_complete(self) -> None:
+        self.body_deadline()
+        super().on_headers_complete()  # type: ignore[misc]
+
+    def on_message_complete(self) -> None:
+        self.disarm()
+        super().on_message_complete()  # type: ignore[misc]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+    def body_deadline(self) -> None:
+        self._arm(self.body_timeout, "body")
+
+    def disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _arm(self, seconds: float, part: str) -> None:
+        self.disarm()
+        loop: asyncio.AbstractEventLoop = self.loop  # type: ignore[attr-defined]
+        self._deadline = loop.call_later(seconds, self._too_slow, part, seconds)
+
+    def _too_slow(self, part: str, seconds: float) -> None:
+        self._deadline = None
+        transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
+        if transport.is_closing():
+            return
+        cycle = self.cycle  # type: ignore[attr-defined]
+        if cycle is None or not cycle.response_started:
+            error = APIError(
+                f"The request's {part} did not arrive within {seconds:g} seconds.",
+                status=408,
+                type="invalid_request_error",
+                code="request_timeout",
+            )
+            transport.write(error_answer(_TIMED_OUT, self._defaults_now(), error))
+        transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        error = APIError(msg, status=400, type="invalid_request_error")
+        transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
+        transport.write(error_answer(_BAD_REQUEST, self._defaults_now(), error))
+        transport.close()
+
+    def _defaults_now(self) -> bytes:
+        return header_lines(self.server_state.default_headers)  # type: ignore[attr-defined]
+
+
 def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.Protocol]:
     """``base`` (uvicorn's ``HttpToolsProtocol``) answering what ``lane`` can, its transport
     wrapped in ``wrap`` (which sends one step's writes at once, and has ``send_now()``)."""
@@ -97,6 +189,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                         self._held = bytearray()
                         self._held_path = path
                         self._held_since = monotonic()
+                        self.body_deadline()
                         return
             super().on_headers_complete()
 
@@ -132,6 +225,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_message_complete()
                 return
             self._held = None
+            self.disarm()
             self.transport.send_now(encode_answer(answered, self._default_lines()))
             lane.complete(answered, self._held_since)
             self.on_response_complete()
@@ -204,9 +298,11 @@ class NoWebSocket:
         pass
 
 
-def _fast_protocol(lane: Lane | None) -> type[asyncio.Protocol]:
+def _fast_protocol(lane: Lane | None, *, timeouts: tuple[float, float]) -> type[asyncio.Protocol]:
     """uvicorn's fastest installed HTTP protocol (httptools, else h11), writing once per step;
-    with httptools, requests the replay ``lane`` can answer are answered by the protocol."""
+    with httptools, requests the replay ``lane`` can answer are answered by the protocol, a
+    slow client gets a 408 (``timeouts``: for the headers, then the body) and a malformed
+    request the API's JSON 400."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
@@ -218,8 +314,8 @@ def _fast_protocol(lane: Lane | None) -> type[asyncio.Protocol]:
 
         return OneWriteH11Protocol
 
-    class HttpTools(NoWebSocket, HttpToolsProtocol):
-        pass
+    class HttpTools(Deadlines, NoWebSocket, HttpToolsProtocol):
+        header_timeout, body_timeout = timeouts
 
     if lane is None:
 
@@ -236,7 +332,9 @@ def supported(version: str) -> bool:
     return ".".join(version.split(".")[:2]) in SUPPORTED_UVICORN
 
 
-def http_protocol(lane: Lane | None, *, version: str | None = None) -> type[asyncio.Protocol] | str:
+def http_protocol(
+    lane: Lane | None, *, timeouts: tuple[float, float] = (10.0, 30.0), version: str | None = None
+) -> type[asyncio.Protocol] | str:
     """What ``uvicorn.Config(http=...)`` gets: this module's protocols on a uvicorn they were
     written for (``version``: the installed one), else uvicorn's own choice (``"auto"``), said in
     one log line."""
@@ -249,4 +347,4 @@ def http_protocol(lane: Lane | None, *, version: str | None = None) -> type[asyn
             ", ".join(sorted(SUPPORTED_UVICORN)),
         )
         return "auto"
-    return _fast_protocol(lane)
+    return _fast_protocol(lane, timeouts=timeouts)

@@ -18,6 +18,7 @@ from mockserver.errors import ServerStartError, StreamAborted
 from mockserver.http.lane.lane import Lane
 from mockserver.http.protocol import http_protocol
 from mockserver.ids import monotonic
+from mockserver.settings import Settings
 
 __all__ = ["BackgroundServer", "bind", "serve"]
 
@@ -75,7 +76,11 @@ def _config(
     )
     if ours:
         _log_like_uvicorn(log_level)
-    config.http = http_protocol(None if access_log else lane)  # an access log sees every request
+    settings: Settings = app.state.settings
+    config.http = http_protocol(
+        None if access_log else lane,  # an access log sees every request
+        timeouts=(settings.header_timeout, settings.body_timeout),
+    )
     return config
 
 

@@ -30,9 +30,15 @@ class MemoryStore(Store):
     memory."""
 
     def __init__(
-        self, *, journal_limit: int = 1000, store_limit: int = 10_000, namespace_limit: int = 1000
+        self,
+        *,
+        journal_limit: int = 1000,
+        store_limit: int = 10_000,
+        namespace_limit: int = 1000,
+        journal_bytes: int = 64 * 1024 * 1024,
     ) -> None:
         self._lock = threading.RLock()
+        self.journal_bytes = journal_bytes
         #: Least recently used first.
         self._namespaces: dict[str, Namespace] = {}
         self.journal_limit = journal_limit
@@ -56,6 +62,7 @@ class MemoryStore(Store):
                 journal=deque(maxlen=self.journal_limit),
                 feed=self.feed,
                 incarnation=self._incarnations,
+                journal_byte_limit=self.journal_bytes,
             )
             self._evict(keep=self.namespace_limit - 1)
         self._namespaces[name] = space
@@ -85,12 +92,11 @@ class MemoryStore(Store):
     def complete(
         self, exchange: Exchange, *, duration_ms: float, timing: list[float] | None
     ) -> None:
-        """Stamp the entries an exchange journaled with how long it took, and announce them."""
+        """Stamp the entries an exchange journaled with how long it took, count their bytes,
+        and announce them."""
         with self._lock:
-            for _, entry in exchange.entries:
-                entry.duration_ms = duration_ms
-                if timing is not None and entry.stream:
-                    entry.timing = timing
+            for name, entry in exchange.entries:
+                self._stamp(name, entry, duration_ms, timing)
         for name, entry in exchange.entries:
             self.feed.publish("entry", name, entry.seq)
 
@@ -99,10 +105,18 @@ class MemoryStore(Store):
     ) -> None:
         """:meth:`complete` for an exchange that journaled ``entry`` alone (the replay lane's)."""
         with self._lock:
-            entry.duration_ms = duration_ms
-            if timing is not None and entry.stream:
-                entry.timing = timing
+            self._stamp(name, entry, duration_ms, timing)
         self.feed.publish("entry", name, entry.seq)
+
+    def _stamp(
+        self, name: str, entry: JournalEntry, duration_ms: float, timing: list[float] | None
+    ) -> None:
+        entry.duration_ms = duration_ms
+        if timing is not None and entry.stream:
+            entry.timing = timing
+        space = self._namespaces.get(name)
+        if space is not None:
+            space.weigh(entry)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
         space.chat_completions[stored.body["id"]] = stored

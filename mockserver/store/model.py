@@ -122,10 +122,20 @@ class JournalEntry:
     duration_ms: float = 0.0
     #: For streamed answers: when each write left the server (ms since the request arrived).
     timing: list[float] | None = None
+    #: The bytes this entry counts towards its namespace's journal bound (once complete).
+    size: int = 0
 
     def answer(self) -> Any:
         """The response body (or a stream's payloads) as JSON values."""
         return self.response.value() if isinstance(self.response, Unparsed) else self.response
+
+    def requested(self) -> Any:
+        """The request body as JSON values (kept as the bytes sent: parsed when read)."""
+        return self.request.value() if isinstance(self.request, Unparsed) else self.request
+
+    def weigh(self) -> int:
+        """The bytes of its request and answer as kept (what the journal's bound counts)."""
+        return _weight(self.request) + _weight(self.response)
 
     def as_json(self) -> Json:
         """Every field, the answer parsed (what the control API shows)."""
@@ -137,7 +147,7 @@ class JournalEntry:
             "api": self.api,
             "model": self.model,
             "stream": self.stream,
-            "request": self.request,
+            "request": self.requested(),
             "response": self.answer(),
             "rule": self.rule,
             "miss": self.miss,
@@ -145,6 +155,15 @@ class JournalEntry:
             "duration_ms": self.duration_ms,
             "timing": self.timing,
         }
+
+
+def _weight(kept: Any) -> int:
+    """Roughly what ``kept`` (a request or an answer, as an entry keeps it) holds in bytes:
+    exactly for bytes; a remade answer is a few values; a parsed body, its bytes were unknown
+    (only small bodies are kept parsed: an error's, a hand-made entry's)."""
+    if isinstance(kept, Unparsed):
+        return len(kept.raw) if isinstance(kept.raw, bytes) else 256
+    return 0 if kept is None else 512
 
 
 @dataclass(slots=True)
@@ -185,6 +204,10 @@ class Namespace:
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
     incarnation: int = 0
+    #: The bytes its complete journal entries hold (``JournalEntry.size``), and the most they
+    #: may (the oldest entries leave first past it).
+    journal_bytes: int = 0
+    journal_byte_limit: int = 64 * 1024 * 1024
 
     def next_counter(self) -> int:
         """A per-namespace sequence number, for ids that must differ between identical requests."""
@@ -199,12 +222,26 @@ class Namespace:
         is complete (an answer sent in the same step as it was journaled)."""
         self.journal_seq += 1
         entry.seq = self.journal_seq
-        self.journal.append(entry)
+        journal = self.journal
+        if len(journal) == journal.maxlen:  # the oldest leaves
+            self.journal_bytes -= journal[0].size
+        journal.append(entry)
         exchange = current_exchange.get()
         if exchange is not None:
             exchange.entries.append((self.name, entry))
         if announce and self.feed is not None:
             self.feed.publish("entry", self.name, entry.seq)
+
+    def weigh(self, entry: JournalEntry) -> None:
+        """Count a complete ``entry`` towards the journal's bound in bytes, and let the oldest
+        entries go while past it (never the newest: one big request is still journaled)."""
+        journal = self.journal
+        if entry.size or not journal or entry.seq < journal[0].seq:  # counted, or gone
+            return
+        entry.size = entry.weigh()
+        self.journal_bytes += entry.size
+        while self.journal_bytes > self.journal_byte_limit and len(journal) > 1:
+            self.journal_bytes -= journal.popleft().size
 
     def entry(self, seq: int) -> JournalEntry | None:
         """The journal entry numbered ``seq``, unless it has left the journal."""

@@ -37,15 +37,16 @@ class Call:
 
     @classmethod
     def from_entry(cls, entry: JournalEntry) -> Call:
+        requested = entry.requested()
         return cls(
             seq=entry.seq,
             method=entry.method,
             path=entry.path,
             status=entry.status,
             api=entry.api,
-            model=entry.model or _str(entry.request, "model"),
+            model=entry.model or _str(requested, "model"),
             stream=entry.stream,
-            request=entry.request if isinstance(entry.request, Mapping) else None,
+            request=requested if isinstance(requested, Mapping) else None,
             response=entry.answer(),
             rule=entry.rule,
             miss=entry.miss,

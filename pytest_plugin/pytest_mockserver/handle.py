@@ -51,7 +51,7 @@ class MockServer:
         self.options = options or MarkerOptions()
         self._test_dir = test_dir
         self._engine = session.engine
-        self._errors_before = len(self._engine.internal_errors)
+        self._errors_before = self._engine.internal_error_count
         self._base: Scenario | None = None
         self._builders: list[RuleBuilder] = []
         #: Every scenario served to this test (the latest of each name), for the verdict.
@@ -217,7 +217,7 @@ class MockServer:
         """Why the test should fail, or ``None``: server bugs, strict misses, unused rules."""
         journal = self._engine.store.journal(self.api_key)
         sections = [
-            verdict.internal_errors(self._engine.internal_errors[self._errors_before :]),
+            verdict.internal_errors(self._engine.internal_errors_since(self._errors_before)),
             verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
             verdict.scenario_faults(journal),
         ]

@@ -119,3 +119,16 @@ def test_a_replay_is_refused_once_the_namespace_has_moved() -> None:
     with engine.store.namespace("sk-a") as space:
         assert engine.replay(space, turn.decision, entry) is None
     assert len(engine.store.journal("sk-a")) == 1  # nothing committed
+
+
+def test_internal_errors_are_kept_bounded_and_counted() -> None:
+    from mockserver.engine.core import INTERNAL_ERRORS_KEPT
+
+    engine = _engine()
+    for number in range(INTERNAL_ERRORS_KEPT + 5):
+        engine.internal_error(f"traceback {number}")
+    assert len(engine.internal_errors) == INTERNAL_ERRORS_KEPT
+    assert engine.internal_error_count == INTERNAL_ERRORS_KEPT + 5
+    last = INTERNAL_ERRORS_KEPT + 4
+    assert engine.internal_errors_since(last) == [f"traceback {last}"]
+    assert engine.internal_errors_since(engine.internal_error_count) == []

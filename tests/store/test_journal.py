@@ -9,9 +9,20 @@ import orjson
 from mockserver.store import JournalEntry, Unparsed
 
 
-def test_as_json_shows_every_field() -> None:
+def test_as_json_shows_every_field_but_its_bookkeeping() -> None:
     entry = JournalEntry(seq=1, method="POST", path="/v1/chat/completions", status=200)
-    assert list(entry.as_json()) == [f.name for f in dataclasses.fields(entry)]
+    fields = [f.name for f in dataclasses.fields(entry)]
+    assert list(entry.as_json()) == [name for name in fields if name != "size"]
+
+
+def test_a_request_kept_as_bytes_is_parsed_when_read() -> None:
+    raw = b'{"model": "gpt-4o-mini"}'
+    entry = JournalEntry(
+        seq=1, method="POST", path="/", status=200, request=Unparsed(raw, orjson.loads)
+    )
+    assert entry.requested() == {"model": "gpt-4o-mini"}
+    assert entry.as_json()["request"] == {"model": "gpt-4o-mini"}
+    assert entry.weigh() == len(raw)
 
 
 def test_an_unparsed_answer_is_parsed_when_read() -> None:

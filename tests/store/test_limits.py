@@ -41,3 +41,32 @@ def test_a_new_api_key_per_request_keeps_the_namespace_count_bounded() -> None:
     assert engine.store.names() == ["sk-47", "sk-48", "sk-49"]
     with engine.store.namespace("sk-49") as space:
         assert len(space.journal) == 2
+
+
+def test_the_journal_is_bounded_in_bytes_oldest_first() -> None:
+    from mockserver.store import Exchange, Unparsed
+
+    store = MemoryStore(journal_bytes=1000)
+    for _ in range(4):
+        with store.namespace("sk-a") as space:
+            entry = JournalEntry(
+                seq=0, method="POST", path="/v1/x", status=200, request=Unparsed(b"x" * 400, bytes)
+            )
+            space.record(entry, announce=False)
+        store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
+    with store.view("sk-a") as space:
+        assert [e.seq for e in space.journal] == [3, 4]
+        assert space.journal_bytes == 800
+
+
+def test_one_entry_over_the_bound_is_still_journaled() -> None:
+    from mockserver.store import Unparsed
+
+    store = MemoryStore(journal_bytes=10)
+    with store.namespace("sk-a") as space:
+        entry = JournalEntry(
+            seq=0, method="POST", path="/v1/x", status=200, request=Unparsed(b"x" * 400, bytes)
+        )
+        space.record(entry, announce=False)
+    store.complete_one("sk-a", entry, duration_ms=1.0, timing=None)
+    assert [e.seq for e in store.journal("sk-a")] == [1]

@@ -45,14 +45,14 @@ def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Hando
     exchange = Exchange()
     token = current_exchange.set(exchange)
     try:
-        encoded = endpoint.turn(checked, body, namespace=namespace, headers=headers)
+        encoded = endpoint.turn(checked, body, namespace=namespace, headers=headers, raw=raw)
     except APIError as error:
-        return Handoff(body, error, exchange)
+        return Handoff(body, error, exchange, raw)
     finally:
         current_exchange.reset(token)
     response = endpoint.answer(encoded)
     if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
-        return Handoff(body, encoded, exchange)
+        return Handoff(body, encoded, exchange, raw)
     if endpoint.replays.again(key):
         endpoint.file(key, checked, encoded, response)
     stream = isinstance(response, SSEResponse)

@@ -221,6 +221,8 @@ class Handoff(NamedTuple):
     outcome: Any
     #: What the turn journaled, for the HTTP layer to time and complete.
     exchange: Exchange
+    #: The request's body as it came in.
+    raw: bytes = b""
 
 
 def handed_over(request: Request, handoff: Handoff) -> Any:
@@ -228,6 +230,7 @@ def handed_over(request: Request, handoff: Handoff) -> Any:
     journal entries join this exchange; a refusal is raised, to be answered and journaled as
     the route's own)."""
     request.state.json_body = handoff.body
+    request.state.raw_body = handoff.raw
     exchange = current_exchange.get()
     if exchange is not None:  # timed and completed with this exchange
         exchange.entries.extend(handoff.exchange.entries)

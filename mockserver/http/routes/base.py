@@ -249,9 +249,20 @@ async def read_json(request: Request) -> dict[str, Any]:
             f"'application/json' requests, but you specified the header 'Content-Type: "
             f"{content_type}'. Please try again with a supported content type.",
         )
-    body = parse_json_body(await read_body(request))
+    raw = await read_body(request)
+    body = parse_json_body(raw)
     request.state.json_body = body
+    request.state.raw_body = raw
     return body
+
+
+def journaled_body(request: Request) -> Any:
+    """What the journal keeps of the request's body: the bytes read, parsed when the journal is
+    read (a parsed body is several times the size of its bytes), else the parsed body."""
+    raw = getattr(request.state, "raw_body", None)
+    if isinstance(raw, bytes):
+        return Unparsed(raw, orjson.loads)
+    return getattr(request.state, "json_body", None)
 
 
 def is_json_type(content_type: str) -> bool:
@@ -368,7 +379,7 @@ def refusal(request: Request, error: APIError) -> Response:
             api=_FAMILIES.get(path) if request.method == "POST" else None,
             model=model if isinstance(model, str) else None,
             stream=isinstance(body, dict) and body.get("stream") is True,
-            request=body,
+            request=journaled_body(request),
             response=error.body(),
             rule=error.rule,
             miss=error.miss,
@@ -397,7 +408,7 @@ def _journal_answer(request: Request, response: Response) -> None:
         method=request.method,
         path=request.url.path,
         status=response.status_code,
-        request=getattr(request.state, "json_body", None),
+        request=journaled_body(request),
         response=answer,
         summary=summary,
     )

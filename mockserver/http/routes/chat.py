@@ -29,7 +29,7 @@ from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
 from mockserver.render.chat import chat_chunks, chat_completion
-from mockserver.store import Namespace, StoredChatCompletion, paginate
+from mockserver.store import Namespace, StoredChatCompletion, Unparsed, paginate
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_chat_body
 
@@ -103,7 +103,7 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
             stream=checked.stream,
             path=key[0],
             api=checked.api,
-            request=checked.params,
+            request=Unparsed(key[1], orjson.loads),
             summary=summarize(result.reply),
             miss=result.turn.miss,
         )

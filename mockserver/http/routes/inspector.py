@@ -49,7 +49,8 @@ ASSET_TYPES = {
 
 def entry_summary(namespace: str, entry: JournalEntry) -> Json:
     """What a journal row shows: no bodies, a bounded size."""
-    request = entry.request if isinstance(entry.request, dict) else {}
+    requested = entry.requested()
+    request = requested if isinstance(requested, dict) else {}
     return {
         "namespace": namespace,
         "seq": entry.seq,

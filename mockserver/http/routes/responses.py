@@ -35,6 +35,7 @@ from mockserver.prompt.responses import input_items as items_of
 from mockserver.render import sse
 from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
+from mockserver.store import Unparsed
 from mockserver.wire.json_body import Body
 from mockserver.wire.responses import (
     INCLUDABLE,
@@ -159,7 +160,7 @@ class Responses(TurnEndpoint[None, ResponseResult]):
             stream=result.events is not None,
             path=key[0],
             api=result.prompt.api,
-            request=body,
+            request=Unparsed(key[1], orjson.loads),
             summary=summarize(result.turn.reply),
             miss=result.turn.miss,
             derive=derive_for,
