@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 SEED = pytest.StashKey[int]()
 CALL_REPORT = pytest.StashKey[pytest.TestReport]()
 MARKER_OPTIONS = pytest.StashKey[options.MarkerOptions]()
+#: The test's handle, while its ``mockserver`` fixture is set up.
+HANDLE = pytest.StashKey["MockServer"]()
+#: The verdict given with the call phase's report: (whether unused rules were checked, it).
+VERDICT = pytest.StashKey[tuple[bool, str | None]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,7 +73,30 @@ def pytest_runtest_makereport(
     report = yield
     if report.when == "call":
         item.stash[CALL_REPORT] = report
+        handle = item.stash.get(HANDLE, None)
+        if handle is not None:
+            _judge(item, report, handle)
     return report
+
+
+def _judge(item: pytest.Item, report: pytest.TestReport, handle: MockServer) -> None:
+    """The verdict, given once, with the call phase: a test that passed but broke a rule of
+    the scenario fails here (not as an error at teardown besides); one that failed carries the
+    verdict and the "mockserver calls" section with its own failure."""
+    from pytest_mockserver.report import SECTION, calls_section
+
+    check_unused = report.passed
+    found = handle.verdict(check_unused=check_unused)
+    item.stash[VERDICT] = (check_unused, found)
+    if found is not None and report.passed:
+        report.outcome = "failed"
+        report.longrepr = found
+    elif found is not None:
+        report.sections.append(("mockserver verdict", found))
+    if report.failed:
+        text = calls_section(handle.calls, namespace=handle.api_key)
+        report.sections.append((SECTION, text))
+        item.user_properties.append((SECTION, text))
 
 
 @pytest.fixture(scope="session")
@@ -100,13 +127,18 @@ def mockserver(
         options=item.stash.get(MARKER_OPTIONS, None),
         test_dir=Path(item.path).parent,
     )
+    item.stash[HANDLE] = handle
     yield handle
+    del item.stash[HANDLE]
     report = item.stash.get(CALL_REPORT, None)
+    given = item.stash.get(VERDICT, None)
+    check_unused = given[0] if given is not None else report is not None and report.passed
     try:
-        found = handle.verdict(check_unused=report is not None and report.passed)
+        found = handle.verdict(check_unused=check_unused)
     finally:
         handle.close()
-    if found is not None:
+    # Only what happened after the call phase's verdict (in fixtures' teardowns) is new.
+    if found is not None and (given is None or found != given[1]):
         pytest.fail(found, pytrace=False)
 
 
