@@ -1,0 +1,127 @@
+"""Clients made at import time (``--mockserver-openai-env`` / ini ``mockserver_openai_env``):
+the OpenAI variables point at the session's server before collection, and are undone after."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+import pytest
+
+Run = Callable[..., pytest.RunResult]
+
+APP = """
+import openai
+
+client = openai.OpenAI()  # at import time, as most application code does
+
+
+def ask(question):
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": question}]
+    )
+    return reply.choices[0].message.content
+"""
+
+TESTS = """
+import os
+
+import app
+
+
+def test_the_fixture_scripts_the_import_time_client(mockserver):
+    mockserver.on(last_user="capital of France?").reply(text="Paris.")
+    assert app.ask("capital of France?") == "Paris."
+    assert [c.rule for c in mockserver.calls] == ["inline-1"]
+    assert mockserver.api_key == os.environ["OPENAI_API_KEY"]
+    print("SERVED", os.environ.get("PYTEST_XDIST_WORKER", "-"), app.client.base_url)
+
+
+def test_a_test_without_the_fixture_gets_a_generated_reply():
+    assert app.ask("capital of France?") != "Paris."  # the rule above was the other test's
+    print("SERVED", os.environ.get("PYTEST_XDIST_WORKER", "-"), app.client.base_url)
+"""
+
+#: conftest.py files are imported before pytest_configure: the variables must be set by then.
+CONFTEST = """
+import app  # noqa: F401
+"""
+
+
+@pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inner runs are not xdist workers, even when this suite's test runs in one."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(app=APP, test_app=TESTS)
+    pytester.makeconftest(CONFTEST)
+    return pytester
+
+
+def test_an_import_time_client_talks_to_the_session_server(
+    project: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-real-looking-key")
+    result = run("-s", "-p", "no:randomly", "--mockserver-openai-env")
+    result.assert_outcomes(passed=2)
+    served = re.findall(r"SERVED - (\S+)", result.stdout.str())
+    assert len(served) == 2
+    assert served[0] == served[1]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1/", served[0])
+    header = [line for line in result.outlines if line.startswith("mockserver: OPENAI_")]
+    assert header == [
+        f"mockserver: OPENAI_BASE_URL={served[0].rstrip('/')} OPENAI_API_KEY=sk-mock-session"
+    ]
+    # Undone at the end: the key that was there before is back, the URL is gone.
+    assert os.environ["OPENAI_API_KEY"] == "sk-proj-real-looking-key"
+    assert "OPENAI_BASE_URL" not in os.environ
+
+
+def test_the_ini_key_turns_it_on_and_a_port_can_be_fixed(
+    project: pytest.Pytester, run: Run
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    project.makeini(f"[pytest]\nmockserver_openai_env = true\nmockserver_port = {port}\n")
+    result = run("-s")
+    result.assert_outcomes(passed=2)
+    assert f"SERVED - http://127.0.0.1:{port}/v1/" in result.stdout.str()
+
+
+def test_without_the_opt_in_the_import_time_client_has_no_key(
+    project: pytest.Pytester, run: Run
+) -> None:
+    result = run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "openai.OpenAIError: Missing credentials." in result.stderr.str()
+
+
+def test_each_xdist_worker_has_its_own_server(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_more="\n".join(
+            f"def test_{n}(mockserver):\n"
+            f"    mockserver.on(last_user='q{n}').reply(text='a{n}')\n"
+            "    import app, os\n"
+            f"    assert app.ask('q{n}') == 'a{n}'\n"
+            f"    with open('served-{n}.txt', 'w') as f:\n"
+            "        f.write(os.environ['PYTEST_XDIST_WORKER'] + ' ' + str(app.client.base_url))\n"
+            for n in range(6)
+        )
+    )
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "--mockserver-openai-env", "test_more.py"
+    )
+    result.assert_outcomes(passed=6)
+    served = {tuple(p.read_text().split()) for p in project.path.glob("served-*.txt")}
+    workers = {worker for worker, _ in served}
+    assert workers == {"gw0", "gw1"}
+    urls = {url for _, url in served}
+    assert len(urls) == 2, served  # one server (one port) per worker
