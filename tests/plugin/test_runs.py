@@ -65,7 +65,7 @@ def test_the_marker_configures_scenario_seed_and_strictness(
         @pytest.mark.mockserver(scenario="rules: [{when: {last_user: hi}, reply: {text: yo}}]\\n")
         def test_scenario_and_module_seed(mockserver):
             assert mockserver.seed == 3
-            assert mockserver.scenario.rules[0].id == "rule-0"
+            assert mockserver.scenario.rules[0].id == "rule-1"
 
         @pytest.mark.mockserver(seed=5, strict=True, assert_all_matched=False)
         def test_strict(mockserver):
@@ -351,7 +351,7 @@ def test_a_broken_marker_scenario_fails_the_test_with_its_location(
     result.assert_outcomes(errors=1)
     assert (
         "mockserver: @pytest.mark.mockserver(scenario=...): <scenario text>:2:13: "
-        "rule #0, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
+        "rule #1, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
     ) in result.outlines
 
 
