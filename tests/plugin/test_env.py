@@ -125,3 +125,48 @@ def test_each_xdist_worker_has_its_own_server(project: pytest.Pytester) -> None:
     assert workers == {"gw0", "gw1"}
     urls = {url for _, url in served}
     assert len(urls) == 2, served  # one server (one port) per worker
+
+
+def test_a_port_that_is_no_port_is_a_usage_error(pytester: pytest.Pytester, run: Run) -> None:
+    result = run("--mockserver-openai-env", "--mockserver-port", "70000")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--mockserver-port: expected a port number (0-65535), got 70000" in result.stderr.str()
+
+
+def test_a_port_in_use_is_a_usage_error_that_says_what_to_do(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("--mockserver-openai-env", f"--mockserver-port={port}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        f"mockserver: cannot listen on 127.0.0.1:{port} (Address already in use); "
+        "choose another --mockserver-port, or 0 for any free port"
+    ) in result.stderr.str()
+
+
+def test_a_fixed_port_without_the_variables_serves_the_fixture(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makepyfile(
+        test_port=f"""
+        def test_port(mockserver):
+            assert mockserver.base_url == "http://127.0.0.1:{port}/v1"
+            mockserver.on(last_user="hi").reply(text="hello")
+            reply = mockserver.client().chat.completions.create(
+                model="gpt-4o", messages=[{{"role": "user", "content": "hi"}}]
+            )
+            assert reply.choices[0].message.content == "hello"
+        """
+    )
+    run(f"--mockserver-port={port}").assert_outcomes(passed=1)

@@ -137,6 +137,14 @@ def test_the_guard_can_be_turned_off_for_the_run(pytester: pytest.Pytester) -> N
     run_isolated(pytester, "-k", "raw").assert_outcomes(passed=1)
 
 
+@needs_namespace
+def test_each_xdist_worker_is_guarded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_out=REACHING_OUT)
+    result = run_isolated(pytester, "-n", "2", "-k", "raw or public or loopback")
+    result.assert_outcomes(passed=1, failed=2)
+    assert refusal("api.openai.com:443") in result.outlines
+
+
 @pytest.mark.parametrize(
     ("host", "local"),
     [
