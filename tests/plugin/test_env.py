@@ -66,7 +66,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_an_import_time_client_talks_to_the_session_server(
     project: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # What a developer may have set; the URL is a closed local port, so that even a broken
+    # plugin could not send the key anywhere.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-real-looking-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     result = run("-s", "-p", "no:randomly", "--mockserver-openai-env")
     result.assert_outcomes(passed=2)
     served = re.findall(r"SERVED - (\S+)", result.stdout.str())
@@ -77,9 +80,9 @@ def test_an_import_time_client_talks_to_the_session_server(
     assert header == [
         f"mockserver: OPENAI_BASE_URL={served[0].rstrip('/')} OPENAI_API_KEY=sk-mock-session"
     ]
-    # Undone at the end: the key that was there before is back, the URL is gone.
+    # Undone at the end: what was there before is back.
     assert os.environ["OPENAI_API_KEY"] == "sk-proj-real-looking-key"
-    assert "OPENAI_BASE_URL" not in os.environ
+    assert os.environ["OPENAI_BASE_URL"] == "http://127.0.0.1:9/v1"
 
 
 def test_the_ini_key_turns_it_on_and_a_port_can_be_fixed(
