@@ -20,11 +20,24 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
+def _version() -> str:
+    """The installed distribution's version (its metadata), else the package's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mockserver")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        import mockserver
+
+        return mockserver.__version__
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mockserver",
         description="A deterministic fake of the OpenAI Chat Completions and Responses APIs.",
     )
+    parser.add_argument("--version", action="version", version=f"mockserver {_version()}")
     verbs = parser.add_subparsers(dest="verb", metavar="<verb>")
     verbs.required = True
     serve = verbs.add_parser("serve", help="run the mock server (Ctrl-C stops it)")
@@ -89,10 +102,22 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="the same as JUnit XML: a test case per namespace, failed by its misses and errors",
     )
-    validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
+    validate = verbs.add_parser(
+        "validate",
+        help="check scenario files; exit 1 on any problem (the summary on stdout, each problem "
+        "and warning on stderr)",
+    )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
-    verbs.add_parser("schema", help="print the JSON Schema of scenario files (for editors)")
+    schema = verbs.add_parser(
+        "schema", help="print (or write) the JSON Schema of scenario files, for editors"
+    )
+    schema.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write it to FILE (for a yaml-language-server modeline)",
+    )
     verbs.add_parser("scenarios", help="list the built-in scenarios")
     return parser
 
@@ -230,9 +255,11 @@ def _validate(args: argparse.Namespace) -> int:
         no_scenario_files,
         scenario_files,
     )
+    from mockserver.scenario.shadowing import shadowed_rules
 
     files: list[Path] = []
     problems: list[ScenarioError] = []
+    warnings: list[tuple[str, str]] = []
 
     def check(path: Path) -> Scenario | None:
         files.append(path)
@@ -241,6 +268,7 @@ def _validate(args: argparse.Namespace) -> int:
         except ScenarioError as exc:
             problems.extend([exc, *exc.more])
             return None
+        warnings.extend((str(path), s.message) for s in shadowed_rules(scenario))
         return scenario
 
     for raw in args.paths:
@@ -270,11 +298,17 @@ def _validate(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
+        for file, message in warnings:
+            print(f"{file}: warning: {message}", file=sys.stderr)
     else:
         for problem in problems:
             print(problem.located(), file=sys.stderr)
+        for file, message in warnings:
+            print(f"{file}: warning: {message}", file=sys.stderr)
         summary = f"{len(files)} file(s) checked, {len(problems)} problem(s)"
-        print(summary, file=sys.stderr if problems else sys.stdout)
+        if warnings:
+            summary += f", {len(warnings)} warning(s)"
+        print(summary)
     return 1 if problems else 0
 
 
@@ -288,7 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verb == "schema":
             from mockserver.scenario.editor_schema import scenario_json_schema
 
-            print(json.dumps(scenario_json_schema(), indent=2))
+            text = json.dumps(scenario_json_schema(), indent=2) + "\n"
+            if args.output:
+                Path(args.output).write_text(text, encoding="utf-8")
+                print(f"wrote {args.output}; point your editor at it with the first line")
+                print(f"# yaml-language-server: $schema={args.output}")
+            else:
+                sys.stdout.write(text)
             return 0
         if args.verb == "scenarios":
             from mockserver.scenario.library import builtin, builtin_names

@@ -32,12 +32,13 @@ def test_validate_lists_located_problems_and_exits_1(
     (tmp_path / "good.yaml").write_text(GOOD)
     (tmp_path / "bad.yaml").write_text(BAD)
     assert main(["validate", str(tmp_path)]) == 1
-    err = capsys.readouterr().err.splitlines()
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
     assert err == [
         f"{tmp_path / 'bad.yaml'}:3:22: rule 'hi', field 'rules[0].reply.txt': unknown key "
         "'txt' (did you mean 'text'?)",
-        "2 file(s) checked, 1 problem(s)",
     ]
+    assert captured.out == "2 file(s) checked, 1 problem(s)\n"
 
 
 def test_validate_checks_a_directorys_names_together_and_refuses_an_empty_one(
@@ -50,14 +51,15 @@ def test_validate_checks_a_directorys_names_together_and_refuses_an_empty_one(
     (scenarios / "b.yaml").write_text(GOOD)
     (scenarios / "c.yaml").write_text(BAD.replace("name: bad", "name: good"))
     assert main(["validate", str(scenarios), str(empty)]) == 1
-    assert capsys.readouterr().err.splitlines() == [
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
         f"{scenarios / 'c.yaml'}:3:22: rule 'hi', field 'rules[0].reply.txt': unknown key "
         "'txt' (did you mean 'text'?)",
         f"{scenarios / 'b.yaml'}:1: field 'name': scenario name 'good' is already the name of "
         f"{scenarios / 'a.yaml'}: each scenario of a directory needs a name of its own",
         f"{empty}: no scenario files (.yaml, .yml, .json) in directory",
-        "3 file(s) checked, 3 problem(s)",
     ]
+    assert captured.out == "3 file(s) checked, 3 problem(s)\n"
     assert main(["validate", str(scenarios / "a.yaml"), str(scenarios / "b.yaml")]) == 0
 
 
@@ -69,12 +71,13 @@ def test_validate_lists_duplicate_rule_ids_with_the_other_problems(
         "rules:\n  - id: a\n    reply: {txt: one}\n\n  - id: a\n    reply: {text: two}\n"
     )
     assert main(["validate", str(path)]) == 1
-    assert capsys.readouterr().err.splitlines() == [
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
         f"{path}:3:13: rule 'a', field 'rules[0].reply.txt': unknown key 'txt' "
         "(did you mean 'text'?)",
-        f"{path}:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 0 and 1)",
-        "1 file(s) checked, 2 problem(s)",
+        f"{path}:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 1 and 2)",
     ]
+    assert captured.out == "1 file(s) checked, 2 problem(s)\n"
 
 
 def test_validate_skips_the_fixtures_of_a_directory(
@@ -92,11 +95,12 @@ def test_validate_reports_an_empty_file(
     path = tmp_path / "empty.yaml"
     path.write_text(text)
     assert main(["validate", str(path)]) == 1
-    assert capsys.readouterr().err.splitlines() == [
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
         f"{path}:1:1: the file is empty: a scenario file holds a mapping (name, rules, …); "
         "write {} for a scenario with every default",
-        "1 file(s) checked, 1 problem(s)",
     ]
+    assert captured.out == "1 file(s) checked, 1 problem(s)\n"
 
 
 def test_validate_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -336,3 +340,66 @@ def test_a_bad_flag_is_named_in_the_error(
 ) -> None:
     assert main(["serve", *flags]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"mockserver {version('mockserver')}\n"
+
+
+def test_validate_numbers_rules_from_one_and_guesses_a_misspelt_preset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("rules:\n  - reply: {text: ok}\n  - reply: {error: {preset: rate_limitd}}\n")
+    assert main(["validate", str(path)]) == 1
+    captured = capsys.readouterr()
+    (problem,) = captured.err.splitlines()
+    assert problem.startswith(
+        f"{path}:3:21: rule #2, field 'rules[1].reply.error.preset': Input should be "
+        "'rate_limited', "
+    )
+    assert problem.endswith(" (did you mean 'rate_limited'?)")
+    assert captured.out == "1 file(s) checked, 1 problem(s)\n"
+
+
+def test_validate_warns_of_a_rule_an_earlier_one_shadows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "rules:\n"
+        "  - {id: weather, when: {last_user: {contains: weather}}, reply: {text: sunny}}\n"
+        "  - {id: rain, when: {last_user: {contains: weather}}, reply: {text: rainy}}\n"
+        "  - {id: once, when: {model: gpt-4o}, reply: {text: a}, times: 1}\n"
+        "  - {id: model, when: {model: {equals: gpt-4o}}, reply: {text: b}}\n"
+        "  - {id: anything, reply: {text: c}}\n"
+        "  - {id: never, when: {model: gpt-5}, reply: {text: d}}\n"
+    )
+    assert main(["validate", str(path)]) == 0  # a warning is not a problem
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"{path}: warning: rule 'rain' (rule 2) can never match: rule 'weather' (rule 1) comes "
+        "first, has the same conditions and never runs out (move it after this one, narrow "
+        "its 'when', or give it 'times')",
+        f"{path}: warning: rule 'never' (rule 6) can never match: rule 'anything' (rule 5) "
+        "comes first, has no condition and never runs out (move it after this one, narrow "
+        "its 'when', or give it 'times')",
+    ]
+    assert captured.out == "1 file(s) checked, 0 problem(s), 2 warning(s)\n"
+
+
+def test_schema_has_a_versioned_id_and_can_be_written_to_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "scenario.schema.json"
+    assert main(["schema", "--output", str(target)]) == 0
+    schema = json.loads(target.read_text())
+    assert schema["$id"] == "urn:mockserver:scenario:v1"
+    assert capsys.readouterr().out.splitlines()[1] == (f"# yaml-language-server: $schema={target}")
+    assert main(["schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == schema

@@ -151,10 +151,12 @@ class BackgroundServer:
         host: str = "127.0.0.1",
         port: int = 0,
         startup_timeout: float = 10.0,
+        sock: socket.socket | None = None,
     ) -> None:
         self.app = app
         self.host = host
-        self._sock = bind(host, port)
+        #: ``sock``: a listening socket bound earlier (the pytest plugin reserves one).
+        self._sock = sock if sock is not None else bind(host, port)
         self.port: int = self._sock.getsockname()[1]
         self._server = uvicorn.Server(_config(app, log_level="warning", access_log=False))
         self._thread = threading.Thread(

@@ -8,7 +8,9 @@ from mockserver.scenario.model import Scenario
 
 __all__ = ["scenario_json_schema"]
 
-SCHEMA_ID = "urn:mockserver:scenario"
+#: Stable across releases; the version (``v1``) changes only with an incompatible format.
+SCHEMA_VERSION = 1
+SCHEMA_ID = f"urn:mockserver:scenario:v{SCHEMA_VERSION}"
 
 
 def _allow_shorthand(defs: dict[str, Any], name: str, shorthand: dict[str, Any]) -> None:

@@ -325,7 +325,9 @@ class ChaosSpec(_Strict):
 
 
 class Rule(_Strict):
-    id: str | None = Field(default=None, description="defaults to rule-<index>")
+    id: str | None = Field(
+        default=None, description="defaults to rule-<n>, the rule's place counted from 1"
+    )
     when: When = Field(default_factory=When)
     reply: Reply | None = None
     replies: list[Reply] | None = Field(default=None, description="served on successive matches")
@@ -361,11 +363,12 @@ class RuleIdClash(NamedTuple):
     @property
     def message(self) -> str:
         why = (
-            f": rule {self.defaulted} has no id, so it is {self.rule_id}"
+            f": rule {self.defaulted + 1} has no id, so it is {self.rule_id}"
             if self.defaulted is not None
             else ""
         )
-        return f"duplicate rule id '{self.rule_id}' (rules {self.first} and {self.second}{why})"
+        first, second = self.first + 1, self.second + 1
+        return f"duplicate rule id '{self.rule_id}' (rules {first} and {second}{why})"
 
     @property
     def where(self) -> int:
@@ -374,7 +377,8 @@ class RuleIdClash(NamedTuple):
 
 
 def _default_rule_id(index: int) -> str:
-    return f"rule-{index}"
+    """``rule-1`` for the first rule: rules are numbered as users count them."""
+    return f"rule-{index + 1}"
 
 
 def rule_id_clashes(ids: Iterable[tuple[int, str | None]]) -> list[RuleIdClash]:

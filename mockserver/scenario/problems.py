@@ -73,7 +73,7 @@ def _rule_name(data: Any, path: Path_) -> str | None:
         return None
     rule = data["rules"][path[1]]
     rule_id = rule.get("id") if isinstance(rule, Mapping) else None
-    return str(rule_id) if rule_id else f"#{path[1]}"
+    return str(rule_id) if rule_id else f"#{path[1] + 1}"  # counted from 1, as users count
 
 
 def field_name(path: Path_) -> str:
@@ -138,6 +138,14 @@ def message(error: Mapping[str, Any], path: Path_) -> str:
     return explain(error)
 
 
+def _did_you_mean(given: str, expected: str) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt choice (``expected`` as pydantic lists them:
+    ``'a', 'b' or 'c'``), else nothing."""
+    choices = re.findall(r"'([^']*)'", expected)
+    guess = difflib.get_close_matches(given, choices, n=1)
+    return f" (did you mean '{guess[0]}'?)" if guess else ""
+
+
 def explain(error: Mapping[str, Any], *, from_yaml: bool = True) -> str:
     """A model's validation error in the scenario's words (its unknown keys aside)."""
     message = str(error["msg"]).removeprefix("Value error, ")
@@ -149,6 +157,8 @@ def explain(error: Mapping[str, Any], *, from_yaml: bool = True) -> str:
         and isinstance(error.get("input"), bool)
     ):
         message += " (YAML reads yes/no/on/off/true/false as booleans: quote the text)"
+    if error["type"] == "literal_error" and isinstance(error.get("input"), str):
+        message += _did_you_mean(error["input"], str(error.get("ctx", {}).get("expected", "")))
     if error["type"] == "pattern_regex":
         try:
             re.compile(error["input"])

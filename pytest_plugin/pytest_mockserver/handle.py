@@ -299,13 +299,18 @@ def open_handle(
     nodeid: str,
     options: MarkerOptions | None,
     test_dir: Path | None,
+    api_key: str | None = None,
 ) -> MockServer:
     """A handle for the test ``nodeid``; a scenario that cannot be loaded fails the test."""
+    kind: type[MockServer] = MockServer
+    if session.remote:  # --mockserver-url
+        from pytest_mockserver.remote import RemoteMockServer
+
+        kind = RemoteMockServer
     try:
         session.engine  # noqa: B018 - loads --mockserver-scenarios
-        return MockServer(
-            session, api_key=session.new_key(nodeid), options=options, test_dir=test_dir
-        )
+        key = api_key or session.new_key(nodeid)
+        return kind(session, api_key=key, options=options, test_dir=test_dir)
     except ScenarioError as exc:
         where = (
             "@pytest.mark.mockserver(scenario=...)"

@@ -21,14 +21,20 @@ __all__ = [
     "add_options",
     "in_process",
     "marker_options",
+    "network_guard",
+    "openai_env",
+    "port",
     "resolve_seed",
     "scenario_dirs",
+    "url",
+    "xdist_controller",
 ]
 
 MARKER = "mockserver"
 MARKER_DOC = (
     "mockserver(scenario=None, seed=None, strict=None, assert_all_used=False, "
-    "assert_all_matched=True): configure the mockserver fixture for this test"
+    "assert_all_matched=True, allow_network=False): configure the mockserver fixture for this "
+    "test"
 )
 #: The key under which pytest-xdist's controller hands its seed to the workers.
 WORKER_SEED = "mockserver_seed"
@@ -56,8 +62,52 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="clients made by the fixture call the app in-process, without a socket",
     )
+    group.addoption(
+        "--mockserver-openai-env",
+        dest="mockserver_openai_env",
+        action="store_true",
+        default=None,
+        help="set OPENAI_BASE_URL and OPENAI_API_KEY to the session's mockserver before "
+        "collection, for clients made at import time (undone at the end)",
+    )
+    group.addoption(
+        "--mockserver-port",
+        dest="mockserver_port",
+        metavar="PORT",
+        type=int,
+        help="port of the session's server (default: ini mockserver_port, else any free one; "
+        "xdist worker gwN takes PORT+N)",
+    )
+    group.addoption(
+        "--mockserver-url",
+        dest="mockserver_url",
+        metavar="URL",
+        help="run against this already running 'mockserver serve' (its root URL, e.g. "
+        "http://127.0.0.1:8000) instead of a server in this process",
+    )
+    group.addoption(
+        "--mockserver-allow-network",
+        dest="mockserver_allow_network",
+        action="store_true",
+        default=None,
+        help="let tests that use mockserver connect beyond loopback (the network guard is off)",
+    )
     parser.addini(
         "mockserver_seed", "seed of generated replies: an integer or 'random'", default="0"
+    )
+    parser.addini(
+        "mockserver_openai_env",
+        "point OPENAI_BASE_URL and OPENAI_API_KEY at the session's mockserver",
+        type="bool",
+        default=False,
+    )
+    parser.addini("mockserver_port", "port of the session's server (0: any free one)", default="0")
+    parser.addini("mockserver_url", "root URL of an already running 'mockserver serve'")
+    parser.addini(
+        "mockserver_network_guard",
+        "fail a test that uses mockserver and connects beyond loopback",
+        type="bool",
+        default=True,
     )
     parser.addini(
         "mockserver_scenarios",
@@ -122,6 +172,83 @@ def scenario_dirs(config: pytest.Config) -> ScenarioDirs:
     return ScenarioDirs((Path(p) for p in paths), source=_ini_source(config))
 
 
+def _opt(config: pytest.Config, name: str) -> Any:
+    """An option's value, also before the command line is parsed whole (when the initial
+    conftests are loaded, only ``known_args_namespace`` has it)."""
+    value = config.getoption(name, None)
+    if value is None:
+        value = getattr(getattr(config, "known_args_namespace", None), name, None)
+    return value
+
+
+def openai_env(config: pytest.Config) -> bool:
+    option: bool | None = _opt(config, "mockserver_openai_env")
+    return bool(option) if option is not None else bool(config.getini("mockserver_openai_env"))
+
+
+def _worker_index() -> int:
+    """``N`` of xdist worker ``gwN`` (0 outside xdist)."""
+    import os
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
+def port(config: pytest.Config) -> int:
+    """The session server's port: the option's, else the ini's (0: any free port). Under
+    xdist, worker gwN adds N, so that every worker has a server of its own."""
+    option: int | None = _opt(config, "mockserver_port")
+    if option is not None:
+        raw, source = str(option), "--mockserver-port"
+    else:
+        raw, source = str(config.getini("mockserver_port")), "ini mockserver_port"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{source}: expected a port number, got {raw!r}") from None
+    if not 0 <= value <= 65535:
+        raise pytest.UsageError(f"{source}: expected a port number (0-65535), got {value}")
+    return value + _worker_index() if value else 0
+
+
+def url(config: pytest.Config) -> str | None:
+    """The root URL of an external ``mockserver serve`` (``None``: serve in this process)."""
+    option: str | None = _opt(config, "mockserver_url")
+    raw, source = (
+        (option, "--mockserver-url")
+        if option is not None
+        else (str(config.getini("mockserver_url") or ""), "ini mockserver_url")
+    )
+    if not raw:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise pytest.UsageError(
+            f"{source}: expected the server's root URL, like http://127.0.0.1:8000, got {raw!r}"
+        )
+    return raw.rstrip("/").removesuffix("/v1")
+
+
+def network_guard(config: pytest.Config) -> bool:
+    option: bool | None = config.getoption("mockserver_allow_network", None)
+    if option:
+        return False
+    return bool(config.getini("mockserver_network_guard"))
+
+
+def xdist_controller(config: pytest.Config) -> bool:
+    """Whether this process hands tests to xdist workers (and so runs none itself)."""
+    import os
+
+    if "PYTEST_XDIST_WORKER" in os.environ or hasattr(config, "workerinput"):
+        return False
+    numprocesses = _opt(config, "numprocesses")
+    dist = _opt(config, "dist") or "no"
+    return bool(numprocesses) or dist not in ("no", None)
+
+
 def in_process(config: pytest.Config) -> bool:
     option: bool | None = config.getoption("mockserver_in_process")
     return bool(option) if option is not None else bool(config.getini("mockserver_in_process"))
@@ -145,6 +272,8 @@ class MarkerOptions:
     assert_all_used: bool = False
     #: Fail the test if a request matched no rule of a strict scenario.
     assert_all_matched: bool = True
+    #: Let the test connect beyond loopback (the network guard is off for it).
+    allow_network: bool = False
 
 
 _KEYWORDS = tuple(f.name for f in fields(MarkerOptions))
@@ -153,6 +282,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "strict": (bool,),
     "assert_all_used": (bool,),
     "assert_all_matched": (bool,),
+    "allow_network": (bool,),
 }
 
 

@@ -7,6 +7,7 @@ the engine and the SDK are imported inside the fixtures, so a suite that never a
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,21 +17,50 @@ import pytest
 from pytest_mockserver import options
 
 if TYPE_CHECKING:
+    from pytest_mockserver.env import OpenAIEnv  # noqa: F401 - the stash key's type
+    from pytest_mockserver.guard import NetworkGuard
     from pytest_mockserver.handle import MockServer
     from pytest_mockserver.session import MockServerSession
 
 SEED = pytest.StashKey[int]()
 CALL_REPORT = pytest.StashKey[pytest.TestReport]()
 MARKER_OPTIONS = pytest.StashKey[options.MarkerOptions]()
+#: The test's handle, while its ``mockserver`` fixture is set up.
+HANDLE = pytest.StashKey["MockServer"]()
+#: The verdict given with the call phase's report: (whether unused rules were checked, it).
+VERDICT = pytest.StashKey[tuple[bool, str | None]]()
+
+
+#: The session's server (built on first need), the OpenAI variables set, the network guard.
+SESSION = pytest.StashKey["MockServerSession"]()
+ENV = pytest.StashKey["OpenAIEnv"]()
+GUARD = pytest.StashKey["NetworkGuard"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Before any conftest or test module is imported: the OpenAI variables, if asked for."""
+    if options.openai_env(early_config):
+        from pytest_mockserver.env import OpenAIEnv
+
+        # xdist's controller imports the conftest files too, but runs no test: its clients
+        # get a key and a port that refuses (each worker sets the variables anew).
+        early_config.stash[ENV] = OpenAIEnv.install(
+            port=options.port(early_config),
+            external_url=options.url(early_config),
+            serve=not options.xdist_controller(early_config),
+        )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", options.MARKER_DOC)
     config.stash[SEED] = options.resolve_seed(config)
+    options.port(config)  # a bad port is a usage error now, not in the first test
+    options.url(config)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistSeed(config.stash[SEED]), "mockserver-xdist")
 
@@ -45,9 +75,111 @@ class _XdistSeed:
         node.workerinput[options.WORKER_SEED] = self.seed  # type: ignore[attr-defined]
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION, None)
+    if session is not None:
+        session.close()
+        del config.stash[SESSION]
+    env = config.stash.get(ENV, None)
+    if env is not None:
+        env.undo()
+        del config.stash[ENV]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
     seed = config.stash[SEED]
-    return f"mockserver: seed {seed} (replay with --mockserver-seed={seed})"
+    lines = [f"mockserver: seed {seed} (replay with --mockserver-seed={seed})"]
+    url = options.url(config)
+    if url is not None:
+        lines.append(f"mockserver: tests run against {url} (--mockserver-url)")
+    env = config.stash.get(ENV, None)
+    if env is not None and not env.serving:
+        lines.append("mockserver: OPENAI_BASE_URL and OPENAI_API_KEY: each xdist worker's own")
+    elif env is not None:
+        lines.append(f"mockserver: OPENAI_BASE_URL={env.base_url} OPENAI_API_KEY={env.api_key}")
+    return lines
+
+
+def session_of(config: pytest.Config) -> MockServerSession:
+    """The session's server: one per process (per xdist worker), built on first need."""
+    session = config.stash.get(SESSION, None)
+    if session is None:
+        url = options.url(config)
+        seed, dirs = config.stash[SEED], options.scenario_dirs(config)
+        in_process = options.in_process(config)
+        if url is not None:
+            from pytest_mockserver.remote import RemoteSession
+
+            session = RemoteSession(url, seed=seed, scenario_dirs=dirs, in_process=in_process)
+        else:
+            from pytest_mockserver.session import MockServerSession
+
+            env = config.stash.get(ENV, None)
+            session = MockServerSession(
+                seed=seed,
+                scenario_dirs=dirs,
+                in_process=in_process,
+                port=options.port(config),
+                sock=env.take_socket() if env is not None else None,
+            )
+        config.stash[SESSION] = session
+    return session
+
+
+def _guarded(item: pytest.Item) -> bool:
+    """Whether the network guard is on for this test: where mockserver is in use (the test
+    asks for the fixture, or the OpenAI variables point every client at it), unless turned
+    off for the run or, by the marker, for the test."""
+    if not options.network_guard(item.config):
+        return False
+    in_use = ENV in item.config.stash or "mockserver" in getattr(item, "fixturenames", ())
+    if not in_use:
+        return False
+    try:
+        return not options.marker_options(item).allow_network
+    except options.MarkerError:
+        return True  # reported by pytest_runtest_setup
+
+
+def _guard(config: pytest.Config) -> NetworkGuard:
+    guard = config.stash.get(GUARD, None)
+    if guard is None:
+        from pytest_mockserver.guard import NetworkGuard
+
+        guard = config.stash[GUARD] = NetworkGuard()
+        url = options.url(config)
+        if url is not None:
+            from urllib.parse import urlsplit
+
+            host = urlsplit(url).hostname
+            if host is not None:
+                guard.allow(host)
+    return guard
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """The guard is on for the whole of a guarded test: setup, call and teardown."""
+    env = item.config.stash.get(ENV, None)
+    if env is not None and options.url(item.config) is None:
+        with contextlib.suppress(RuntimeError):  # the fixture reports a failed start
+            session_of(item.config).server()  # the variables' socket is served from now on
+    if not _guarded(item):
+        return (yield)
+    guard = _guard(item.config)
+    guard.start()
+    try:
+        return (yield)
+    finally:
+        guard.stop()
+        guard.take()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    env = item.config.stash.get(ENV, None)
+    session = item.config.stash.get(SESSION, None)
+    if env is not None and session is not None and options.url(item.config) is None:
+        session.engine.store.reset(env.api_key)  # tests that never asked for the fixture
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -67,23 +199,48 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    guard = item.config.stash.get(GUARD, None)
+    refused = guard.take() if guard is not None and guard.started else []
+    if refused:
+        from pytest_mockserver.guard import failure
+
+        text = failure(refused)
+        if report.failed:
+            report.sections.append(("mockserver network guard", text))
+        report.outcome = "failed"
+        report.longrepr = text if report.longrepr is None else f"{text}\n\n{report.longrepr}"
     if report.when == "call":
         item.stash[CALL_REPORT] = report
+        handle = item.stash.get(HANDLE, None)
+        if handle is not None:
+            _judge(item, report, handle)
     return report
 
 
-@pytest.fixture(scope="session")
-def mockserver_session(pytestconfig: pytest.Config) -> Iterator[MockServerSession]:
-    """The session's mockserver (one per xdist worker): ``url``, ``base_url``, ``engine``."""
-    from pytest_mockserver.session import MockServerSession
+def _judge(item: pytest.Item, report: pytest.TestReport, handle: MockServer) -> None:
+    """The verdict, given once, with the call phase: a test that passed but broke a rule of
+    the scenario fails here (not as an error at teardown besides); one that failed carries the
+    verdict and the "mockserver calls" section with its own failure."""
+    from pytest_mockserver.report import SECTION, calls_section
 
-    session = MockServerSession(
-        seed=pytestconfig.stash[SEED],
-        scenario_dirs=options.scenario_dirs(pytestconfig),
-        in_process=options.in_process(pytestconfig),
-    )
-    yield session
-    session.close()
+    check_unused = report.passed
+    found = handle.verdict(check_unused=check_unused)
+    item.stash[VERDICT] = (check_unused, found)
+    if found is not None and report.passed:
+        report.outcome = "failed"
+        report.longrepr = found
+    elif found is not None:
+        report.sections.append(("mockserver verdict", found))
+    if report.failed:
+        text = calls_section(handle.calls, namespace=handle.api_key)
+        report.sections.append((SECTION, text))
+        item.user_properties.append((SECTION, text))
+
+
+@pytest.fixture(scope="session")
+def mockserver_session(pytestconfig: pytest.Config) -> MockServerSession:
+    """The session's mockserver (one per xdist worker): ``url``, ``base_url``, ``engine``."""
+    return session_of(pytestconfig)
 
 
 @pytest.fixture
@@ -94,19 +251,27 @@ def mockserver(
     from pytest_mockserver.handle import open_handle
 
     item = request.node
+    env = item.config.stash.get(ENV, None)
     handle = open_handle(
         mockserver_session,
         nodeid=item.nodeid,
         options=item.stash.get(MARKER_OPTIONS, None),
         test_dir=Path(item.path).parent,
+        # With the OpenAI variables set, the fixture acts on the namespace their key selects.
+        api_key=env.api_key if env is not None else None,
     )
+    item.stash[HANDLE] = handle
     yield handle
+    del item.stash[HANDLE]
     report = item.stash.get(CALL_REPORT, None)
+    given = item.stash.get(VERDICT, None)
+    check_unused = given[0] if given is not None else report is not None and report.passed
     try:
-        found = handle.verdict(check_unused=report is not None and report.passed)
+        found = handle.verdict(check_unused=check_unused)
     finally:
         handle.close()
-    if found is not None:
+    # Only what happened after the call phase's verdict (in fixtures' teardowns) is new.
+    if found is not None and (given is None or found != given[1]):
         pytest.fail(found, pytrace=False)
 
 

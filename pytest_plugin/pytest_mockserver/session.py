@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import socket
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
@@ -49,8 +50,13 @@ class MockServerSession:
         scenario_dirs: Sequence[Path] = (),
         in_process: bool = False,
         start_timeout: float = START_TIMEOUT,
+        port: int = 0,
+        sock: socket.socket | None = None,
     ) -> None:
         self.seed = seed
+        #: Where the socket server listens: a port (0: any free one), or a socket bound earlier.
+        self._port = port
+        self._sock = sock
         self.scenario_dirs = tuple(scenario_dirs)
         #: Where the directories were given, as messages name it.
         self.scenarios_from = (
@@ -83,6 +89,9 @@ class MockServerSession:
             self._engine = engine
         return self._engine
 
+    #: Whether the server is a ``mockserver serve`` elsewhere (``--mockserver-url``).
+    remote = False
+
     @property
     def engine_ready(self) -> bool:
         return self._engine is not None
@@ -108,7 +117,14 @@ class MockServerSession:
             from mockserver.errors import ServerStartError
             from mockserver.http.server import BackgroundServer
 
-            server = BackgroundServer(self.app, startup_timeout=self._start_timeout)
+            sock, self._sock = self._sock, None
+            try:
+                server = BackgroundServer(
+                    self.app, startup_timeout=self._start_timeout, port=self._port, sock=sock
+                )
+            except ServerStartError as exc:  # the port is taken
+                self._failure = f"mockserver could not start: {exc}"
+                raise RuntimeError(self._failure) from None
             try:
                 self._server = server.start()
             except ServerStartError as exc:
@@ -140,6 +156,9 @@ class MockServerSession:
         return self._portal
 
     def close(self) -> None:
+        if self._sock is not None:  # reserved, never served
+            self._sock.close()
+            self._sock = None
         self._resources.close()
         self._server = self._portal = None
 

@@ -140,7 +140,7 @@ class Page:
         failing = sum(n for name, n in count.items() if "_fails" in name)
         result = self.run(*self.tests)
         self.printed += result.outlines
-        result.assert_outcomes(passed=sum(count.values()), errors=failing)
+        result.assert_outcomes(passed=sum(count.values()) - failing, failed=failing)
 
     def check_output(self) -> None:
         for block in self.expected:

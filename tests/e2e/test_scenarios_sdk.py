@@ -128,7 +128,7 @@ def test_putting_a_broken_scenario_is_a_located_400(control: httpx.Client) -> No
     )
     assert response.status_code == 400
     assert response.json()["error"]["message"] == (
-        "<PUT body>:2:13: rule #0, field 'rules[0].reply.txt': unknown key 'txt' "
+        "<PUT body>:2:13: rule #1, field 'rules[0].reply.txt': unknown key 'txt' "
         "(did you mean 'text'?)"
     )
 

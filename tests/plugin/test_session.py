@@ -92,7 +92,7 @@ def test_a_broken_scenario_given_to_use_fails_at_the_test_line(
     )
     result = run()
     result.assert_outcomes(failed=2)
-    unknown = "rule #0, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
+    unknown = "rule #1, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
     for call, error in [
         ('mockserver.use("broken.yaml")', f"{pytester.path / 'broken.yaml'}:3:13: {unknown}"),
         ('mockserver.use("rules:\\n  - reply: {txt: hi}\\n")', f"<scenario text>:2:13: {unknown}"),
@@ -161,7 +161,7 @@ def test_a_broken_scenario_directory_names_where_it_was_given(
     result.assert_outcomes(errors=1)
     assert (
         f"mockserver: mockserver_scenarios in tox.ini: {pytester.path / 'scenarios/bad.yaml'}"
-        ":1:18: rule #0, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
+        ":1:18: rule #1, field 'rules[0].reply.txt': unknown key 'txt' (did you mean 'text'?)"
     ) in result.outlines
     missing = run("--mockserver-scenarios", "missing")
     assert (

@@ -46,8 +46,8 @@ def test_unknown_rule_key_is_not_matched_against_other_models_keys() -> None:
             txt: hi
             reply: {text: hi}
         """).splitlines() == [
-        "s.yaml:3:5: rule #0, field 'rules[0].extra': unknown key 'extra'",
-        "s.yaml:4:5: rule #0, field 'rules[0].txt': unknown key 'txt'",
+        "s.yaml:3:5: rule #1, field 'rules[0].extra': unknown key 'extra'",
+        "s.yaml:4:5: rule #1, field 'rules[0].txt': unknown key 'txt'",
     ]
 
 
@@ -74,7 +74,7 @@ def test_bad_regex_is_reported_with_the_compiler_message() -> None:
           - when: {last_user: {regex: "(oops"}}
             reply: {text: hi}
         """) == (
-        "s.yaml:2:24: rule #0, field 'rules[0].when.last_user.regex': invalid regular "
+        "s.yaml:2:24: rule #1, field 'rules[0].when.last_user.regex': invalid regular "
         "expression '(oops': missing ), unterminated subpattern at position 0"
     )
 
@@ -96,7 +96,7 @@ def test_duplicate_rule_id_is_located_at_the_second_id() -> None:
           - reply: {text: y}
             id: a
         """)
-        == "s.yaml:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 0 and 1)"
+        == "s.yaml:5:5: rule 'a', field 'rules[1].id': duplicate rule id 'a' (rules 1 and 2)"
     )
 
 
@@ -110,19 +110,19 @@ def test_duplicate_rule_ids_are_listed_with_the_other_problems() -> None:
         """).splitlines() == [
         "s.yaml:2:21: rule 'a', field 'rules[0].reply.txt': unknown key 'txt' "
         "(did you mean 'text'?)",
-        "s.yaml:4:6: rule 'a', field 'rules[2].id': duplicate rule id 'a' (rules 0 and 2)",
-        "s.yaml:5:6: rule 'b', field 'rules[3].id': duplicate rule id 'b' (rules 1 and 3)",
+        "s.yaml:4:6: rule 'a', field 'rules[2].id': duplicate rule id 'a' (rules 1 and 3)",
+        "s.yaml:5:6: rule 'b', field 'rules[3].id': duplicate rule id 'b' (rules 2 and 4)",
     ]
 
 
 def test_an_id_that_is_another_rules_default_id_is_rejected() -> None:
     assert error_of("""\
         rules:
-          - {id: rule-1, reply: {text: x}}
+          - {id: rule-2, reply: {text: x}}
           - {reply: {text: y}}
         """) == (
-        "s.yaml:2:6: rule 'rule-1', field 'rules[0].id': duplicate rule id 'rule-1' "
-        "(rules 0 and 1: rule 1 has no id, so it is rule-1)"
+        "s.yaml:2:6: rule 'rule-2', field 'rules[0].id': duplicate rule id 'rule-2' "
+        "(rules 1 and 2: rule 2 has no id, so it is rule-2)"
     )
 
 
@@ -138,7 +138,7 @@ def test_unreadable_rule_ids_are_reported_as_such_not_as_duplicates() -> None:
 
 
 def test_scenarios_built_in_python_reject_duplicate_rule_ids() -> None:
-    with pytest.raises(ValidationError, match=r"duplicate rule id 'a' \(rules 0 and 1\)"):
+    with pytest.raises(ValidationError, match=r"duplicate rule id 'a' \(rules 1 and 2\)"):
         Scenario(rules=[Rule(id="a", reply=Reply(text="x")), Rule(id="a", reply=Reply(text="y"))])
 
 
@@ -436,9 +436,9 @@ def test_an_empty_any_and_a_negative_usage_are_refused() -> None:
           - when: {last_user: a}
             reply: {text: hi, usage: {prompt_tokens: -5}}
         """).splitlines() == [
-        "s.yaml:2:12: rule #0, field 'rules[0].when.any': "
+        "s.yaml:2:12: rule #1, field 'rules[0].when.any': "
         "List should have at least 1 item after validation, not 0",
-        "s.yaml:5:31: rule #1, field 'rules[1].reply.usage.prompt_tokens': "
+        "s.yaml:5:31: rule #2, field 'rules[1].reply.usage.prompt_tokens': "
         "Input should be greater than or equal to 0",
     ]
 
@@ -455,14 +455,14 @@ def test_lookup_mistakes_are_said_in_the_scenarios_words() -> None:
           - when: {tool_result: {nam: x}}
             reply: {text: x}
         """).splitlines() == [
-        "s.yaml:2:12: rule #0, field 'rules[0].when.turn': "
+        "s.yaml:2:12: rule #1, field 'rules[0].when.turn': "
         "expected a number, or {equals, gte, lte, gt, lt: number}",
-        "s.yaml:4:12: rule #1, field 'rules[1].when.last_user': expected a text, or one of "
+        "s.yaml:4:12: rule #2, field 'rules[1].when.last_user': expected a text, or one of "
         "{equals, contains, icontains, startswith, regex, glob: text} "
         "(YAML reads yes/no/on/off/true/false as booleans: quote the text)",
-        "s.yaml:6:12: rule #2, field 'rules[2].when.params': "
+        "s.yaml:6:12: rule #3, field 'rules[2].when.params': "
         "temperature.gte: Input should be a valid number, unable to parse string as a number",
-        "s.yaml:8:26: rule #3, field 'rules[3].when.tool_result.nam': "
+        "s.yaml:8:26: rule #4, field 'rules[3].when.tool_result.nam': "
         "unknown key 'nam' (did you mean 'name'?)",
     ]
 
@@ -501,8 +501,8 @@ def test_numbers_and_flags_are_not_guessed_from_other_types() -> None:
             times: 1.0
         """).splitlines() == [
         "s.yaml:1:1: field 'seed': Input should be a valid integer",
-        "s.yaml:3:12: rule #0, field 'rules[0].when.stream': Input should be a valid boolean",
-        "s.yaml:4:30: rule #0, field 'rules[0].reply.fault.disconnect_after': "
+        "s.yaml:3:12: rule #1, field 'rules[0].when.stream': Input should be a valid boolean",
+        "s.yaml:4:30: rule #1, field 'rules[0].reply.fault.disconnect_after': "
         "Input should be a valid integer",
-        "s.yaml:5:5: rule #0, field 'rules[0].times': Input should be a valid integer",
+        "s.yaml:5:5: rule #1, field 'rules[0].times': Input should be a valid integer",
     ]

@@ -53,7 +53,7 @@ def test_fields_are_attributes_even_where_a_name_could_clash(record: Any) -> Non
     assert weather.when.model.startswith == "gpt-4"
     assert weather.replies[0].tool_calls[0].kind == "function"
     assert weather.when.params == {"temperature": {"lte": 1}}
-    assert record.rules[1].id == "rule-1"
+    assert record.rules[1].id == "rule-2"
     assert record.latency.ttft == 0.5
 
 

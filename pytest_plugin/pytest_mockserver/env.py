@@ -1,0 +1,91 @@
+"""Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
+session, set before conftest files and test modules are imported, and undone at the end.
+
+The session server's socket is bound here (so the URL is known before collection) and served
+from the first test on; under pytest-xdist every worker binds a socket of its own, and the
+controller, which runs no test, sets nothing. The key selects one namespace per process, the
+one the ``mockserver`` fixture acts on when this is on; it is reset after every test.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+
+__all__ = ["BASE_URL", "KEY", "OpenAIEnv", "bind_loopback", "session_key"]
+
+BASE_URL = "OPENAI_BASE_URL"
+KEY = "OPENAI_API_KEY"
+HOST = "127.0.0.1"
+
+
+def session_key() -> str:
+    """The session's key: one namespace per process (per xdist worker)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return f"sk-mock-session-{worker}" if worker else "sk-mock-session"
+
+
+def bind_loopback(port: int, *, listen: bool = True) -> socket.socket:
+    """A listening socket on loopback (as ``mockserver.server.bind`` makes, without importing
+    the server yet); connections wait in its backlog until the server accepts them."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        import pytest
+
+        raise pytest.UsageError(
+            f"mockserver: cannot listen on {HOST}:{port} ({exc.strerror}); "
+            "choose another --mockserver-port, or 0 for any free port"
+        ) from None
+    if listen:
+        sock.listen(2048)
+    return sock
+
+
+@dataclass
+class OpenAIEnv:
+    """What was set, and what was there before (restored by :meth:`undo`)."""
+
+    base_url: str
+    api_key: str
+    #: The reserved socket, until the session server takes it (``None``: an external server).
+    sock: socket.socket | None = None
+    saved: dict[str, str | None] = field(default_factory=dict)
+    #: ``False`` in xdist's controller: its variables are a placeholder.
+    serving: bool = True
+
+    @classmethod
+    def install(cls, *, port: int, external_url: str | None, serve: bool = True) -> OpenAIEnv:
+        """Set the variables; ``serve=False`` (xdist's controller): bind a port, never listen
+        on it, so that a request there is refused at once."""
+        sock = None
+        if external_url is not None:
+            base_url = external_url + "/v1"
+        else:
+            sock = bind_loopback(port if serve else 0, listen=serve)
+            base_url = f"http://{HOST}:{sock.getsockname()[1]}/v1"
+        made = cls(base_url=base_url, api_key=session_key(), sock=sock, serving=serve)
+        made.saved = {name: os.environ.get(name) for name in (BASE_URL, KEY)}
+        os.environ[BASE_URL] = made.base_url
+        os.environ[KEY] = made.api_key
+        return made
+
+    def take_socket(self) -> socket.socket | None:
+        """The reserved socket, for the session server (once)."""
+        sock, self.sock = self.sock, None
+        return sock
+
+    def undo(self) -> None:
+        for name, value in self.saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if self.sock is not None:  # never served
+            self.sock.close()
+            self.sock = None
