@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import logging
 import traceback
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -36,6 +37,9 @@ from mockserver.routes.replay import (
     Replays,
 )
 from mockserver.settings import Settings
+
+if TYPE_CHECKING:
+    from mockserver.record.recorder import Recorder
 
 __all__ = ["create_app"]
 
@@ -131,7 +135,12 @@ def _imported_on_use(module: str, engine: Engine, replays: Replays) -> FreshPath
     return fresh
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    engine: Engine | None = None,
+    recorder: Recorder | None = None,
+) -> Starlette:
     settings = settings or Settings()
     check_exposure(settings)
     engine = engine or Engine(settings)
@@ -165,9 +174,13 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         },
     )
     replays = Replays(size=SIZE if settings.replay else 0)
+    if recorder is not None:  # record & replay: the upstream or the recordings, inside Access
+        from mockserver.http.proxy import RecordingProxy
+
+        app.add_middleware(RecordingProxy, recorder=recorder, engine=engine)
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.lane = None
-    if settings.replay:
+    if settings.replay and recorder is None:  # the lane would answer before the proxy decides
         fresh = {
             "/v1/chat/completions": chat.fresh_path(engine, replays),
             "/v1/responses": _imported_on_use("mockserver.routes.responses", engine, replays),

@@ -4,13 +4,17 @@ Every error the mock can answer with is an :class:`APIError` subclass that carri
 status, the OpenAI error ``type`` and ``code``; the HTTP boundary (``mockserver.app``) turns it
 into ``{"error": {"message", "type", "param", "code"}}``. Nothing here builds HTTP responses.
 
+:class:`RecordedAnswer` is an ``APIError`` only to travel the same way to the HTTP boundary: a
+recorded upstream answer a scenario rule replays as it was (status, headers, bytes), past
+rendering; the boundary sends it as recorded, never as an error body.
+
 :class:`ScenarioError` is the other branch: a scenario file or object that is wrong, reported
 with file, line, rule and field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RecordedAnswer",
     "ScenarioError",
     "ServiceUnavailableError",
     "UnprocessableEntityError",
@@ -146,6 +151,47 @@ class NoMatchError(InvalidRequestError):
     """Strict mode: no scenario rule matched. A 400, so SDKs do not retry it."""
 
     default_code = "mockserver_no_match"
+
+
+class RecordedAnswer(APIError):
+    """A recorded answer, replayed as the upstream sent it (record & replay, ``recorded:``).
+
+    Raised by the engine where a scripted ``error`` is, so that every path that answers errors
+    (each create endpoint, the lane's hand-over) brings it to the HTTP layer; only its status
+    is an error's when the recording's was.
+    """
+
+    type = "recorded"
+
+    def __init__(
+        self,
+        *,
+        status: int,
+        headers: Mapping[str, str],
+        body: str | None = None,
+        events: Sequence[tuple[str | None, str]] | None = None,
+        complete: bool = True,
+    ) -> None:
+        super().__init__(f"replayed as recorded (status {status})", status=status)
+        self.recorded_headers = dict(headers)
+        #: The body's exact text (a non-streamed answer).
+        self.recorded_body = body
+        #: A stream's events: ``(event name or None, data)``, in order.
+        self.events = tuple(events) if events is not None else None
+        #: ``False``: the recorded stream was cut; the replay cuts it at the same place.
+        self.complete = complete
+
+    def body(self) -> dict[str, Any]:
+        """What the journal keeps: the recorded JSON (or, for a stream, its events' data)."""
+        import json
+
+        if self.events is not None:
+            return {"recorded_events": [data for _, data in self.events]}
+        try:
+            value = json.loads(self.recorded_body or "null")
+        except ValueError:
+            return {"recorded_body": self.recorded_body}
+        return value if isinstance(value, dict) else {"recorded_body": value}
 
 
 class ScenarioError(MockServerError):

@@ -137,6 +137,10 @@ class Settings:
     admin_token: str | None = None
     #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
     api_keys: tuple[str, ...] = ()
+    #: Record & replay: the upstream recorded from (``…/v1``), and the key sent to it in place
+    #: of the client's (unset: the client's own credentials go upstream).
+    upstream_url: str | None = None
+    upstream_key: str | None = None
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -218,5 +222,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cors_origins": _texts,
     "admin_token": _text(optional=True),
     "api_keys": _texts,
+    "upstream_url": _text(optional=True),
+    "upstream_key": _text(optional=True),
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

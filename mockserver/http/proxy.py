@@ -1,0 +1,219 @@
+"""The recording proxy: an ASGI layer that sends a request to the upstream or to the
+recordings (the :class:`~mockserver.record.recorder.Recorder` decides), streams the upstream's
+answer back to the client as it arrives, event by event, and captures it.
+
+An upstream that cannot be reached is the client's 502 within the connect timeout, and one that
+does not answer, a 504 within the read timeout, both in the API's error shape; an answer the
+upstream cuts is cut for the client too, and recorded as cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import httpx
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.errors import APIError, NoMatchError
+from mockserver.faults import StreamAborted
+from mockserver.record.capture import Capture
+from mockserver.record.recorder import Recorder
+from mockserver.record.redact import credentials_in
+
+if TYPE_CHECKING:
+    from mockserver.engine import Engine
+
+__all__ = ["RecordingProxy"]
+
+#: Headers of one hop, not of the request or its answer: never passed on.
+_HOP = frozenset(
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "content-length",
+        "accept-encoding",
+        "content-encoding",
+    }
+)
+
+
+class NoRecordingError(NoMatchError):
+    """Replay only: no recording answers the request."""
+
+    default_code = "mockserver_no_recording"
+
+
+class RecordingProxy:
+    """Forwards to the upstream or replays, per request; writes what the upstream answered."""
+
+    def __init__(self, app: ASGIApp, *, recorder: Recorder, engine: Engine) -> None:
+        self.app = app
+        self.recorder = recorder
+        self.engine = engine
+        self._client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, self._closing(receive), send)
+            return
+        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
+            await self.app(scope, receive, send)
+            return
+        body = await _whole_body(receive)
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        lowered = {k.lower(): v for k, v in headers}
+        decision = self.recorder.decide(scope["method"], scope["path"], body, lowered)
+        if decision == "replay":
+            await self.app(scope, _replayed(body, receive), send)
+        elif decision == "forward":
+            await self._forward(scope, body, headers, send)
+        else:
+            await _answer_error(NoRecordingError(decision), send)
+
+    def _closing(self, receive: Receive) -> Receive:
+        """``receive`` for the lifespan: the upstream client is closed at shutdown."""
+
+        async def wrapped() -> Message:
+            message = await receive()
+            if message["type"] == "lifespan.shutdown" and self._client is not None:
+                await self._client.aclose()
+                self._client = None
+            return message
+
+        return wrapped
+
+    def _upstream(self) -> httpx.AsyncClient:
+        if self._client is None:
+            recording = self.recorder.recording
+            timeout = httpx.Timeout(
+                recording.read_timeout, connect=recording.connect_timeout, pool=None
+            )
+            self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+        return self._client
+
+    def _outgoing(self, headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        out = [
+            (k, v)
+            for k, v in headers
+            if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
+        ]
+        key = self.recorder.recording.api_key
+        if key is not None:
+            out = [(k, v) for k, v in out if k.lower() not in ("authorization", "api-key")]
+            out.append(("authorization", f"Bearer {key}"))
+        return [*out, ("accept-encoding", "identity")]
+
+    async def _forward(
+        self, scope: Scope, body: bytes, headers: list[tuple[str, str]], send: Send
+    ) -> None:
+        recording = self.recorder.recording
+        assert recording.upstream is not None
+        query = scope.get("query_string", b"").decode("latin-1")
+        url = recording.upstream.rstrip("/") + scope["path"].removeprefix("/v1")
+        url += f"?{query}" if query else ""
+        outgoing = self._outgoing(headers)
+        client = self._upstream()
+        clock = asyncio.get_running_loop().time
+        start = clock()
+        try:
+            request = client.build_request(scope["method"], url, headers=outgoing, content=body)
+            response = await client.send(request, stream=True)
+        except httpx.HTTPError as exc:  # unreachable, or silent: a 502 or 504, not a hang
+            await _answer_error(_upstream_error(exc, recording.upstream), send)
+            return
+        capture = Capture(scope["method"], scope["path"], query, headers, body)
+        try:
+            pairs = response.headers.multi_items()
+            capture.respond(response.status_code, pairs)
+            passed = [
+                (k.lower().encode("latin-1"), v.encode("latin-1"))
+                for k, v in pairs
+                if k.lower() not in _HOP
+            ]
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": passed}
+            )
+            complete = True
+            try:
+                async for chunk in response.aiter_bytes():
+                    capture.receive(chunk, offset_ms=(clock() - start) * 1000)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            except httpx.HTTPError:  # cut, or silent past the read timeout: cut for the client
+                complete = False
+        finally:
+            await response.aclose()
+        exchange = capture.finish(complete=complete, elapsed_ms=(clock() - start) * 1000)
+        secrets = credentials_in(headers) + credentials_in(outgoing)
+        reloaded = self.recorder.captured(exchange, secrets=secrets)
+        if reloaded is not None:  # new_episodes: what was just recorded now replays
+            self.engine.replace_scenarios([reloaded])
+        if not complete:
+            raise StreamAborted("the upstream cut its answer")
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _upstream_error(exc: httpx.HTTPError, upstream: str) -> APIError:
+    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+        return APIError(
+            f"mockserver: cannot reach the upstream {upstream} ({type(exc).__name__}: {exc}).",
+            status=502,
+            type="server_error",
+            code="upstream_unreachable",
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return APIError(
+            f"mockserver: the upstream {upstream} did not answer in time ({type(exc).__name__}).",
+            status=504,
+            type="server_error",
+            code="upstream_timeout",
+        )
+    return APIError(
+        f"mockserver: the upstream {upstream} failed ({type(exc).__name__}: {exc}).",
+        status=502,
+        type="server_error",
+        code="upstream_failed",
+    )
+
+
+async def _answer_error(error: APIError, send: Send) -> None:
+    from mockserver.routes.base import error_response
+
+    response = error_response(error)
+    await send(
+        {"type": "http.response.start", "status": error.status, "headers": response.raw_headers}
+    )
+    await send({"type": "http.response.body", "body": response.body, "more_body": False})
+
+
+async def _whole_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replayed(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the app: the body already read, then the client's own messages."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
