@@ -30,6 +30,7 @@ from mockserver.record.importing import (
     ImportFailed,
     Skip,
     api_path,
+    credentials,
     kept_request_headers,
     kept_response_headers,
     number,
@@ -45,7 +46,9 @@ def read_har(path: Path) -> Imported:
     file = str(path)
     entries = _entries(_load(path), file)
     exchanges: list[Exchange] = []
+    indexes: list[int] = []
     skipped: list[Skip] = []
+    secrets: list[str] = []
     for index, entry in enumerate(entries):
         where = _Where(file, index)
         entry_map = where.mapping(entry, "", "an entry")
@@ -57,7 +60,16 @@ def read_har(path: Path) -> Imported:
             skipped.append(Skip(index, method, url, target))
             continue
         exchanges.append(_exchange(where, entry_map, method=method, target=target))
-    return Imported(file, tuple(exchanges), tuple(skipped), noun=("entry", "entries"))
+        indexes.append(index)
+        secrets += credentials(where.headers(request.get("headers"), "request.headers"))
+    return Imported(
+        file,
+        tuple(exchanges),
+        tuple(indexes),
+        tuple(skipped),
+        tuple(secrets),
+        noun=("entry", "entries"),
+    )
 
 
 def _load(path: Path) -> Any:

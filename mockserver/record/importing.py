@@ -19,6 +19,7 @@ __all__ = [
     "Imported",
     "Skip",
     "api_path",
+    "credentials",
     "kept_request_headers",
     "kept_response_headers",
     "number",
@@ -114,7 +115,11 @@ class Imported:
 
     file: str
     exchanges: tuple[Exchange, ...]
+    #: Where each exchange is in the file (its entry's index).
+    indexes: tuple[int, ...]
     skipped: tuple[Skip, ...] = ()
+    #: The credentials the file's requests carried (masked wherever else they appear).
+    secrets: tuple[str, ...] = ()
     #: What the file calls one recorded call, and many.
     noun: tuple[str, str] = ("interaction", "interactions")
 
@@ -218,3 +223,16 @@ def kept_response_headers(headers: Iterable[tuple[str, str]]) -> Mapping[str, st
         for k, v in _joined(headers).items()
         if k not in _SECRET and (k in _RESPONSE_KEPT or k.startswith(_RESPONSE_KEPT_PREFIXES))
     }
+
+
+def credentials(headers: Iterable[tuple[str, str]]) -> list[str]:
+    """The credential values among a request's headers (a bearer token also without its
+    scheme), so that a copy of one elsewhere (a body, a query) is masked too."""
+    found = []
+    for name, value in headers:
+        if name.strip().lower() in _SECRET and value.strip():
+            found.append(value.strip())
+            scheme, _, token = value.strip().partition(" ")
+            if scheme.lower() in ("bearer", "basic") and token.strip():
+                found.append(token.strip())
+    return found

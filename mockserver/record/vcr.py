@@ -25,6 +25,7 @@ from mockserver.record.importing import (
     ImportFailed,
     Skip,
     api_path,
+    credentials,
     kept_request_headers,
     kept_response_headers,
 )
@@ -57,7 +58,9 @@ def read_cassette(path: Path) -> Imported:
     file = str(path)
     interactions = _interactions(_load(path), file)
     exchanges: list[Exchange] = []
+    indexes: list[int] = []
     skipped: list[Skip] = []
+    secrets: list[str] = []
     for index, interaction in enumerate(interactions):
         where = _Where(file, index)
         request = where.mapping(interaction, "", "an interaction")
@@ -70,7 +73,9 @@ def read_cassette(path: Path) -> Imported:
             continue
         resp = where.mapping(request.get("response"), "response", "the response")
         exchanges.append(_exchange(where, req, resp, method=method, target=target))
-    return Imported(file, tuple(exchanges), tuple(skipped))
+        indexes.append(index)
+        secrets += credentials(where.headers(req.get("headers"), "request.headers"))
+    return Imported(file, tuple(exchanges), tuple(indexes), tuple(skipped), tuple(secrets))
 
 
 def _load(path: Path) -> Any:
