@@ -81,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _recording_flags(serve)
     _record_verb(verbs)
+    _import_verb(verbs)
     validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
@@ -171,6 +172,52 @@ def _record_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         cors_origin=None,
         api_key=None,
     )
+
+
+def _import_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    imports = verbs.add_parser(
+        "import", help="write a scenario from recordings you have (vcr cassettes, HAR files)"
+    )
+    kinds = imports.add_subparsers(dest="kind", metavar="<kind>")
+    kinds.required = True
+    for kind, what, name in (
+        ("vcr", "vcrpy / pytest-recording cassettes (YAML or JSON) of OpenAI calls", "CASSETTE"),
+        ("har", "a browser's HAR export (DevTools → Network → Save all as HAR)", "FILE"),
+    ):
+        parser = kinds.add_parser(kind, help=what)
+        parser.add_argument("paths", nargs="+", metavar=name, help="the files, read in order")
+        parser.add_argument("--out", required=True, metavar="PATH", help="the scenario to write")
+        parser.add_argument(
+            "--form",
+            choices=["exact", "distilled"],
+            default="exact",
+            help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
+        )
+        parser.add_argument(
+            "--redact",
+            action="append",
+            metavar="REGEX",
+            default=[],
+            help="mask text matching REGEX in everything written (repeatable)",
+        )
+        parser.add_argument(
+            "--append", action="store_true", help="add to the scenario PATH instead of a new one"
+        )
+
+
+def _import(args: argparse.Namespace) -> int:
+    from mockserver.record.imports import import_files
+
+    report = import_files(
+        args.kind,
+        [Path(p) for p in args.paths],
+        out=Path(args.out),
+        form=args.form,
+        redact=tuple(args.redact),
+        append=args.append,
+    )
+    print(report.text())
+    return 0
 
 
 @contextmanager
@@ -394,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args)
         if args.verb == "record":
             return _record(args)
+        if args.verb == "import":
+            return _import(args)
         if args.verb == "validate":
             return _validate(args)
         if args.verb == "schema":

@@ -191,6 +191,8 @@ class Answer:
     body: Any
     events: tuple[Event, ...] | None
     complete: bool = True
+    #: A JSON body's text exactly as the client read it (an exact replay sends it).
+    text: str | None = None
 
 
 def read_response(
@@ -212,4 +214,5 @@ def read_response(
             raise BodyError(f"the event stream is not UTF-8 text ({exc})") from None
         events = events_of(text, offsets)
         return Answer(None, events, complete=stream_complete(events))
-    return Answer(json_of(raw, "response body"), None)
+    body = json_of(raw, "response body")
+    return Answer(body, None, text=None if body is None else raw.decode("utf-8"))

@@ -16,13 +16,21 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from mockserver.record.body import BodyError, decoded, json_of, read_response, stream_complete
+from mockserver.record.body import (
+    Answer,
+    BodyError,
+    decoded,
+    json_of,
+    read_response,
+    stream_complete,
+)
 from mockserver.record.exchange import Event, Exchange
 from mockserver.record.importing import (
     Entry,
@@ -30,11 +38,9 @@ from mockserver.record.importing import (
     ImportFailed,
     Skip,
     api_path,
-    credentials,
-    kept_request_headers,
-    kept_response_headers,
     number,
 )
+from mockserver.record.redact import credentials_in, kept_request, kept_response
 
 __all__ = ["read_har"]
 
@@ -61,7 +67,7 @@ def read_har(path: Path) -> Imported:
             continue
         exchanges.append(_exchange(where, entry_map, method=method, target=target))
         indexes.append(index)
-        secrets += credentials(where.headers(request.get("headers"), "request.headers"))
+        secrets += credentials_in(where.headers(request.get("headers"), "request.headers"))
     return Imported(
         file,
         tuple(exchanges),
@@ -146,18 +152,19 @@ def _exchange(
     response_headers = where.headers(response.get("headers"), "response.headers")
     status = where.status(response.get("status"), "response.status")
     timings = _Timings.of(entry)
-    body, events, complete = _response(where, entry, response, response_headers, timings)
+    answer = _response(where, entry, response, response_headers, timings)
     return Exchange(
         method=method,
         path=path,
         query=query,
         status=status,
         request=_request_json(where, request),
-        request_headers=kept_request_headers(request_headers),
-        response_headers=kept_response_headers(response_headers),
-        body=body,
-        events=events,
-        complete=complete,
+        request_headers=kept_request(request_headers),
+        response_headers=kept_response(response_headers),
+        body=answer.body,
+        events=answer.events,
+        complete=answer.complete,
+        body_text=answer.text,
         elapsed_ms=timings.total,
     )
 
@@ -233,13 +240,13 @@ def _response(
     response: Mapping[str, Any],
     headers: list[tuple[str, str]],
     timings: _Timings,
-) -> tuple[Any, tuple[Event, ...] | None, bool]:
+) -> Answer:
     named = {name.lower(): value for name, value in headers}
     content = where.mapping(response.get("content"), "response.content", "the content")
     messages = entry.get("_eventSourceMessages")
     if "text" not in content and isinstance(messages, list):
         events = _messages(where, messages, timings)
-        return None, events, stream_complete(events)
+        return Answer(None, events, complete=stream_complete(events))
     raw = _content_bytes(where, content)
     coding = named.get("content-encoding", "")
     if raw.startswith(_GZIP_MAGIC) and "gzip" in coding.lower():
@@ -251,13 +258,13 @@ def _response(
     except BodyError as exc:
         raise where.fail(str(exc), "response.content.text") from None
     if probe.events is None:
-        return probe.body, None, True
+        return probe
     offsets = timings.spread(len(probe.events))
     events = tuple(
         Event(offset_ms=at, data=e.data, event=e.event)
         for at, e in zip(offsets, probe.events, strict=True)
     )
-    return None, events, probe.complete
+    return dataclasses.replace(probe, events=events)
 
 
 def _messages(where: _Where, messages: list[Any], timings: _Timings) -> tuple[Event, ...]:

@@ -1,11 +1,11 @@
-"""What the importers share: which recorded calls are OpenAI API calls, which headers are
-kept (never a credential or a cookie), what was skipped and why, and the located error a
-malformed file is."""
+"""What the importers share: which recorded calls are OpenAI API calls, what was skipped and
+why, and the located error a malformed file is. (Which headers are kept is recording's rule:
+:mod:`mockserver.record.redact`.)"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,9 +19,6 @@ __all__ = [
     "Imported",
     "Skip",
     "api_path",
-    "credentials",
-    "kept_request_headers",
-    "kept_response_headers",
     "number",
 ]
 
@@ -179,60 +176,3 @@ def api_path(url: str) -> tuple[str, str] | str:
     if family not in _SERVED:
         return f"mockserver does not serve /v1/{family}"
     return "/v1/" + rest, parts.query
-
-
-#: Never kept, whatever the allow-lists below say: credentials and cookies.
-_SECRET = frozenset(
-    {
-        "authorization",
-        "api-key",
-        "cookie",
-        "openai-organization",
-        "openai-project",
-        "proxy-authorization",
-        "set-cookie",
-        "x-api-key",
-    }
-)
-
-#: Request headers that change what the API answers.
-_REQUEST_KEPT = frozenset({"accept", "content-type", "openai-beta"})
-
-#: Response headers a client reads (content type, rate limits, request ids, processing time);
-#: not the ones that described the bytes on the wire (content-encoding, -length, transfer-).
-_RESPONSE_KEPT = frozenset({"content-type", "retry-after", "retry-after-ms", "x-request-id"})
-_RESPONSE_KEPT_PREFIXES = ("x-ratelimit-", "openai-")
-
-
-def _joined(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Lower-case names, repeated headers joined with ``, `` as HTTP allows."""
-    out: dict[str, str] = {}
-    for name, value in headers:
-        key = name.strip().lower()
-        out[key] = f"{out[key]}, {value}" if key in out else value
-    return out
-
-
-def kept_request_headers(headers: Iterable[tuple[str, str]]) -> Mapping[str, str]:
-    return {k: v for k, v in _joined(headers).items() if k in _REQUEST_KEPT and k not in _SECRET}
-
-
-def kept_response_headers(headers: Iterable[tuple[str, str]]) -> Mapping[str, str]:
-    return {
-        k: v
-        for k, v in _joined(headers).items()
-        if k not in _SECRET and (k in _RESPONSE_KEPT or k.startswith(_RESPONSE_KEPT_PREFIXES))
-    }
-
-
-def credentials(headers: Iterable[tuple[str, str]]) -> list[str]:
-    """The credential values among a request's headers (a bearer token also without its
-    scheme), so that a copy of one elsewhere (a body, a query) is masked too."""
-    found = []
-    for name, value in headers:
-        if name.strip().lower() in _SECRET and value.strip():
-            found.append(value.strip())
-            scheme, _, token = value.strip().partition(" ")
-            if scheme.lower() in ("bearer", "basic") and token.strip():
-                found.append(token.strip())
-    return found

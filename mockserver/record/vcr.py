@@ -25,10 +25,8 @@ from mockserver.record.importing import (
     ImportFailed,
     Skip,
     api_path,
-    credentials,
-    kept_request_headers,
-    kept_response_headers,
 )
+from mockserver.record.redact import credentials_in, kept_request, kept_response
 
 __all__ = ["read_cassette"]
 
@@ -74,7 +72,7 @@ def read_cassette(path: Path) -> Imported:
         resp = where.mapping(request.get("response"), "response", "the response")
         exchanges.append(_exchange(where, req, resp, method=method, target=target))
         indexes.append(index)
-        secrets += credentials(where.headers(req.get("headers"), "request.headers"))
+        secrets += credentials_in(where.headers(req.get("headers"), "request.headers"))
     return Imported(file, tuple(exchanges), tuple(indexes), tuple(skipped), tuple(secrets))
 
 
@@ -197,11 +195,12 @@ def _exchange(
         query=query,
         status=status,
         request=request,
-        request_headers=kept_request_headers(request_headers),
-        response_headers=kept_response_headers(headers),
+        request_headers=kept_request(request_headers),
+        response_headers=kept_response(headers),
         body=answer.body,
         events=answer.events,
         complete=answer.complete,
+        body_text=answer.text,
     )
 
 
