@@ -3,6 +3,7 @@ server to the openai SDK, which gets back what was recorded."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+import yaml
 
 from mockserver.cli import main
 from mockserver.server import BackgroundServer
@@ -248,4 +250,122 @@ def test_an_existing_scenario_is_kept_unless_the_import_appends(
     assert (
         capsys.readouterr().out.splitlines()[-1]
         == f"wrote {out}: 2 rule(s) from 2 recorded call(s)"
+    )
+
+
+def test_a_recorded_body_is_served_byte_for_byte(served: BackgroundServer) -> None:
+    raw = yaml.safe_load((SAMPLES / "openai_sdk.yaml").read_text())
+    recorded = gzip.decompress(raw["interactions"][0]["response"]["body"]["string"])
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "What is the weather?"}],
+    }
+    answer = httpx.post(
+        served.base_url + "/chat/completions", json=body, headers={"Authorization": "Bearer k"}
+    )
+    assert answer.content == recorded
+
+
+def test_a_key_copied_into_a_body_and_redact_patterns_are_masked(tmp_path: Path) -> None:
+    key = "sk-proj-COPIED0into0the0body0000"
+    cassette = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.openai.com/v1/chat/completions",
+                    "body": json.dumps(
+                        {
+                            "model": "gpt-4o-mini",
+                            "messages": [{"role": "user", "content": f"my key is {key}"}],
+                        }
+                    ),
+                    "headers": {"Authorization": [f"Bearer {key}"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"Content-Type": ["application/json"]},
+                    "body": {"string": _completion("Call me at 555-0100")},
+                },
+            }
+        ],
+    }
+    source = tmp_path / "keyed.yaml"
+    source.write_text(yaml.safe_dump(cassette))
+    out = tmp_path / "out" / "keyed.yaml"
+    redact = ["--redact", r"555-\d{4}"]
+    assert main(["import", "vcr", str(source), "--out", str(out), *redact]) == 0
+    written = "".join(f.read_text() for f in out.parent.rglob("*") if f.is_file())
+    assert key not in written
+    assert "555-0100" not in written
+    assert written.count("[REDACTED]") == 2  # in the recorded request, and in its answer
+    [rule] = yaml.safe_load(out.read_text())["rules"]
+    assert rule["when"]["last_user"] == {"regex": "^my\\ key\\ is\\ (?s:.+?)$"}
+
+
+def test_a_redact_pattern_that_is_not_a_regex_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s.yaml"
+    argv = ["import", "har", str(SAMPLES / "frontend_session.har"), "--out", str(out)]
+    assert main([*argv, "--redact", "(unclosed"]) == 2
+    assert "--redact '(unclosed' is not a regular expression" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_calls_that_are_not_model_turns_are_said_and_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def call(method: str, uri: str) -> dict[str, Any]:
+        return {
+            "request": {"method": method, "uri": uri, "body": None, "headers": {}},
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"Content-Type": ["application/json"]},
+                "body": {"string": '{"object": "list", "data": []}'},
+            },
+        }
+
+    source = tmp_path / "other.yaml"
+    source.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "interactions": [
+                    call("GET", "https://api.openai.com/v1/models"),
+                    call("POST", "https://api.openai.com/v1/embeddings"),
+                ],
+            }
+        )
+    )
+    out = tmp_path / "s.yaml"
+    assert main(["import", "vcr", str(source), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{source}: skipped 1 interaction: mockserver does not serve /v1/embeddings "
+        "(#1 POST https://api.openai.com/v1/embeddings)",
+        f"{source}: skipped 1 interaction: not a model turn a scenario rule answers "
+        "(POST /v1/chat/completions or /v1/responses) (#0 GET /v1/models)",
+        f"wrote {out}: 0 rule(s) from 0 recorded call(s)",
+    ]
+    assert yaml.safe_load(out.read_text())["rules"] == []
+
+
+def _completion(text: str) -> str:
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-4o-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
     )
