@@ -182,7 +182,7 @@ def _import_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     kinds.required = True
     for kind, what, name in (
         ("vcr", "vcrpy / pytest-recording cassettes (YAML or JSON) of OpenAI calls", "CASSETTE"),
-        ("har", "a browser's HAR export (DevTools → Network → Save all as HAR)", "FILE"),
+        ("har", "a browser's HAR export (DevTools → Network → Export HAR)", "FILE"),
     ):
         parser = kinds.add_parser(kind, help=what)
         parser.add_argument("paths", nargs="+", metavar=name, help="the files, read in order")
