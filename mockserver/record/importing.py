@@ -166,13 +166,15 @@ _SERVED = frozenset({"chat", "conversations", "models", "moderations", "response
 
 
 def api_path(url: str) -> tuple[str, str] | str:
-    """``(path, query)`` of an OpenAI API call, its base URL's prefix cut up to ``/v1/``
-    (``https://gateway/openai/v1/responses`` is ``/v1/responses``); else why it is not one."""
+    """``(path, query)`` of an OpenAI API call, its base URL's prefix cut up to the ``/v1/``
+    that an API resource follows (``https://gateway/openai/v1/responses`` is
+    ``/v1/responses``); else why it is not one."""
     parts = urlsplit(url)
-    _, v1, rest = parts.path.partition("/v1/")
-    family = rest.split("/", 1)[0]
-    if not v1 or family not in _FAMILIES:
-        return "not an OpenAI API call"
-    if family not in _SERVED:
-        return f"mockserver does not serve /v1/{family}"
-    return "/v1/" + rest, parts.query
+    segments = parts.path.split("/")
+    for at in range(len(segments) - 1):
+        if segments[at] == "v1" and segments[at + 1] in _FAMILIES:
+            family, path = segments[at + 1], "/" + "/".join(segments[at:])
+            if family not in _SERVED:
+                return f"mockserver does not serve /v1/{family}"
+            return path, parts.query
+    return "not an OpenAI API call"

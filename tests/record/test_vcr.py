@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mockserver.record.importing import ImportFailed
+from mockserver.record.importing import ImportFailed, api_path
 from mockserver.record.vcr import read_cassette
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -233,3 +233,24 @@ def test_a_gzip_body_as_text_is_still_read_when_it_is_gzip(tmp_path: Path) -> No
     response = {**_OK, "headers": {"Content-Encoding": ["gzip"]}, "body": {"string": gz}}
     [exchange] = read_cassette(_cassette(tmp_path, [_chat(response)])).exchanges
     assert exchange.body == {"object": "chat.completion"}
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("https://api.openai.com/v1/chat/completions", ("/v1/chat/completions", "")),
+        ("http://localhost:5173/api/v1/responses?x=1", ("/v1/responses", "x=1")),
+        ("https://gw.example/v1/tenant/openai/v1/responses", ("/v1/responses", "")),
+        ("https://api.openai.com/v1/responses/resp_1", ("/v1/responses/resp_1", "")),
+        ("https://api.openai.com/v1/embeddings", "mockserver does not serve /v1/embeddings"),
+        ("https://api.github.com/v1/users", "not an OpenAI API call"),
+        ("https://api.openai.com/chat/completions", "not an OpenAI API call"),
+    ],
+)
+def test_an_api_path_is_found_after_any_prefix(url: str, target: object) -> None:
+    assert api_path(url) == target
+
+
+def test_the_credentials_an_unfiltered_cassette_holds_are_collected_for_masking() -> None:
+    assert KEY in read_cassette(SAMPLES / "openai_sdk.yaml").secrets
+    assert read_cassette(SAMPLES / "openai_sdk.json").secrets == ()  # filter_headers did it
