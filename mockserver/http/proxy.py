@@ -58,12 +58,8 @@ class RecordingProxy:
         self.app = app
         self.recorder = recorder
         self.engine = engine
-        self._client: httpx.AsyncClient | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self.app(scope, self._closing(receive), send)
-            return
         if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
@@ -78,26 +74,12 @@ class RecordingProxy:
         else:
             await _answer_error(NoRecordingError(decision), send)
 
-    def _closing(self, receive: Receive) -> Receive:
-        """``receive`` for the lifespan: the upstream client is closed at shutdown."""
-
-        async def wrapped() -> Message:
-            message = await receive()
-            if message["type"] == "lifespan.shutdown" and self._client is not None:
-                await self._client.aclose()
-                self._client = None
-            return message
-
-        return wrapped
-
     def _upstream(self) -> httpx.AsyncClient:
-        if self._client is None:
-            recording = self.recorder.recording
-            timeout = httpx.Timeout(
-                recording.read_timeout, connect=recording.connect_timeout, pool=None
-            )
-            self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
-        return self._client
+        """A client for one request (the server runs without a lifespan to close a shared one
+        in; a recording's connections are few)."""
+        recording = self.recorder.recording
+        timeout = httpx.Timeout(recording.read_timeout, connect=recording.connect_timeout)
+        return httpx.AsyncClient(timeout=timeout, follow_redirects=False)
 
     def _outgoing(self, headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         out = [
@@ -114,42 +96,26 @@ class RecordingProxy:
     async def _forward(
         self, scope: Scope, body: bytes, headers: list[tuple[str, str]], send: Send
     ) -> None:
-        recording = self.recorder.recording
-        assert recording.upstream is not None
+        upstream = self.recorder.recording.upstream
+        assert upstream is not None
         query = scope.get("query_string", b"").decode("latin-1")
-        url = recording.upstream.rstrip("/") + scope["path"].removeprefix("/v1")
+        url = upstream.rstrip("/") + scope["path"].removeprefix("/v1")
         url += f"?{query}" if query else ""
         outgoing = self._outgoing(headers)
-        client = self._upstream()
+        capture = Capture(scope["method"], scope["path"], query, headers, body)
         clock = asyncio.get_running_loop().time
         start = clock()
-        try:
-            request = client.build_request(scope["method"], url, headers=outgoing, content=body)
-            response = await client.send(request, stream=True)
-        except httpx.HTTPError as exc:  # unreachable, or silent: a 502 or 504, not a hang
-            await _answer_error(_upstream_error(exc, recording.upstream), send)
-            return
-        capture = Capture(scope["method"], scope["path"], query, headers, body)
-        try:
-            pairs = response.headers.multi_items()
-            capture.respond(response.status_code, pairs)
-            passed = [
-                (k.lower().encode("latin-1"), v.encode("latin-1"))
-                for k, v in pairs
-                if k.lower() not in _HOP
-            ]
-            await send(
-                {"type": "http.response.start", "status": response.status_code, "headers": passed}
-            )
-            complete = True
+        async with self._upstream() as client:
             try:
-                async for chunk in response.aiter_bytes():
-                    capture.receive(chunk, offset_ms=(clock() - start) * 1000)
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            except httpx.HTTPError:  # cut, or silent past the read timeout: cut for the client
-                complete = False
-        finally:
-            await response.aclose()
+                request = client.build_request(scope["method"], url, headers=outgoing, content=body)
+                response = await client.send(request, stream=True)
+            except httpx.HTTPError as exc:  # unreachable, or silent: a 502 or 504, not a hang
+                await _answer_error(_upstream_error(exc, upstream), send)
+                return
+            try:
+                complete = await _pass_through(response, capture, send, since=start)
+            finally:
+                await response.aclose()
         exchange = capture.finish(complete=complete, elapsed_ms=(clock() - start) * 1000)
         secrets = credentials_in(headers) + credentials_in(outgoing)
         reloaded = self.recorder.captured(exchange, secrets=secrets)
@@ -158,6 +124,28 @@ class RecordingProxy:
         if not complete:
             raise StreamAborted("the upstream cut its answer")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _pass_through(
+    response: httpx.Response, capture: Capture, send: Send, *, since: float
+) -> bool:
+    """Send the upstream's answer on as it arrives, capturing it; ``False`` if it was cut."""
+    clock = asyncio.get_running_loop().time
+    pairs = response.headers.multi_items()
+    capture.respond(response.status_code, pairs)
+    passed = [
+        (k.lower().encode("latin-1"), v.encode("latin-1"))
+        for k, v in pairs
+        if k.lower() not in _HOP
+    ]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": passed})
+    try:
+        async for chunk in response.aiter_bytes():
+            capture.receive(chunk, offset_ms=(clock() - since) * 1000)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    except httpx.HTTPError:  # cut, or silent past the read timeout: cut for the client too
+        return False
+    return True
 
 
 def _upstream_error(exc: httpx.HTTPError, upstream: str) -> APIError:

@@ -3,7 +3,8 @@
 The default identifies a request by what changes its answer — the API, the model, the system
 text, the last user message, how many assistant turns came before, the last tool result, the
 tools offered — and not by what does not (temperature, metadata, ``user``, stream options,
-``max_tokens``, headers). An exact recording adds ``stream`` (its bytes are one framing).
+``max_tokens``, headers). An exact recording adds ``api`` and ``stream`` (its bytes are one
+API's, in one framing); a distilled one answers either API, streamed or not.
 Users widen a rule by deleting keys of its ``when`` and narrow it with any other condition
 (``params``, ``any_message``, …): it is an ordinary scenario rule.
 """
@@ -50,7 +51,8 @@ def when_of(exchange: Exchange, *, exact: bool) -> dict[str, Any] | None:
     prompt = prompt_of(api, exchange.request) if api else None
     if api is None or prompt is None:
         return None
-    when: dict[str, Any] = {"api": api, "model": {"equals": prompt.model}}
+    when: dict[str, Any] = {"api": api} if exact else {}
+    when["model"] = {"equals": prompt.model}
     system = "\n".join(
         [
             prompt.instructions or "",
