@@ -39,7 +39,7 @@ from mockserver.routes.replay import (
 from mockserver.settings import Settings
 
 if TYPE_CHECKING:
-    from mockserver.record.recorder import Recorder
+    from mockserver.record.recorder import Recorder, Recorders
 
 __all__ = ["create_app"]
 
@@ -139,7 +139,7 @@ def create_app(
     settings: Settings | None = None,
     *,
     engine: Engine | None = None,
-    recorder: Recorder | None = None,
+    recorder: Recorder | Recorders | None = None,
 ) -> Starlette:
     settings = settings or Settings()
     check_exposure(settings)

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.errors import APIError, NoMatchError
 from mockserver.faults import StreamAborted
 from mockserver.record.capture import Capture
-from mockserver.record.recorder import Recorder
+from mockserver.record.recorder import Recorder, Recorders
 from mockserver.record.redact import credentials_in
 
 if TYPE_CHECKING:
@@ -54,58 +54,76 @@ class NoRecordingError(NoMatchError):
 class RecordingProxy:
     """Forwards to the upstream or replays, per request; writes what the upstream answered."""
 
-    def __init__(self, app: ASGIApp, *, recorder: Recorder, engine: Engine) -> None:
+    def __init__(self, app: ASGIApp, *, recorder: Recorder | Recorders, engine: Engine) -> None:
         self.app = app
-        self.recorder = recorder
+        self.recorders = recorder
         self.engine = engine
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        body = await _whole_body(receive)
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         lowered = {k.lower(): v for k, v in headers}
-        decision = self.recorder.decide(scope["method"], scope["path"], body, lowered)
+        recorder = self._recorder_for(lowered)
+        if recorder is None:  # a namespace nobody records: the server's own
+            await self.app(scope, receive, send)
+            return
+        body = await _whole_body(receive)
+        decision = recorder.decide(scope["method"], scope["path"], body, lowered)
         if decision == "replay":
             await self.app(scope, _replayed(body, receive), send)
         elif decision == "forward":
-            await self._forward(scope, body, headers, send)
+            await self._forward(recorder, scope, body, headers, send)
         else:
             await _answer_error(NoRecordingError(decision), send)
 
-    def _upstream(self) -> httpx.AsyncClient:
+    def _recorder_for(self, headers: dict[str, str]) -> Recorder | None:
+        if isinstance(self.recorders, Recorder):
+            return self.recorders
+        from mockserver.routes.base import namespace_from
+
+        return self.recorders.get(namespace_from(headers))
+
+    def _upstream(self, recorder: Recorder) -> httpx.AsyncClient:
         """A client for one request (the server runs without a lifespan to close a shared one
         in; a recording's connections are few)."""
-        recording = self.recorder.recording
+        recording = recorder.recording
         timeout = httpx.Timeout(recording.read_timeout, connect=recording.connect_timeout)
         return httpx.AsyncClient(timeout=timeout, follow_redirects=False)
 
-    def _outgoing(self, headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _outgoing(
+        self, recorder: Recorder, headers: Iterable[tuple[str, str]]
+    ) -> list[tuple[str, str]]:
         out = [
             (k, v)
             for k, v in headers
             if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
         ]
-        key = self.recorder.recording.api_key
+        key = recorder.recording.api_key
         if key is not None:
             out = [(k, v) for k, v in out if k.lower() not in ("authorization", "api-key")]
             out.append(("authorization", f"Bearer {key}"))
         return [*out, ("accept-encoding", "identity")]
 
     async def _forward(
-        self, scope: Scope, body: bytes, headers: list[tuple[str, str]], send: Send
+        self,
+        recorder: Recorder,
+        scope: Scope,
+        body: bytes,
+        headers: list[tuple[str, str]],
+        send: Send,
     ) -> None:
-        upstream = self.recorder.recording.upstream
+        upstream = recorder.recording.upstream
         assert upstream is not None
         query = scope.get("query_string", b"").decode("latin-1")
         url = upstream.rstrip("/") + scope["path"].removeprefix("/v1")
         url += f"?{query}" if query else ""
-        outgoing = self._outgoing(headers)
+        outgoing = self._outgoing(recorder, headers)
         capture = Capture(scope["method"], scope["path"], query, headers, body)
         clock = asyncio.get_running_loop().time
         start = clock()
-        async with self._upstream() as client:
+        async with self._upstream(recorder) as client:
             try:
                 request = client.build_request(scope["method"], url, headers=outgoing, content=body)
                 response = await client.send(request, stream=True)
@@ -118,9 +136,12 @@ class RecordingProxy:
                 await response.aclose()
         exchange = capture.finish(complete=complete, elapsed_ms=(clock() - start) * 1000)
         secrets = credentials_in(headers) + credentials_in(outgoing)
-        reloaded = self.recorder.captured(exchange, secrets=secrets)
+        reloaded = recorder.captured(exchange, secrets=secrets)
         if reloaded is not None:  # new_episodes: what was just recorded now replays
-            self.engine.replace_scenarios([reloaded])
+            if recorder.on_reload is not None:
+                recorder.on_reload(reloaded)
+            else:
+                self.engine.replace_scenarios([reloaded])
         if not complete:
             raise StreamAborted("the upstream cut its answer")
         await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -12,6 +12,8 @@ what the upstream answered. The proxy (``mockserver.http.proxy``) does the HTTP.
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,7 +26,7 @@ from mockserver.record.keys import api_of, prompt_of
 from mockserver.record.redact import Redactor
 from mockserver.scenario.model import Scenario
 
-__all__ = ["MODES", "Decision", "Mode", "Recorder", "Recording", "RecordingError"]
+__all__ = ["MODES", "Decision", "Mode", "Recorder", "Recorders", "Recording", "RecordingError"]
 
 Mode = Literal["once", "new_episodes", "none", "all"]
 MODES: tuple[Mode, ...] = ("once", "new_episodes", "none", "all")
@@ -82,6 +84,9 @@ class Recorder:
         #: Exchanges written, and calls forwarded but not written (not model turns).
         self.written = 0
         self.passed_through = 0
+        #: Serves the cassette's scenario once it answers more (``new_episodes``); unset, the
+        #: server's default scenario is replaced.
+        self.on_reload: Callable[[Scenario], None] | None = None
 
     def _load(self) -> Scenario:
         from mockserver.scenario.loader import load_file
@@ -135,3 +140,24 @@ def _prompt(api: str, body: bytes, headers: dict[str, str]) -> Prompt | None:
     except ValueError:
         return None
     return prompt_of(api, parsed, headers)
+
+
+class Recorders:
+    """Recorders by namespace, for a server shared by many tests (the pytest plugin): a
+    request of a namespace with no recorder is the server's own."""
+
+    def __init__(self) -> None:
+        self._by_namespace: dict[str, Recorder] = {}
+        self._lock = threading.Lock()
+
+    def add(self, namespace: str, recorder: Recorder) -> None:
+        with self._lock:
+            self._by_namespace[namespace] = recorder
+
+    def remove(self, namespace: str) -> None:
+        with self._lock:
+            self._by_namespace.pop(namespace, None)
+
+    def get(self, namespace: str) -> Recorder | None:
+        with self._lock:
+            return self._by_namespace.get(namespace)

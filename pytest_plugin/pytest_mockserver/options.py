@@ -21,6 +21,7 @@ __all__ = [
     "add_options",
     "in_process",
     "marker_options",
+    "record_mode",
     "resolve_seed",
     "scenario_dirs",
 ]
@@ -28,8 +29,10 @@ __all__ = [
 MARKER = "mockserver"
 MARKER_DOC = (
     "mockserver(scenario=None, seed=None, strict=None, assert_all_used=False, "
-    "assert_all_matched=True): configure the mockserver fixture for this test"
+    "assert_all_matched=True, cassette=None): configure the mockserver fixture for this test"
 )
+#: Record & replay modes (``--mockserver-record-mode``), as pytest-recording names them.
+RECORD_MODES = ("once", "new_episodes", "none", "all")
 #: The key under which pytest-xdist's controller hands its seed to the workers.
 WORKER_SEED = "mockserver_seed"
 
@@ -56,8 +59,20 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="clients made by the fixture call the app in-process, without a socket",
     )
+    group.addoption(
+        "--mockserver-record-mode",
+        dest="mockserver_record_mode",
+        choices=RECORD_MODES,
+        help="cassettes (marker cassette=...): none replays only (default), once records an "
+        "absent one, new_episodes records what is not in it, all re-records",
+    )
     parser.addini(
         "mockserver_seed", "seed of generated replies: an integer or 'random'", default="0"
+    )
+    parser.addini(
+        "mockserver_record_mode",
+        "record mode of cassettes: none, once, new_episodes or all",
+        default="none",
     )
     parser.addini(
         "mockserver_scenarios",
@@ -122,6 +137,17 @@ def scenario_dirs(config: pytest.Config) -> ScenarioDirs:
     return ScenarioDirs((Path(p) for p in paths), source=_ini_source(config))
 
 
+def record_mode(config: pytest.Config) -> str:
+    """The cassettes' record mode: the option's, else the ini's (``none`` by default)."""
+    option: str | None = config.getoption("mockserver_record_mode")
+    mode = option or str(config.getini("mockserver_record_mode"))
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(
+            f"ini mockserver_record_mode: expected one of {', '.join(RECORD_MODES)}, got {mode!r}"
+        )
+    return mode
+
+
 def in_process(config: pytest.Config) -> bool:
     option: bool | None = config.getoption("mockserver_in_process")
     return bool(option) if option is not None else bool(config.getini("mockserver_in_process"))
@@ -145,6 +171,9 @@ class MarkerOptions:
     assert_all_used: bool = False
     #: Fail the test if a request matched no rule of a strict scenario.
     assert_all_matched: bool = True
+    #: Replay (or record) this cassette: a name (``cassettes/<module>/<name>.yaml`` beside
+    #: the test file), a ``.yaml`` path relative to it, or ``True`` for the test's name.
+    cassette: str | bool | None = None
 
 
 _KEYWORDS = tuple(f.name for f in fields(MarkerOptions))
@@ -153,6 +182,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "strict": (bool,),
     "assert_all_used": (bool,),
     "assert_all_matched": (bool,),
+    "cassette": (str, bool),
 }
 
 

@@ -77,10 +77,16 @@ def mockserver_session(pytestconfig: pytest.Config) -> Iterator[MockServerSessio
     """The session's mockserver (one per xdist worker): ``url``, ``base_url``, ``engine``."""
     from pytest_mockserver.session import MockServerSession
 
+    recorders = None
+    if options.record_mode(pytestconfig) != "none":  # cassettes may record: a proxy in front
+        from mockserver.record.recorder import Recorders
+
+        recorders = Recorders()
     session = MockServerSession(
         seed=pytestconfig.stash[SEED],
         scenario_dirs=options.scenario_dirs(pytestconfig),
         in_process=options.in_process(pytestconfig),
+        recorders=recorders,
     )
     yield session
     session.close()
@@ -94,16 +100,23 @@ def mockserver(
     from pytest_mockserver.handle import open_handle
 
     item = request.node
+    marker = item.stash.get(MARKER_OPTIONS, None)
     handle = open_handle(
-        mockserver_session,
-        nodeid=item.nodeid,
-        options=item.stash.get(MARKER_OPTIONS, None),
-        test_dir=Path(item.path).parent,
+        mockserver_session, nodeid=item.nodeid, options=marker, test_dir=Path(item.path).parent
     )
+    cassette = None
+    if marker is not None and marker.cassette:  # record & replay (cassettes.py)
+        from pytest_mockserver import cassettes
+
+        mode = options.record_mode(request.config)
+        cassette = cassettes.start(handle, item, given=marker.cassette, mode=mode)
     yield handle
     report = item.stash.get(CALL_REPORT, None)
     try:
         found = handle.verdict(check_unused=report is not None and report.passed)
+        if cassette is not None:
+            cassette.stop(handle)
+            found = "\n".join(filter(None, [found, cassette.misses(handle)])) or None
     finally:
         handle.close()
     if found is not None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
     from starlette.applications import Starlette
 
+    from mockserver.record.recorder import Recorders
     from mockserver.server import BackgroundServer
 
 __all__ = ["MockServerSession", "ScenarioRef"]
@@ -49,8 +50,11 @@ class MockServerSession:
         scenario_dirs: Sequence[Path] = (),
         in_process: bool = False,
         start_timeout: float = START_TIMEOUT,
+        recorders: Recorders | None = None,
     ) -> None:
         self.seed = seed
+        #: Cassettes being recorded, by namespace (set when the record mode may record).
+        self.recorders = recorders
         self.scenario_dirs = tuple(scenario_dirs)
         #: Where the directories were given, as messages name it.
         self.scenarios_from = (
@@ -97,7 +101,9 @@ class MockServerSession:
         if self._app is None:
             from mockserver.app import create_app
 
-            self._app = create_app(self.engine.settings, engine=self.engine)
+            self._app = create_app(
+                self.engine.settings, engine=self.engine, recorder=self.recorders
+            )
         return self._app
 
     def server(self) -> BackgroundServer:
