@@ -164,3 +164,11 @@ def test_record_without_an_upstream_says_it_needs_one(
 ) -> None:
     assert main(["record", "--out", str(tmp_path / "new.yaml"), "--port", "0"]) == 2
     assert "it needs an upstream URL" in capsys.readouterr().err
+
+
+def test_recording_listens_on_loopback_only_unless_an_admin_token_is_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
+    assert main([*command, "--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "refusing to listen on 0.0.0.0" in capsys.readouterr().err

@@ -40,9 +40,10 @@ class Cassette:
         self.path = path
         self.form = form
         self.folder = path.parent / path.stem
+        #: Recorded again (``all``): the old recording files go once the new scenario is out.
+        self._stale = fresh and path.exists()
         if fresh or not path.exists():
             self.document: Json = _new_document(path, form)
-            self._clear_recordings()
         else:
             loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
             self.document = loaded if isinstance(loaded, dict) else _new_document(path, form)
@@ -56,10 +57,18 @@ class Cassette:
         rules: list[Json] = self.document["rules"]
         return rules
 
-    def _clear_recordings(self) -> None:
+    def _remove_stale(self) -> None:
+        """Remove the recording files the scenario (just written) no longer names."""
+        self._stale = False
+        named: set[str] = set()
+        for rule in self.rules:
+            named.update(rule.get("recordings") or ())
+            for reply in [rule.get("reply"), *(rule.get("replies") or ())]:
+                if isinstance(reply, dict) and isinstance(reply.get("fixture"), str):
+                    named.add(reply["fixture"])
         if self.folder.is_dir():
             for file in self.folder.iterdir():
-                if _OURS.fullmatch(file.name):
+                if _OURS.fullmatch(file.name) and f"{self.path.stem}/{file.name}" not in named:
                     file.unlink()
 
     def _next_number(self) -> int:
@@ -116,6 +125,8 @@ class Cassette:
             self.document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
         )
         write_atomically(self.path, text.encode())
+        if self._stale:
+            self._remove_stale()
 
 
 class _Dumper(yaml.SafeDumper):

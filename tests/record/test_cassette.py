@@ -90,3 +90,20 @@ def test_a_scenario_files_redact_list_masks_what_is_recorded_into_it(tmp_path: P
     for file in tmp_path.rglob("*.*"):
         assert "user-77" not in file.read_text(), file
     assert load_file(path).redact == ["user-\\d+"]
+
+
+def test_recording_again_keeps_the_old_cassette_until_the_first_new_exchange(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "again.yaml"
+    old = Cassette(path, form="exact", redactor=Redactor(), fresh=True)
+    old.add(chat("one", body=completion("1")))
+    old.add(chat("two", body=completion("2")))
+    Cassette(path, form="exact", redactor=Redactor(), fresh=True)  # started, then stopped
+    assert len(load_file(path).rules) == 2
+    again = Cassette(path, form="exact", redactor=Redactor(), fresh=True)
+    again.add(chat("three", body=completion("3")))
+    [rule] = load_file(path).rules
+    assert rule.when.last_user is not None
+    assert rule.when.last_user.equals == "three"
+    assert sorted(p.name for p in (tmp_path / "again").iterdir()) == ["chat-001.json"]
