@@ -172,3 +172,11 @@ def test_recording_listens_on_loopback_only_unless_an_admin_token_is_set(
     command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
     assert main([*command, "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "refusing to listen on 0.0.0.0" in capsys.readouterr().err
+
+
+def test_a_redact_pattern_that_is_not_a_regex_is_refused_before_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
+    assert main([*command, "--redact", "acct-(", "--port", "0"]) == 2
+    assert "--redact 'acct-(' is not a valid regex" in capsys.readouterr().err

@@ -12,6 +12,7 @@ what the upstream answered. The proxy (``mockserver.http.proxy``) does the HTTP.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,6 +73,11 @@ class Recorder:
         self.records = mode in ("all", "new_episodes") or (mode == "once" and not existed)
         #: Answer from the recordings what they can.
         self.replays = mode in ("none", "new_episodes") or (mode == "once" and existed)
+        for pattern in recording.redact:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise RecordingError(f"--redact {pattern!r} is not a valid regex: {exc}") from None
         if self.records and recording.upstream is None:
             raise RecordingError(f"mode {mode} records {path}: it needs an upstream URL")
         self.cassette = Cassette(

@@ -17,6 +17,7 @@ import pytest
 from mockserver.record.recorder import RecordingError
 from mockserver.scenario.loader import load_file
 from mockserver.server import BackgroundServer
+from tests.conftest import start_server
 from tests.support.recording import (
     WEATHER_TOOL,
     MisbehavingUpstream,
@@ -88,6 +89,12 @@ def test_a_recorded_chat_stream_replays_the_bytes_the_client_saw(
         assert chat_stream_bytes(server, "Tell me a story", key="sk-another-key") == seen
     finally:
         server.stop()
+    plain = start_server(scenario=str(cassette))  # serve --scenario: the replay lane is on
+    try:
+        for _ in range(2):
+            assert chat_stream_bytes(plain, "Tell me a story") == seen
+    finally:
+        plain.stop()
     [rule] = load_file(cassette).rules
     assert rule.reply is not None
     assert rule.reply.recorded is not None
