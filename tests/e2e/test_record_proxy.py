@@ -431,3 +431,33 @@ def test_a_misbehaving_429_is_recorded_with_the_headers_a_client_reads(
     assert replayed.value.code == "rate_limit_exceeded"
     assert replayed.value.response.headers["retry-after"] == "7"
     assert replayed.value.response.headers["x-ratelimit-remaining-requests"] == "0"
+
+
+def test_other_endpoints_pass_through_while_recording_and_are_ours_on_replay(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette = tmp_path / "others.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        with sdk(recorder) as client:
+            created = client.responses.create(model="gpt-4o-mini", input="remember me")
+            retrieved = client.responses.retrieve(created.id)  # the upstream's stored response
+            items = client.responses.input_items.list(created.id)
+            models = client.models.list()
+    finally:
+        recorder.stop()
+    assert retrieved.id == created.id
+    assert retrieved.output_text == created.output_text
+    assert [i.type for i in items.data] == ["message"]
+    assert models.data
+    [rule] = load_file(cassette).rules  # only the model turn is written
+    assert rule.id == "responses-001"
+    server = replayer(cassette)
+    try:
+        with sdk(server) as client:
+            assert (
+                client.responses.create(model="gpt-4o-mini", input="remember me").id == created.id
+            )
+            assert [m.id for m in client.models.list().data] == [m.id for m in models.data]
+    finally:
+        server.stop()
