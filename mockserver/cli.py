@@ -15,7 +15,9 @@ from mockserver.errors import MockServerError, ScenarioError
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine
+    from mockserver.record.recorder import Recorder
     from mockserver.scenario.model import Scenario
+    from mockserver.settings import Settings
 
 __all__ = ["main"]
 
@@ -102,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="the same as JUnit XML: a test case per namespace, failed by its misses and errors",
     )
+    _recording_flags(serve)
+    _record_verb(verbs)
+    _import_verb(verbs)
     validate = verbs.add_parser(
         "validate",
         help="check scenario files; exit 1 on any problem (the summary on stdout, each problem "
@@ -120,6 +125,136 @@ def _parser() -> argparse.ArgumentParser:
     )
     verbs.add_parser("scenarios", help="list the built-in scenarios")
     return parser
+
+
+def _recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> None:
+    """Record & replay's flags: ``serve --record PATH`` and ``mockserver record`` share them."""
+    if not verb:
+        parser.add_argument(
+            "--record",
+            metavar="PATH",
+            help="record to (or replay from) this scenario file through --upstream",
+        )
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="the OpenAI-compatible base URL to record from, …/v1 "
+        "(default: env MOCKSERVER_UPSTREAM_URL)",
+    )
+    parser.add_argument(
+        "--mode" if verb else "--record-mode",
+        dest="record_mode",
+        choices=["once", "new_episodes", "none", "all"],
+        default="once",
+        help="once: record if the file is absent, else replay (default); new_episodes: replay "
+        "what is recorded, record the rest; none: replay only; all: re-record",
+    )
+    parser.add_argument(
+        "--form" if verb else "--record-form",
+        dest="record_form",
+        choices=["exact", "distilled"],
+        default="exact",
+        help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
+    )
+    parser.add_argument(
+        "--redact",
+        action="append",
+        metavar="REGEX",
+        default=[],
+        help="mask text matching REGEX in everything written (repeatable)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="an upstream not connected within this is the client's 502 (default 5)",
+    )
+    parser.add_argument(
+        "--read-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="an upstream silent for this long is the client's 504 (default 120)",
+    )
+
+
+def _record_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    record = verbs.add_parser(
+        "record", help="record an upstream's answers into a scenario file (a proxy; Ctrl-C stops)"
+    )
+    record.add_argument("--out", metavar="PATH", help="the scenario file to write")
+    record.add_argument(
+        "--check",
+        metavar="PATH",
+        help="replay PATH's requests against --upstream and report where the answers' shape "
+        "changed (exit 1 on drift); writes nothing",
+    )
+    record.add_argument("--host", help="address to bind (default 127.0.0.1, loopback only)")
+    record.add_argument("--port", type=int, help="port to listen on (default 8000; 0 = any free)")
+    record.add_argument("--seed", type=int, help="seed for what mockserver itself answers")
+    record.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="required by /__mockserver/ (and to listen on a non-loopback address)",
+    )
+    record.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+    _recording_flags(record, verb=True)
+    record.set_defaults(
+        clock=None,
+        scenario=None,
+        watch=False,
+        requests_per_minute=None,
+        tokens_per_minute=None,
+        cors_origin=None,
+        api_key=None,
+    )
+
+
+def _import_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    imports = verbs.add_parser(
+        "import", help="write a scenario from recordings you have (vcr cassettes, HAR files)"
+    )
+    kinds = imports.add_subparsers(dest="kind", metavar="<kind>")
+    kinds.required = True
+    for kind, what, name in (
+        ("vcr", "vcrpy / pytest-recording cassettes (YAML or JSON) of OpenAI calls", "CASSETTE"),
+        ("har", "a browser's HAR export (DevTools → Network → Export HAR)", "FILE"),
+    ):
+        parser = kinds.add_parser(kind, help=what)
+        parser.add_argument("paths", nargs="+", metavar=name, help="the files, read in order")
+        parser.add_argument("--out", required=True, metavar="PATH", help="the scenario to write")
+        parser.add_argument(
+            "--form",
+            choices=["exact", "distilled"],
+            default="exact",
+            help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
+        )
+        parser.add_argument(
+            "--redact",
+            action="append",
+            metavar="REGEX",
+            default=[],
+            help="mask text matching REGEX in everything written (repeatable)",
+        )
+        parser.add_argument(
+            "--append", action="store_true", help="add to the scenario PATH instead of a new one"
+        )
+
+
+def _import(args: argparse.Namespace) -> int:
+    from mockserver.record.imports import import_files
+
+    report = import_files(
+        args.kind,
+        [Path(p) for p in args.paths],
+        out=Path(args.out),
+        form=args.form,
+        redact=tuple(args.redact),
+        append=args.append,
+    )
+    print(report.text())
+    return 0
 
 
 @contextmanager
@@ -177,10 +312,14 @@ def _serve(args: argparse.Namespace) -> int:
             cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
             admin_token=args.admin_token,
             api_keys=tuple(args.api_key) if args.api_key else None,
-            report=args.report,
-            report_junit=args.report_junit,
+            report=getattr(args, "report", None),  # serve only (not record)
+            report_junit=getattr(args, "report_junit", None),
         )
-        app = create_app(settings)  # loads the scenario first: a broken file fails before binding
+        recorder = _recorder(args, settings)
+        if recorder is not None and recorder.scenario is not None:  # the cassette replays
+            settings = settings.replace(scenario=str(recorder.recording.path))
+        # loads the scenario first: a broken file fails before binding
+        app = create_app(settings, recorder=recorder)
         on_stop = _report_writer(app.state.engine)
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
@@ -209,6 +348,8 @@ def _serve(args: argparse.Namespace) -> int:
             )
         token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
+        if recorder is not None:
+            print(recording_banner(recorder))
         print("Ctrl-C to stop.", flush=True)
 
     serve(app, sock, log_level=settings.log_level, on_ready=ready, on_stop=on_stop)
@@ -238,6 +379,63 @@ def _report_writer(engine: Engine) -> Callable[[], None] | None:
         )
 
     return write
+
+
+def _recorder(args: argparse.Namespace, settings: Settings) -> Recorder | None:
+    """The recorder ``serve --record`` / ``record --out`` asks for (``None``: not recording)."""
+    path = getattr(args, "out", None) or getattr(args, "record", None)
+    if path is None:
+        return None
+    if args.scenario:
+        raise MockServerError("--scenario and --record: the recorded file is the scenario")
+    from mockserver.record.recorder import Recorder, Recording
+
+    return Recorder(
+        Recording(
+            Path(path),
+            upstream=args.upstream or settings.upstream_url,
+            api_key=settings.upstream_key,
+            mode=args.record_mode,
+            form=args.record_form,
+            redact=tuple(args.redact),
+            connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout,
+        )
+    )
+
+
+def recording_banner(recorder: Recorder) -> str:
+    recording = recorder.recording
+    doing = "recording" if recorder.records else "replaying"
+    if recorder.records and recorder.replays:
+        doing = "replaying what is recorded, recording the rest"
+    source = f" from {recording.upstream}" if recorder.records else ""
+    return f"record: {doing} {recording.path}{source} (mode {recording.mode}, {recording.form})"
+
+
+def _record(args: argparse.Namespace) -> int:
+    if args.check:
+        from mockserver.settings import Settings
+
+        settings = Settings.from_env()
+        upstream = args.upstream or settings.upstream_url
+        if not upstream:
+            raise MockServerError("record --check needs --upstream URL to replay against")
+        from mockserver.http.drift import check_cassette
+
+        report = check_cassette(
+            Path(args.check),
+            upstream=upstream,
+            api_key=settings.upstream_key,
+            connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout,
+        )
+        print(report.text(), file=sys.stdout)
+        return 1 if report.drifted else 0
+    if not args.out:
+        raise MockServerError("record needs --out PATH (or --check PATH)")
+    args.record = args.out
+    return _serve(args)
 
 
 def _first_words(text: str, width: int) -> str:
@@ -317,6 +515,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.verb == "serve":
             return _serve(args)
+        if args.verb == "record":
+            return _record(args)
+        if args.verb == "import":
+            return _import(args)
         if args.verb == "validate":
             return _validate(args)
         if args.verb == "schema":

@@ -15,7 +15,10 @@
     │   ├── UnprocessableEntityError 422
     │   ├── RateLimitError           429
     │   ├── InternalServerError      500
-    │   └── ServiceUnavailableError  503
+    │   ├── ServiceUnavailableError  503
+    │   └── RecordedAnswer           a recorded upstream answer, replayed as it was (status,
+    │                                headers, bytes): an APIError only to travel the errors'
+    │                                way to the HTTP boundary, which sends it as recorded
     ├── ScenarioError                a scenario that is wrong: file, line, rule, field
     ├── SettingsError                a configuration value that cannot be used (names the setting)
     ├── ServerStartError             the server did not come up (port taken, crash, deadline)
@@ -32,7 +35,7 @@ leave ``reply``. Nothing here builds HTTP responses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RecordedAnswer",
     "ReportWriteError",
     "ScenarioError",
     "ServerStartError",
@@ -175,6 +179,47 @@ class NoMatchError(InvalidRequestError):
     """Strict mode: no scenario rule matched. A 400, so SDKs do not retry it."""
 
     default_code = "mockserver_no_match"
+
+
+class RecordedAnswer(APIError):
+    """A recorded answer, replayed as the upstream sent it (record & replay, ``recorded:``).
+
+    Raised by the engine where a scripted ``error`` is, so that every path that answers errors
+    (each create endpoint, the lane's hand-over) brings it to the HTTP layer; only its status
+    is an error's when the recording's was.
+    """
+
+    type = "recorded"
+
+    def __init__(
+        self,
+        *,
+        status: int,
+        headers: Mapping[str, str],
+        body: str | None = None,
+        events: Sequence[tuple[str | None, str]] | None = None,
+        complete: bool = True,
+    ) -> None:
+        super().__init__(f"replayed as recorded (status {status})", status=status)
+        self.recorded_headers = dict(headers)
+        #: The body's exact text (a non-streamed answer).
+        self.recorded_body = body
+        #: A stream's events: ``(event name or None, data)``, in order.
+        self.events = tuple(events) if events is not None else None
+        #: ``False``: the recorded stream was cut; the replay cuts it at the same place.
+        self.complete = complete
+
+    def body(self) -> dict[str, Any]:
+        """What the journal keeps: the recorded JSON (or, for a stream, its events' data)."""
+        import json
+
+        if self.events is not None:
+            return {"recorded_events": [data for _, data in self.events]}
+        try:
+            value = json.loads(self.recorded_body or "null")
+        except ValueError:
+            return {"recorded_body": self.recorded_body}
+        return value if isinstance(value, dict) else {"recorded_body": value}
 
 
 class ScenarioError(MockServerError):

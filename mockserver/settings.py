@@ -159,6 +159,10 @@ class Settings:
     #: the JSON report, and the same as JUnit XML (``None``: not written).
     report: str | None = None
     report_junit: str | None = None
+    #: Record & replay: the upstream recorded from (``…/v1``), and the key sent to it in place
+    #: of the client's (unset: the client's own credentials go upstream).
+    upstream_url: str | None = None
+    upstream_key: str | None = None
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -245,5 +249,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "api_keys": _texts,
     "report": _path,
     "report_junit": _path,
+    "upstream_url": _text(optional=True),
+    "upstream_key": _text(optional=True),
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
-from mockserver.errors import APIError, InvalidRequestError, NoMatchError, ScenarioError
+from mockserver.errors import (
+    APIError,
+    InvalidRequestError,
+    NoMatchError,
+    RecordedAnswer,
+    ScenarioError,
+)
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
@@ -27,7 +33,7 @@ from mockserver.store import JournalEntry, MemoryStore, Namespace, Store
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
-    from mockserver.scenario.model import ChaosSpec, Scenario
+    from mockserver.scenario.model import ChaosSpec, RecordedSpec, Scenario
     from mockserver.scenario.model import Reply as ScriptedReply
 
 __all__ = [
@@ -114,6 +120,20 @@ def summarize(reply: Reply) -> str:
         calls = ", ".join(f"{c.name}({c.arguments[:60]})" for c in reply.tool_calls)
         return "tool calls: " + calls
     return (reply.text or reply.refusal or "")[:120]
+
+
+def recorded_answer(recorded: RecordedSpec) -> RecordedAnswer:
+    """The answer a ``recorded:`` reply replays, for the HTTP layer to send as recorded."""
+    events = None
+    if recorded.events is not None:
+        events = [(e.event, e.data) for e in recorded.events]
+    return RecordedAnswer(
+        status=recorded.status,
+        headers=recorded.headers,
+        body=recorded.body,
+        events=events,
+        complete=recorded.complete,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +255,11 @@ class Engine:
                     error.headers = {**budgets.headers(), **error.headers}
                 self._commit(space, budgets, 0, self._refused(prompt, journal, error), hit=hit)
                 raise error
+            if spec is not None and spec.recorded is not None:  # record & replay: as recorded
+                answer = recorded_answer(spec.recorded)
+                answer.rule = answered_by
+                self._commit(space, budgets, 0, self._refused(prompt, journal, answer), hit=hit)
+                raise answer
             if spec is None:
                 reply, turn_seed = self._generated(
                     prompt, seed=seed, rule=rule, prompt_tokens=prompt_tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -28,6 +29,9 @@ from mockserver.http.routes import chat
 from mockserver.http.routes.base import error_response, refusal
 from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.settings import Settings
+
+if TYPE_CHECKING:
+    from mockserver.record.recorder import Recorder, Recorders
 
 __all__ = ["create_app"]
 
@@ -106,7 +110,12 @@ class ErrorBoundary:
             await response(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    engine: Engine | None = None,
+    recorder: Recorder | Recorders | None = None,
+) -> Starlette:
     settings = settings or Settings()
     check_exposure(settings)
     engine = engine or Engine(settings)
@@ -143,9 +152,15 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     )
     replays = Replays(size=SIZE if settings.replay else 0)
     endpoints = Endpoints(engine, replays)
+    if recorder is not None:  # record & replay: the upstream or the recordings, inside Access
+        from mockserver.http.proxy import RecordingProxy
+
+        app.add_middleware(RecordingProxy, recorder=recorder, engine=engine)
     app.add_middleware(Access, settings=settings, store=engine.store)
     app.state.lane = None
-    if settings.replay:  # the optional layer in front: switched off, nothing behaves otherwise
+    # The optional layer in front: switched off, nothing behaves otherwise (and off while
+    # recording: the lane would answer before the proxy decides).
+    if settings.replay and recorder is None:
         lane = app.state.lane = Lane(endpoints)
         app.add_middleware(FastLane, lane=lane)
     app.add_middleware(ErrorBoundary)  # outermost: the lane's own failures reach it too

@@ -47,6 +47,8 @@ class Exchange:
     complete: bool = True
     #: How long the whole answer took, in milliseconds.
     elapsed_ms: float = 0.0
+    #: That answer's text exactly as it arrived, when known (an exact replay sends it as is).
+    body_text: str | None = None
 
     @property
     def stream(self) -> bool:

@@ -15,6 +15,7 @@ import yaml
 from pydantic import ValidationError
 
 from mockserver.errors import ScenarioError
+from mockserver.scenario.captured import captured_reply, is_sse_text, sse_payloads
 from mockserver.scenario.library import SUFFIXES
 from mockserver.scenario.model import Reply, Scenario
 from mockserver.scenario.problems import (
@@ -212,6 +213,8 @@ def fixtures_named(path: Path) -> set[Path]:
     named = set()
     for reply in replies:
         name = reply.get("fixture") if isinstance(reply, Mapping) else None
+        if isinstance(reply, Mapping) and isinstance(reply.get("recorded"), Mapping):
+            name = reply["recorded"].get("fixture")
         found = next(
             (r / name for r in roots if isinstance(name, str) and (r / name).is_file()), None
         )
@@ -236,7 +239,10 @@ def _load_fixture(name: str, fixtures: _Fixtures) -> Any:
                     f"fixture {name!r} is a link to a file outside {root}: a scenario sent to "
                     "the server may only name a fixture inside a fixtures directory"
                 )
-            return yaml.safe_load(candidate.read_text(encoding="utf-8"))
+            text = candidate.read_text(encoding="utf-8")
+            if is_sse_text(text):  # a captured stream, pasted as it came
+                return sse_payloads(text)
+            return yaml.safe_load(text)
     searched = ", ".join(str(r) for r in fixtures.roots)
     raise FileNotFoundError(f"fixture {name!r} not found (searched {searched})")
 
@@ -265,6 +271,8 @@ def _with_fixtures(
 def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: Marks, source: str) -> Any:
     if isinstance(value, list):
         return [_resolve(v, (*path, i), fixtures, marks, source) for i, v in enumerate(value)]
+    if isinstance(value, Mapping) and isinstance(value.get("recorded"), Mapping):
+        return _with_recording(value, (*path, "recorded"), fixtures, marks, source)
     if not isinstance(value, Mapping) or not isinstance(value.get("fixture"), str):
         return value
     line, column = marks.of((*path, "fixture"))
@@ -283,7 +291,7 @@ def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: Marks, source:
         )
     try:
         loaded = _load_fixture(value["fixture"], fixtures)
-        reply = Reply.model_validate(loaded)
+        reply = Reply.model_validate(captured_reply(loaded) or loaded)
     except (OSError, yaml.YAMLError) as exc:
         raise ScenarioError(str(exc), **where) from None  # type: ignore[arg-type]
     except UnicodeDecodeError:
@@ -300,6 +308,37 @@ def _resolve(value: Any, path: Path_, fixtures: _Fixtures, marks: Marks, source:
         ) from None
     extra = {k: v for k, v in value.items() if k != "fixture"}
     return {**reply.model_dump(mode="json", by_alias=True, exclude_none=True), **extra}
+
+
+def _with_recording(
+    value: Mapping[str, Any], path: Path_, fixtures: _Fixtures, marks: Marks, source: str
+) -> Any:
+    """A ``recorded: {fixture: file}`` reply with the recording the file holds."""
+    recorded = value["recorded"]
+    name = recorded.get("fixture")
+    if not isinstance(name, str):
+        return value
+    line, column = marks.of((*path, "fixture"))
+    where: dict[str, Any] = {
+        "file": source,
+        "line": line,
+        "column": column,
+        "field": field_name((*path, "fixture")),
+    }
+    if fixtures.confined and (Path(name).is_absolute() or ".." in Path(name).parts):
+        raise ScenarioError(
+            f"fixture {name!r}: a scenario sent to the server may only name a fixture inside "
+            "a fixtures directory (a relative path without '..')",
+            **where,
+        )
+    try:
+        loaded = _load_fixture(name, fixtures)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ScenarioError(str(exc), **where) from None
+    if not isinstance(loaded, Mapping):
+        raise ScenarioError(f"recording {name!r} is not a mapping (status, headers, …)", **where)
+    rest = {k: v for k, v in recorded.items() if k != "fixture"}
+    return {**value, "recorded": {**loaded, **rest}}
 
 
 def load_file(path: Path) -> Scenario:

@@ -7,6 +7,7 @@ that silently never matches.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -38,6 +39,7 @@ __all__ = [
     "ErrorSpec",
     "Generate",
     "ReasoningSpec",
+    "RecordedSpec",
     "Reply",
     "Rule",
     "RuleIdClash",
@@ -185,7 +187,43 @@ class AnnotationSpec(_Strict):
     cite: str
 
 
-ReplyKind = Literal["text", "generate", "json", "refusal", "tool_calls", "error", "fixture"]
+ReplyKind = Literal[
+    "text", "generate", "json", "refusal", "tool_calls", "error", "fixture", "recorded"
+]
+
+
+class RecordedEvent(_Strict):
+    """One event of a recorded stream, as it arrived."""
+
+    data: str
+    event: str | None = None
+    offset_ms: float = Field(default=0, ge=0)
+
+
+class RecordedSpec(_Strict):
+    """An upstream's answer replayed exactly as recorded: status, headers and the body's bytes
+    or the stream's events (written by ``mockserver record``; ``fixture`` names the file that
+    holds it, read at load)."""
+
+    fixture: str | None = Field(default=None, description="path of the recording's JSON file")
+    status: StrictInt = Field(default=200, ge=100, le=599)
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: str | None = Field(default=None, description="the exact body text (not streamed)")
+    events: list[RecordedEvent] | None = Field(default=None, description="the stream's events")
+    complete: StrictBool = Field(default=True, description="false: the stream was cut")
+    request: Any = Field(
+        default=None, description="the request as recorded (read by record --check, not replay)"
+    )
+    elapsed_ms: float | None = Field(default=None, ge=0, description="how long the answer took")
+
+    @model_validator(mode="after")
+    def _body_or_events(self) -> RecordedSpec:
+        if self.fixture is None and (self.body is None) == (self.events is None):
+            raise ValueError("a recording has exactly one of 'body' or 'events'")
+        if not self.complete and self.events is None:
+            raise ValueError("'complete: false' is for a recorded stream (events)")
+        return self
+
 
 #: Output items a reply gives with fields of its own, not as ``hosted`` items.
 _SAID_OTHERWISE = {
@@ -209,6 +247,9 @@ class Reply(_Strict):
     tool_calls: list[ToolCallSpec] | None = None
     error: ErrorSpec | None = None
     fixture: str | None = Field(default=None, description="path of a JSON/YAML reply file")
+    recorded: RecordedSpec | None = Field(
+        default=None, description="an upstream's answer, replayed byte for byte"
+    )
     reasoning: ReasoningSpec | None = None
     annotations: list[AnnotationSpec] | None = None
     finish_reason: Literal["stop", "length", "tool_calls", "content_filter"] | None = None
@@ -266,8 +307,10 @@ class Reply(_Strict):
         if len(kinds) > 1 and set(kinds) != {"text", "tool_calls"}:
             raise ValueError(
                 f"a reply is one of text, generate, json, refusal, tool_calls, "
-                f"error or fixture (text may go with tool_calls); got {kinds}"
+                f"error, fixture or recorded (text may go with tool_calls); got {kinds}"
             )
+        if self.recorded is not None and (self.latency or self.fault or self.moderation):
+            raise ValueError("a recorded reply is replayed as is: no latency, fault, moderation")
         if not kinds and not (self.hosted or self.moderation or self.finish_reason):
             # Decorations alone would serve an empty text: say so instead.
             raise ValueError(
@@ -311,6 +354,7 @@ class Reply(_Strict):
             ("tool_calls", self.tool_calls),
             ("error", self.error),
             ("fixture", self.fixture),
+            ("recorded", self.recorded),
         ]
         return [kind for kind, value in fields if value is not None]
 
@@ -336,6 +380,10 @@ class Rule(_Strict):
     )
     times: StrictInt | None = Field(default=None, ge=1, description="match at most this many times")
     chaos: ChaosSpec | None = Field(default=None, description="overrides the scenario's chaos")
+    recordings: list[str] | None = Field(
+        default=None,
+        description="recording files the rule was made from (mockserver record; read by --check)",
+    )
 
     @model_validator(mode="after")
     def _reply_or_replies(self) -> Rule:
@@ -408,6 +456,9 @@ class Scenario(_Strict):
     )
     chaos: ChaosSpec | None = None
     rate_limits: RateLimitSpec | None = None
+    redact: list[str] | None = Field(
+        default=None, description="regexes masked in bodies when recording into this file"
+    )
     rules: list[Rule] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -425,6 +476,16 @@ class Scenario(_Strict):
         ]
         object.__setattr__(self, "rules", rules)
         return self
+
+    @field_validator("redact")
+    @classmethod
+    def _valid_redactions(cls, value: list[str] | None) -> list[str] | None:
+        for pattern in value or ():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"redact {pattern!r} is not a valid regex: {exc}") from None
+        return value
 
     def rule(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)

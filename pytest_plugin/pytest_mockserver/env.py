@@ -27,7 +27,7 @@ def session_key() -> str:
 
 
 def bind_loopback(port: int, *, listen: bool = True) -> socket.socket:
-    """A listening socket on loopback (as ``mockserver.server.bind`` makes, without importing
+    """A listening socket on loopback (as ``mockserver.http.server.bind`` makes, without importing
     the server yet); connections wait in its backlog until the server accepts them."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

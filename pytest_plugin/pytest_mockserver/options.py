@@ -24,6 +24,7 @@ __all__ = [
     "network_guard",
     "openai_env",
     "port",
+    "record_mode",
     "resolve_seed",
     "scenario_dirs",
     "url",
@@ -33,9 +34,11 @@ __all__ = [
 MARKER = "mockserver"
 MARKER_DOC = (
     "mockserver(scenario=None, seed=None, strict=None, assert_all_used=False, "
-    "assert_all_matched=True, allow_network=False): configure the mockserver fixture for this "
-    "test"
+    "assert_all_matched=True, allow_network=False, cassette=None): configure the mockserver "
+    "fixture for this test"
 )
+#: Record & replay modes (``--mockserver-record-mode``), as pytest-recording names them.
+RECORD_MODES = ("once", "new_episodes", "none", "all")
 #: The key under which pytest-xdist's controller hands its seed to the workers.
 WORKER_SEED = "mockserver_seed"
 
@@ -92,6 +95,13 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="let tests that use mockserver connect beyond loopback (the network guard is off)",
     )
+    group.addoption(
+        "--mockserver-record-mode",
+        dest="mockserver_record_mode",
+        choices=RECORD_MODES,
+        help="cassettes (marker cassette=...): none replays only (default), once records an "
+        "absent one, new_episodes records what is not in it, all re-records",
+    )
     parser.addini(
         "mockserver_seed", "seed of generated replies: an integer or 'random'", default="0"
     )
@@ -108,6 +118,11 @@ def add_options(parser: pytest.Parser) -> None:
         "fail a test that uses mockserver and connects beyond loopback",
         type="bool",
         default=True,
+    )
+    parser.addini(
+        "mockserver_record_mode",
+        "record mode of cassettes: none, once, new_episodes or all",
+        default="none",
     )
     parser.addini(
         "mockserver_scenarios",
@@ -249,6 +264,17 @@ def xdist_controller(config: pytest.Config) -> bool:
     return bool(numprocesses) or dist not in ("no", None)
 
 
+def record_mode(config: pytest.Config) -> str:
+    """The cassettes' record mode: the option's, else the ini's (``none`` by default)."""
+    option: str | None = config.getoption("mockserver_record_mode")
+    mode = option or str(config.getini("mockserver_record_mode"))
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(
+            f"ini mockserver_record_mode: expected one of {', '.join(RECORD_MODES)}, got {mode!r}"
+        )
+    return mode
+
+
 def in_process(config: pytest.Config) -> bool:
     option: bool | None = config.getoption("mockserver_in_process")
     return bool(option) if option is not None else bool(config.getini("mockserver_in_process"))
@@ -274,6 +300,9 @@ class MarkerOptions:
     assert_all_matched: bool = True
     #: Let the test connect beyond loopback (the network guard is off for it).
     allow_network: bool = False
+    #: Replay (or record) this cassette: a name (``cassettes/<module>/<name>.yaml`` beside
+    #: the test file), a ``.yaml`` path relative to it, or ``True`` for the test's name.
+    cassette: str | bool | None = None
 
 
 _KEYWORDS = tuple(f.name for f in fields(MarkerOptions))
@@ -283,6 +312,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "assert_all_used": (bool,),
     "assert_all_matched": (bool,),
     "allow_network": (bool,),
+    "cassette": (str, bool),
 }
 
 

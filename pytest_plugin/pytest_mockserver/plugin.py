@@ -115,12 +115,18 @@ def session_of(config: pytest.Config) -> MockServerSession:
             from pytest_mockserver.session import MockServerSession
 
             env = config.stash.get(ENV, None)
+            recorders = None
+            if options.record_mode(config) != "none":  # cassettes may record: a proxy in front
+                from mockserver.record.recorder import Recorders
+
+                recorders = Recorders()
             session = MockServerSession(
                 seed=seed,
                 scenario_dirs=dirs,
                 in_process=in_process,
                 port=options.port(config),
                 sock=env.take_socket() if env is not None else None,
+                recorders=recorders,
             )
         config.stash[SESSION] = session
     return session
@@ -252,14 +258,21 @@ def mockserver(
 
     item = request.node
     env = item.config.stash.get(ENV, None)
+    marker = item.stash.get(MARKER_OPTIONS, None)
     handle = open_handle(
         mockserver_session,
         nodeid=item.nodeid,
-        options=item.stash.get(MARKER_OPTIONS, None),
+        options=marker,
         test_dir=Path(item.path).parent,
         # With the OpenAI variables set, the fixture acts on the namespace their key selects.
         api_key=env.api_key if env is not None else None,
     )
+    cassette = None
+    if marker is not None and marker.cassette:  # record & replay (cassettes.py)
+        from pytest_mockserver import cassettes
+
+        mode = options.record_mode(request.config)
+        cassette = cassettes.start(handle, item, given=marker.cassette, mode=mode)
     item.stash[HANDLE] = handle
     yield handle
     del item.stash[HANDLE]
@@ -268,6 +281,9 @@ def mockserver(
     check_unused = given[0] if given is not None else report is not None and report.passed
     try:
         found = handle.verdict(check_unused=check_unused)
+        if cassette is not None:  # a request the cassette never recorded (mode none)
+            cassette.stop(handle)
+            found = "\n".join(filter(None, [found, cassette.misses(handle)])) or None
     finally:
         handle.close()
     # Only what happened after the call phase's verdict (in fixtures' teardowns) is new.

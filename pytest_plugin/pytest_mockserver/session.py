@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mockserver.http.server import BackgroundServer
+    from mockserver.record.recorder import Recorders
 
 __all__ = ["MockServerSession", "ScenarioRef"]
 
@@ -52,11 +53,14 @@ class MockServerSession:
         start_timeout: float = START_TIMEOUT,
         port: int = 0,
         sock: socket.socket | None = None,
+        recorders: Recorders | None = None,
     ) -> None:
         self.seed = seed
         #: Where the socket server listens: a port (0: any free one), or a socket bound earlier.
         self._port = port
         self._sock = sock
+        #: Cassettes being recorded, by namespace (set when the record mode may record).
+        self.recorders = recorders
         self.scenario_dirs = tuple(scenario_dirs)
         #: Where the directories were given, as messages name it.
         self.scenarios_from = (
@@ -106,7 +110,9 @@ class MockServerSession:
         if self._app is None:
             from mockserver.http.app import create_app
 
-            self._app = create_app(self.engine.settings, engine=self.engine)
+            self._app = create_app(
+                self.engine.settings, engine=self.engine, recorder=self.recorders
+            )
         return self._app
 
     def server(self) -> BackgroundServer:

@@ -6,13 +6,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import httpcore  # noqa: F401 - httpx imports it on first use: once, before pytester's snapshot
 import openai  # noqa: F401
 import pytest
 
 # Imported here, before pytester snapshots sys.modules, so that in-process inner runs reuse
 # them instead of importing them afresh every time.
 import mockserver.http.app
-import mockserver.http.server  # noqa: F401
+import mockserver.http.proxy
+import mockserver.http.server
+import mockserver.record.cassette
+import mockserver.record.nearest  # noqa: F401
 import pytest_mockserver.transport  # noqa: F401
 from pytest_mockserver.handle import MockServer
 from pytest_mockserver.session import MockServerSession

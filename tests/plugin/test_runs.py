@@ -100,7 +100,7 @@ def test_a_marker_typo_names_the_valid_keywords(pytester: pytest.Pytester, run: 
     assert (
         "@pytest.mark.mockserver got an unexpected keyword 'stict' (did you mean 'strict'?); "
         "valid keywords: scenario, seed, strict, assert_all_used, assert_all_matched, "
-        "allow_network"
+        "allow_network, cassette"
     ) in lines
     assert "@pytest.mark.mockserver(seed=...) takes int, got '7'" in lines
 

@@ -18,6 +18,7 @@ from mockserver.engine.core import SERVICE_HEADERS
 from mockserver.errors import (
     APIError,
     PayloadTooLargeError,
+    RecordedAnswer,
     StreamAborted,
     UnsupportedMediaTypeError,
 )
@@ -386,6 +387,10 @@ def refusal(request: Request, error: APIError) -> Response:
             summary=f"{error.type}: {error.message}",
         )
         engine.record(namespace, entry)
+    if isinstance(error, RecordedAnswer):  # record & replay: sent as the upstream sent it
+        from mockserver.http.recorded import RecordedResponse
+
+        return RecordedResponse(error)
     request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
     return error_response(error, request_id=request_id)
 

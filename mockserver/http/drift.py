@@ -1,0 +1,102 @@
+"""``mockserver record --check``: each recorded request sent to the upstream again, and its
+answer's shape compared with the recording's (:mod:`mockserver.record.drift`). Nothing is
+written."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import httpx
+import yaml
+
+from mockserver.errors import MockServerError
+from mockserver.record.capture import Capture
+from mockserver.record.distill import recording_of
+from mockserver.record.drift import answer_differences
+from mockserver.record.keys import TURN_PATHS
+
+__all__ = ["DriftReport", "check_cassette"]
+
+_PATHS = {api: path for path, api in TURN_PATHS.items()}
+
+
+@dataclass
+class DriftReport:
+    cassette: Path
+    #: ``(rule id, recording file, differences)`` for each recording replayed.
+    checked: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    #: Recordings that could not be replayed, and why.
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.failed) or any(found for _, _, found in self.checked)
+
+    def text(self) -> str:
+        lines = []
+        for rule, recording, found in self.checked:
+            lines.append(f"{'DRIFT' if found else 'same '} rule '{rule}' ({recording})")
+            lines += [f"      {line}" for line in found]
+        lines += [f"ERROR {recording}: {why}" for recording, why in self.failed]
+        drifted = sum(1 for *_, found in self.checked if found)
+        lines.append(
+            f"{len(self.checked)} recording(s) replayed against the upstream: {drifted} drifted, "
+            f"{len(self.failed)} failed"
+        )
+        return "\n".join(lines)
+
+
+def check_cassette(
+    path: Path,
+    *,
+    upstream: str,
+    api_key: str | None = None,
+    connect_timeout: float = 5.0,
+    read_timeout: float = 120.0,
+) -> DriftReport:
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise MockServerError(f"cannot read cassette {path}: {exc}") from None
+    report = DriftReport(path)
+    timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
+    headers = {"authorization": f"Bearer {api_key or 'sk-mockserver-drift-check'}"}
+    with httpx.Client(timeout=timeout, headers=headers) as client:
+        for rule in (document or {}).get("rules") or ():
+            api = (rule.get("when") or {}).get("api")
+            for recording in rule.get("recordings") or ():
+                try:
+                    old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
+                    new = _again(client, upstream, _PATHS[str(api)], old["request"])
+                except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
+                    report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
+                    continue
+                report.checked.append(
+                    (str(rule.get("id")), recording, answer_differences(old, new))
+                )
+    return report
+
+
+def _again(client: httpx.Client, upstream: str, path: str, request: Any) -> dict[str, Any]:
+    """The recording ``request`` would make now."""
+    body = json.dumps(request).encode()
+    capture = Capture("POST", path, "", [("content-type", "application/json")], body)
+    start = perf_counter()
+    url = upstream.rstrip("/") + path.removeprefix("/v1")
+    with client.stream(
+        "POST", url, content=body, headers={"content-type": "application/json"}
+    ) as answer:
+        capture.respond(answer.status_code, answer.headers.multi_items())
+        complete = True
+        try:
+            for chunk in answer.iter_bytes():
+                capture.receive(chunk, offset_ms=(perf_counter() - start) * 1000)
+        except httpx.HTTPError:
+            complete = False
+    return recording_of(
+        capture.finish(complete=complete, elapsed_ms=(perf_counter() - start) * 1000)
+    )

@@ -1,0 +1,98 @@
+"""Capturing one exchange as its bytes arrive: the request, the status and headers, then the
+body, or each server-sent event with the time it arrived. Pure: the proxy feeds it bytes and
+times; nothing here reads a clock or a socket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mockserver.record.exchange import Event, Exchange
+from mockserver.record.redact import kept_request, kept_response
+
+__all__ = ["Capture", "EventReader"]
+
+
+class EventReader:
+    """Server-sent events out of a byte stream cut anywhere (``\\n``, ``\\r\\n`` or ``\\r``)."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._event: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        """The events ``chunk`` completes: ``(event name or None, data)``."""
+        self._buffer += chunk.decode("utf-8", errors="replace")
+        self._buffer = self._buffer.replace("\r\n", "\n").replace("\r", "\n")
+        done = []
+        *lines, self._buffer = self._buffer.split("\n")
+        for line in lines:
+            if line == "":
+                if self._data:
+                    done.append((self._event, "\n".join(self._data)))
+                self._event, self._data = None, []
+            elif line.startswith("data:"):
+                self._data.append(line[5:].removeprefix(" "))
+            elif line.startswith("event:"):
+                self._event = line[6:].removeprefix(" ")
+        return done
+
+
+@dataclass
+class Capture:
+    """One exchange being captured."""
+
+    method: str
+    path: str
+    query: str
+    request_headers: Iterable[tuple[str, str]]
+    raw_request: bytes
+    status: int = 0
+    response_headers: dict[str, str] = field(default_factory=dict)
+    stream: bool = False
+    _body: bytearray = field(default_factory=bytearray)
+    _events: list[Event] = field(default_factory=list)
+    _reader: EventReader = field(default_factory=EventReader)
+
+    def respond(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
+        headers = list(headers)
+        self.status = status
+        self.response_headers = kept_response(headers)
+        kind = {k.lower(): v for k, v in headers}.get("content-type", "")
+        self.stream = kind.startswith("text/event-stream")
+
+    def receive(self, chunk: bytes, *, offset_ms: float) -> None:
+        if not self.stream:
+            self._body += chunk
+            return
+        for event, data in self._reader.feed(chunk):
+            self._events.append(Event(round(offset_ms, 1), data, event))
+
+    def finish(self, *, complete: bool, elapsed_ms: float) -> Exchange:
+        text = None if self.stream else self._body.decode("utf-8", errors="replace")
+        return Exchange(
+            method=self.method,
+            path=self.path,
+            status=self.status,
+            request=_json_or_none(self.raw_request.decode("utf-8", errors="replace")),
+            query=self.query,
+            request_headers=kept_request(self.request_headers),
+            response_headers=self.response_headers,
+            body=None if text is None else _json_or_none(text),
+            events=tuple(self._events) if self.stream else None,
+            complete=complete,
+            elapsed_ms=round(elapsed_ms, 1),
+            body_text=text,
+        )
+
+
+def _json_or_none(text: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

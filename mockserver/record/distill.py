@@ -1,0 +1,63 @@
+"""An exchange, written down: its recording (the exact answer, replayed byte for byte) and its
+distilled reply (the neutral reply it says: text, tool calls, refusal, reasoning, usage, or
+the error it was), which answers both APIs, streamed or not."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mockserver.record.exchange import Exchange
+from mockserver.scenario.captured import captured_reply, error_spec
+
+__all__ = ["distilled_reply", "recording_of"]
+
+Json = dict[str, Any]
+
+
+def recording_of(exchange: Exchange) -> Json:
+    """What a recording file holds: the request, then the answer as it arrived."""
+    recording: Json = {
+        "request": exchange.request,
+        "status": exchange.status,
+        "headers": dict(exchange.response_headers),
+    }
+    if exchange.events is not None:
+        recording["events"] = [
+            {"offset_ms": e.offset_ms, **({"event": e.event} if e.event else {}), "data": e.data}
+            for e in exchange.events
+        ]
+        recording["complete"] = exchange.complete
+    else:
+        recording["body"] = _body_text(exchange)
+    recording["elapsed_ms"] = exchange.elapsed_ms
+    return recording
+
+
+def _body_text(exchange: Exchange) -> str:
+    if exchange.body_text is not None:
+        return exchange.body_text
+    if exchange.body is None:
+        return ""
+    return json.dumps(exchange.body, indent=2, ensure_ascii=False)
+
+
+def distilled_reply(exchange: Exchange) -> Json | None:
+    """The neutral reply ``exchange``'s answer says; ``None`` if it says none we know (then
+    only the exact recording can replay it)."""
+    if exchange.status >= 400:
+        return {"error": error_spec(exchange.status, exchange.body, exchange.response_headers)}
+    if exchange.events is None:
+        return captured_reply(exchange.body)
+    payloads = []
+    for event in exchange.events:
+        if event.data == "[DONE]":
+            continue
+        try:
+            payloads.append(json.loads(event.data))
+        except ValueError:
+            return None
+    reply = captured_reply(payloads)
+    if reply is not None and not exchange.complete:  # cut as the recording was
+        reply["fault"] = {"disconnect_after": len(payloads)}
+    return reply

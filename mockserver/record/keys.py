@@ -1,0 +1,83 @@
+"""Which recorded requests a replayed one is: the ``when`` a recording's rule is written with.
+
+The default identifies a request by what changes its answer — the API, the model, the system
+text, the last user message, how many assistant turns came before, the last tool result, the
+tools offered — and not by what does not (temperature, metadata, ``user``, stream options,
+``max_tokens``, headers). An exact recording adds ``api`` and ``stream`` (its bytes are one
+API's, in one framing); a distilled one answers either API, streamed or not.
+Users widen a rule by deleting keys of its ``when`` and narrow it with any other condition
+(``params``, ``any_message``, …): it is an ordinary scenario rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mockserver.prompt import Prompt
+from mockserver.record.exchange import Exchange
+
+__all__ = ["TURN_PATHS", "api_of", "prompt_of", "when_of"]
+
+#: The model-turn endpoints a recording writes rules for, by their API.
+TURN_PATHS = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
+
+
+def api_of(method: str, path: str) -> str | None:
+    """``chat`` or ``responses`` for a model turn; ``None`` for any other call."""
+    return TURN_PATHS.get(path) if method.upper() == "POST" else None
+
+
+def prompt_of(api: str, body: Any, headers: Mapping[str, str] | None = None) -> Prompt | None:
+    """The neutral view of a recorded request body, as the matcher will see its replay
+    (``None`` for a body that is not a request of that API)."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("model"), str):
+        return None
+    try:
+        if api == "chat":
+            from mockserver.prompt.chat import prompt_from_chat
+
+            return prompt_from_chat(body, headers=headers or {})
+        from mockserver.prompt.responses import input_items, prompt_from_responses
+
+        return prompt_from_responses(body, items=input_items(body), headers=headers or {})
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def when_of(exchange: Exchange, *, exact: bool) -> dict[str, Any] | None:
+    """The ``when`` of a rule answering ``exchange``'s request (``None``: not a model turn)."""
+    api = api_of(exchange.method, exchange.path)
+    prompt = prompt_of(api, exchange.request) if api else None
+    if api is None or prompt is None:
+        return None
+    when: dict[str, Any] = {"api": api} if exact else {}
+    when["model"] = {"equals": prompt.model}
+    system = "\n".join(
+        [
+            prompt.instructions or "",
+            *(m.text for m in prompt.messages if m.role in ("system", "developer")),
+        ]
+    ).strip("\n")
+    if system:
+        when["system"] = {"equals": system}
+    if any(m.role == "user" for m in prompt.messages):
+        when["last_user"] = {"equals": prompt.last_user_text}
+    continued = isinstance(exchange.request, Mapping) and bool(
+        exchange.request.get("previous_response_id") or exchange.request.get("conversation")
+    )
+    if not continued:  # a stored chain's earlier turns are not in the request itself
+        when["turn"] = {"equals": sum(1 for m in prompt.messages if m.role == "assistant")}
+    last = prompt.last_message
+    if last is not None and last.role == "tool":
+        names = {c.call_id: c.name for m in prompt.messages for c in m.tool_calls}
+        result: dict[str, Any] = {"content": {"equals": last.text}}
+        name = names.get(last.tool_call_id or "", last.name or "")
+        if name:
+            result = {"name": {"equals": name}, **result}
+        when["tool_result"] = result
+    if prompt.tools:
+        when["tools_offered"] = [t.name for t in prompt.tools]
+    if exact:
+        when["stream"] = prompt.stream
+    return when

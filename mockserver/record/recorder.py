@@ -1,0 +1,169 @@
+"""Record & replay modes, as pytest-recording and vcrpy name them, and what each request gets.
+
+- ``once``: record when the cassette is absent, else replay it;
+- ``new_episodes``: replay what the cassette answers, forward and append the rest;
+- ``none``: replay only; a request with no recording is the API's 400 naming the nearest one;
+- ``all``: forward and re-record everything.
+
+:class:`Recorder` decides, per request, between the upstream and the recordings, and writes
+what the upstream answered. The proxy (``mockserver.http.proxy``) does the HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from mockserver.errors import MockServerError
+from mockserver.prompt import Prompt
+from mockserver.record.cassette import Cassette, Form
+from mockserver.record.exchange import Exchange
+from mockserver.record.keys import api_of, prompt_of
+from mockserver.record.redact import Redactor
+from mockserver.scenario.model import Scenario
+
+__all__ = ["MODES", "Decision", "Mode", "Recorder", "Recorders", "Recording", "RecordingError"]
+
+Mode = Literal["once", "new_episodes", "none", "all"]
+MODES: tuple[Mode, ...] = ("once", "new_episodes", "none", "all")
+#: What a request gets: the upstream, the recordings (the scenario answers), or a 400 that
+#: names the nearest recording (the message).
+Decision = Literal["forward", "replay"] | str
+
+
+class RecordingError(MockServerError):
+    """A recording that cannot start (no cassette to replay, a cassette that does not load)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """How to record: where, from which upstream, in which mode and form."""
+
+    path: Path
+    #: The upstream's base URL, ``/v1`` included (``https://api.example.com/v1``).
+    upstream: str | None = None
+    mode: Mode = "once"
+    form: Form = "exact"
+    #: Regexes masked in everything written (with the scenario file's ``redact:``).
+    redact: tuple[str, ...] = ()
+    #: Seconds to wait for the upstream's connection (an unreachable one is a quick 502).
+    connect_timeout: float = 5.0
+    #: Seconds to wait for each read from the upstream (a hang is a 504 past it).
+    read_timeout: float = 120.0
+    #: Sent upstream as the bearer token in place of the client's credentials, if set.
+    api_key: str | None = None
+
+
+class Recorder:
+    """One recording session over one cassette file."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        path = recording.path
+        existed = path.exists()
+        mode = recording.mode
+        if mode == "none" and not existed:
+            raise RecordingError(f"cassette {path} does not exist: mode none replays only")
+        #: Forward what the recordings do not answer (and write it).
+        self.records = mode in ("all", "new_episodes") or (mode == "once" and not existed)
+        #: Answer from the recordings what they can.
+        self.replays = mode in ("none", "new_episodes") or (mode == "once" and existed)
+        for pattern in recording.redact:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise RecordingError(f"--redact {pattern!r} is not a valid regex: {exc}") from None
+        if self.records and recording.upstream is None:
+            raise RecordingError(f"mode {mode} records {path}: it needs an upstream URL")
+        self.cassette = Cassette(
+            path,
+            form=recording.form,
+            redactor=Redactor(recording.redact),
+            fresh=mode == "all",
+        )
+        self.scenario: Scenario | None = self._load() if self.replays and existed else None
+        #: Exchanges written, and calls forwarded but not written (not model turns).
+        self.written = 0
+        self.passed_through = 0
+        #: Serves the cassette's scenario once it answers more (``new_episodes``); unset, the
+        #: server's default scenario is replaced.
+        self.on_reload: Callable[[Scenario], None] | None = None
+
+    def _load(self) -> Scenario:
+        from mockserver.scenario.loader import load_file
+
+        try:
+            return load_file(self.recording.path)
+        except MockServerError as exc:
+            raise RecordingError(f"cassette {self.recording.path} does not load: {exc}") from None
+
+    def decide(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Decision:
+        """Where a request to ``path`` goes."""
+        api = api_of(method, path)
+        if api is None:  # not a model turn: the upstream while recording, else ours
+            return "forward" if self.records else "replay"
+        if not self.replays:
+            return "forward"
+        prompt = _prompt(api, body, headers)
+        if prompt is None:  # not a valid request: ours says why, as the API would
+            return "replay"
+        if self.scenario is not None and self.answers(prompt):
+            return "replay"
+        if self.records:
+            return "forward"
+        from mockserver.record.nearest import no_recording
+
+        scenario = self.scenario or Scenario(name=self.recording.path.stem)
+        return no_recording(scenario, prompt, cassette=str(self.recording.path))
+
+    def answers(self, prompt: Prompt) -> bool:
+        from mockserver.scenario.matcher import Selected, select
+
+        assert self.scenario is not None
+        return isinstance(select(self.scenario, prompt, {}), Selected)
+
+    def captured(self, exchange: Exchange, *, secrets: list[str]) -> Scenario | None:
+        """Write an exchange the upstream answered; the cassette's scenario, reloaded, when the
+        recordings now answer more (``new_episodes``), for the server to replay them."""
+        if self.cassette.add(exchange, secrets=secrets) is None:
+            self.passed_through += 1
+            return None
+        self.written += 1
+        if not self.replays:
+            return None
+        self.scenario = self._load()
+        return self.scenario
+
+
+def _prompt(api: str, body: bytes, headers: dict[str, str]) -> Prompt | None:
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return None
+    return prompt_of(api, parsed, headers)
+
+
+class Recorders:
+    """Recorders by namespace, for a server shared by many tests (the pytest plugin): a
+    request of a namespace with no recorder is the server's own."""
+
+    def __init__(self) -> None:
+        self._by_namespace: dict[str, Recorder] = {}
+        self._lock = threading.Lock()
+
+    def add(self, namespace: str, recorder: Recorder) -> None:
+        with self._lock:
+            self._by_namespace[namespace] = recorder
+
+    def remove(self, namespace: str) -> None:
+        with self._lock:
+            self._by_namespace.pop(namespace, None)
+
+    def get(self, namespace: str) -> Recorder | None:
+        with self._lock:
+            return self._by_namespace.get(namespace)

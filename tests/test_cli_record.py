@@ -1,0 +1,182 @@
+"""``mockserver record`` and ``serve --record`` as a user runs them: a subprocess killed in
+the middle of a recording, the drift check's report and exit code, the refusals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mockserver.cli import main
+from mockserver.http.server import BackgroundServer
+from mockserver.scenario.loader import load_file
+from tests.support.recording import MisbehavingUpstream, start_recorder, start_upstream
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Iterator[BackgroundServer]:
+    server = start_upstream(tmp_path, seed=7)
+    yield server
+    server.stop()
+
+
+def ask(base_url: str, text: str, *, stream: bool = False, timeout: float = 10) -> httpx.Response:
+    return httpx.post(
+        f"{base_url}/chat/completions",
+        json={
+            "model": "gpt-4o-mini",
+            "stream": stream,
+            "messages": [{"role": "user", "content": text}],
+        },
+        headers={"authorization": "Bearer sk-cli-test-key-0001"},
+        timeout=timeout,
+    )
+
+
+def started(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """A ``mockserver`` subprocess and the base URL it printed."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mockserver", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    assert first.startswith("mockserver listening on http://127.0.0.1:"), first
+    return process, first.split()[3]
+
+
+def test_a_recording_killed_mid_stream_leaves_every_finished_exchange_loadable(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette = tmp_path / "killed.yaml"
+    process, url = started(
+        ["record", "--upstream", upstream.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    try:
+        for text in ("one", "two", "three"):
+            assert ask(url, text, stream=text == "two").status_code == 200
+        late = threading.Thread(target=ask_and_be_cut_off, args=(url, "slow"))
+        late.start()  # the upstream holds this one back: it is mid-flight when killed
+        time.sleep(0.3)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        assert process.stdout is not None
+        process.stdout.close()
+    late.join(10)
+    scenario = load_file(cassette)
+    assert [r.id for r in scenario.rules] == ["chat-001", "chat-002", "chat-003"]
+    for file in (tmp_path / "killed").iterdir():
+        json.loads(file.read_text())  # whole, not half-written
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def ask_and_be_cut_off(base_url: str, text: str) -> None:
+    with pytest.raises(httpx.HTTPError):
+        ask(base_url, text, stream=True).raise_for_status()
+
+
+def test_serve_record_replays_what_it_recorded(tmp_path: Path, upstream: BackgroundServer) -> None:
+    cassette = tmp_path / "serve.yaml"
+    command = ["serve", "--port", "0", "--record", str(cassette), "--upstream", upstream.base_url]
+    process, url = started(command)
+    try:
+        seen = ask(url, "hello").content
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+        assert process.stdout is not None
+        out = process.stdout.read()
+        process.stdout.close()
+    assert f"record: recording {cassette} from {upstream.base_url} (mode once, exact)" in out
+    process, url = started([*command[:-2], "--record-mode", "none"])
+    try:
+        assert ask(url, "hello").content == seen
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+def test_record_check_passes_a_cassette_whose_answers_kept_their_shape(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "shape.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        ask(recorder.base_url, "hello")
+        ask(recorder.base_url, "stream it", stream=True)
+    finally:
+        recorder.stop()
+    written = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    (tmp_path / "other").mkdir()
+    other = start_upstream(tmp_path / "other", seed=8)  # other texts, the same shapes
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", other.base_url]) == 0
+    finally:
+        other.stop()
+    assert {p: p.read_bytes() for p in written} == written  # nothing rewritten
+    out = capsys.readouterr().out
+    assert "2 recording(s) replayed against the upstream: 0 drifted, 0 failed" in out
+
+
+def test_record_check_reports_where_the_shape_drifted_and_exits_1(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "drift.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        ask(recorder.base_url, "hello")
+    finally:
+        recorder.stop()
+    odd = MisbehavingUpstream().start()
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", odd.base_url]) == 1
+    finally:
+        odd.stop()
+    out = capsys.readouterr().out
+    assert "DRIFT rule 'chat-001' (drift/chat-001.json)" in out
+    assert "$.system_fingerprint: gone" in out
+    assert "$.usage.prompt_tokens: was number, now string" in out
+
+
+def test_record_refuses_to_replay_only_a_cassette_that_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    absent = tmp_path / "absent.yaml"
+    assert main(["record", "--out", str(absent), "--mode", "none", "--port", "0"]) == 2
+    assert f"cassette {absent} does not exist: mode none replays only" in capsys.readouterr().err
+
+
+def test_record_without_an_upstream_says_it_needs_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["record", "--out", str(tmp_path / "new.yaml"), "--port", "0"]) == 2
+    assert "it needs an upstream URL" in capsys.readouterr().err
+
+
+def test_recording_listens_on_loopback_only_unless_an_admin_token_is_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
+    assert main([*command, "--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "refusing to listen on 0.0.0.0" in capsys.readouterr().err
+
+
+def test_a_redact_pattern_that_is_not_a_regex_is_refused_before_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
+    assert main([*command, "--redact", "acct-(", "--port", "0"]) == 2
+    assert "--redact 'acct-(' is not a valid regex" in capsys.readouterr().err
