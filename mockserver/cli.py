@@ -69,7 +69,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--admin-token",
         metavar="TOKEN",
-        help="required by /__mockserver/ (and to listen on a non-loopback address)",
+        help="required by /__mockserver/ (and to listen on a non-loopback address); every "
+        "local user can read the command line (ps, /proc/PID/cmdline): prefer "
+        "--admin-token-file or MOCKSERVER_ADMIN_TOKEN(_FILE)",
+    )
+    serve.add_argument(
+        "--admin-token-file",
+        metavar="PATH",
+        help="read the admin token from this file (env MOCKSERVER_ADMIN_TOKEN_FILE)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name the control plane answers besides loopback names and IP addresses "
+        "(repeatable; .example.com: it and its subdomains; * any, which lets any web page "
+        "reach /__mockserver/ by DNS rebinding)",
     )
     serve.add_argument(
         "--api-key",
@@ -115,7 +130,9 @@ _SETTING_FLAGS = {
     "--tpm": "tokens_per_minute",
     "--cors-origin": "cors_origins",
     "--admin-token": "admin_token",
+    "--admin-token-file": "admin_token_file",
     "--api-key": "api_keys",
+    "--allowed-host": "allowed_hosts",
 }
 
 
@@ -137,7 +154,9 @@ def _serve(args: argparse.Namespace) -> int:
             tokens_per_minute=args.tokens_per_minute,
             cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
             admin_token=args.admin_token,
+            admin_token_file=args.admin_token_file,
             api_keys=tuple(args.api_key) if args.api_key else None,
+            allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
         )
         app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)

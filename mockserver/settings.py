@@ -16,12 +16,13 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from mockserver.errors import MockServerError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
 
-__all__ = ["Settings", "SettingsError"]
+__all__ = ["Settings", "SettingsError", "read_token_file"]
 
 ENV_PREFIX = "MOCKSERVER_"
 
@@ -137,6 +138,9 @@ class Settings:
     admin_token: str | None = None
     #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
     api_keys: tuple[str, ...] = ()
+    #: ``Host`` names the control plane answers besides loopback names and IP addresses
+    #: (``.example.com``: that name and the names under it; ``*``: any, which is unsafe).
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -165,6 +169,7 @@ class Settings:
             raw = env.get(variable)
             if raw is not None and raw != "":
                 values[name], where[name] = raw, f"env {variable}"
+        overrides = _with_token_file(env, values, dict(overrides), sources or {})
         for name, value in overrides.items():
             if value is not None:
                 values[name] = value
@@ -198,6 +203,49 @@ class Settings:
         return f"http://{host}:{self.port}/v1"
 
 
+def read_token_file(path: str, *, where: str) -> str:
+    """The secret a file holds (surrounding whitespace and the final newline dropped): a
+    token kept off the command line, which every local user can read in ``/proc``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise SettingsError(
+            f"cannot read the admin token file {path} ({where}): {why}", setting="admin_token"
+        ) from None
+    except UnicodeDecodeError:
+        raise SettingsError(
+            f"the admin token file {path} ({where}) is not UTF-8 text", setting="admin_token"
+        ) from None
+    token = text.strip()
+    if not token:
+        raise SettingsError(
+            f"the admin token file {path} ({where}) is empty", setting="admin_token"
+        )
+    return token
+
+
+def _with_token_file(
+    env: Mapping[str, str],
+    values: dict[str, Any],
+    overrides: dict[str, Any],
+    sources: Mapping[str, str],
+) -> dict[str, Any]:
+    """``overrides`` with ``admin_token_file`` (a flag) read into ``admin_token``; and
+    ``MOCKSERVER_ADMIN_TOKEN_FILE`` read into ``values`` when no variable sets the token."""
+    variable = ENV_PREFIX + "ADMIN_TOKEN_FILE"
+    if "admin_token" not in values and env.get(variable):
+        values["admin_token"] = read_token_file(env[variable], where=f"env {variable}")
+    path = overrides.pop("admin_token_file", None)
+    if path is None:
+        return overrides
+    flag = sources.get("admin_token_file", "admin_token_file")
+    if overrides.get("admin_token") is not None:
+        raise SettingsError(f"give the admin token or {flag}, not both", setting="admin_token")
+    overrides["admin_token"] = read_token_file(str(path), where=flag)
+    return overrides
+
+
 #: Each field's check, which returns the value to keep (converted from a string if it came
 #: from the environment).
 _CHECKS: dict[str, Callable[[Any], Any]] = {
@@ -218,5 +266,6 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cors_origins": _texts,
     "admin_token": _text(optional=True),
     "api_keys": _texts,
+    "allowed_hosts": _texts,
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]
