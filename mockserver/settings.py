@@ -69,6 +69,17 @@ def _port(value: Any) -> int:
     return port
 
 
+def _seconds(value: Any) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise _Invalid(f"Input should be a number of seconds, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e6:
+        raise _Invalid(f"Input should be a number of seconds above 0, got {value!r}")
+    return float(value)
+
+
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -119,6 +130,10 @@ class Settings:
     frozen_epoch: int = DEFAULT_FROZEN_EPOCH
     scenario: str | None = None
     max_body_bytes: int = 32 * 1024 * 1024
+    #: A scenario sent to ``PUT /__mockserver/scenario``: its size, and how long checking it
+    #: may take (beyond: a 413, a 400), so that no upload can hold the server up for long.
+    max_scenario_bytes: int = 8 * 1024 * 1024
+    scenario_seconds: float = 5.0
     #: Per namespace: journal entries kept, and stored objects kept of each kind.
     journal_limit: int = 1000
     store_limit: int = 10_000
@@ -256,6 +271,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "frozen_epoch": _integer(),
     "scenario": _text(optional=True),
     "max_body_bytes": _integer(low=1),
+    "max_scenario_bytes": _integer(low=1),
+    "scenario_seconds": _seconds,
     "journal_limit": _integer(low=1),
     "store_limit": _integer(low=1),
     "namespace_limit": _integer(low=1),

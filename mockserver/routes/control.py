@@ -15,14 +15,9 @@ from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
 from mockserver.routes.base import control_endpoint, engine_of, json_response, read_body
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.routes.query import query_int
+from mockserver.routes.upload import read_upload
 from mockserver.scenario.library import builtin_names
-from mockserver.scenario.loader import (
-    named_only,
-    parse_scenario,
-    reply_from_data,
-    scenario_from_data,
-    scenario_to_yaml,
-)
+from mockserver.scenario.loader import reply_from_data, scenario_to_yaml
 from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Namespace
 from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
@@ -85,18 +80,10 @@ def _control_json(raw: bytes) -> Json:
 async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await read_body(request)
-    if "json" not in media:  # YAML, text, or no type given (curl's -d says form data)
-        text = raw.decode("utf-8", "replace")
-        named = named_only(text, source="<PUT body>")
-        if named is not None:  # ``name: plain-chat``: switch to it, as JSON {"name": …} does
-            return engine.find_scenario(named)
-        return parse_scenario(text, source="<PUT body>", confined=True)
-    body = _control_json(raw)
-    if isinstance(body.get("name"), str) and set(body) == {"name"}:
-        return engine.find_scenario(body["name"])
-    if isinstance(body.get("yaml"), str):
-        return parse_scenario(body["yaml"], source="<PUT body>", confined=True)
-    return scenario_from_data(body.get("scenario", body), source="<PUT body>", confined=True)
+    found = await read_upload(
+        raw, media=media, settings=engine.settings, parse_json=_control_json
+    )  # ``name: plain-chat`` or {"name": …}: switch to it
+    return engine.find_scenario(found) if isinstance(found, str) else found
 
 
 @control_endpoint

@@ -15,7 +15,7 @@ __all__ = ["LiteralMatch", "NumberMatch", "TextMatch"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
 
 
 class TextMatch(_Strict):
