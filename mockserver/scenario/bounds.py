@@ -79,6 +79,9 @@ class Deadline:
     def passed(self) -> bool:
         return self.seconds is not None and self.clock() > self.ends
 
+    def remaining(self) -> float:
+        return self.ends - self.clock()
+
     def error(self, *, source: str, line: int = 1, column: int | None = None) -> ScenarioError:
         return ScenarioError(
             f"checking the scenario took longer than {self.seconds:g} s, the limit of one "

@@ -75,7 +75,7 @@ def test_bad_regex_is_reported_with_the_compiler_message() -> None:
             reply: {text: hi}
         """) == (
         "s.yaml:2:24: rule #0, field 'rules[0].when.last_user.regex': invalid regular "
-        "expression '(oops': missing ), unterminated subpattern at position 0"
+        "expression '(oops': missing ) at position 5"
     )
 
 
