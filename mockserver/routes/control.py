@@ -12,6 +12,7 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import InvalidRequestError, NotFoundError, ScenarioError
+from mockserver.routes import labels
 from mockserver.routes.base import control_endpoint, engine_of, json_response, read_body
 from mockserver.routes.base import namespace_of as api_namespace
 from mockserver.routes.query import query_int
@@ -31,19 +32,29 @@ MAX_ADVANCE: Final = 10 * 365 * 24 * 3600
 
 
 def namespace_of(request: Request) -> str:
-    """``?namespace=`` (for the inspector and non-Python suites), else as the API decides."""
-    return request.query_params.get("namespace") or api_namespace(request)
+    """``?namespace=`` (a name or a handle: for the inspector and non-Python suites), else as
+    the API decides."""
+    given = request.query_params.get("namespace")
+    if not given:
+        return api_namespace(request)
+    return labels.resolve(given, engine_of(request).store.names())
+
+
+def shown(request: Request, name: str) -> str:
+    """A namespace as its client named it: a handle stays a handle (see :mod:`labels`)."""
+    given = request.query_params.get("namespace", "")
+    return given if labels.is_handle(given) else name
 
 
 def scenario_error(exc: ScenarioError) -> InvalidRequestError:
     return InvalidRequestError(str(exc), code="mockserver_scenario_error")
 
 
-def _scenario_body(engine: Engine, space: Namespace) -> Json:
+def _scenario_body(engine: Engine, space: Namespace, request: Request) -> Json:
     scenario = engine.active_scenario(space)
     hits = space.rule_hits.get(scenario.name, {})
     return {
-        "namespace": space.name,
+        "namespace": shown(request, space.name),
         "name": scenario.name,
         "description": scenario.description,
         "fallback": scenario.fallback,
@@ -90,7 +101,7 @@ async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
 async def get_scenario(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.view(namespace_of(request)) as space:
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request))
 
 
 @control_endpoint
@@ -104,7 +115,7 @@ async def put_scenario(request: Request) -> Response:
         space.scenario = scenario
         space.rule_hits.pop(scenario.name, None)
         engine.store.feed.publish("state", space.name)
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request))
 
 
 @control_endpoint
@@ -114,7 +125,7 @@ async def delete_scenario(request: Request) -> Response:
         space.scenario = None
         space.rule_hits.clear()
         engine.store.feed.publish("state", space.name)
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request))
 
 
 @control_endpoint
@@ -157,7 +168,7 @@ async def call(request: Request) -> Response:
         entry = space.entry(seq) if space is not None and seq is not None else None
         if entry is None:
             raise NotFoundError(f"No call #{raw} in the journal of namespace '{name}'.")
-        return json_response({"namespace": name, **entry.as_json()})
+        return json_response({"namespace": shown(request, name), **entry.as_json()})
 
 
 async def namespaces(request: Request) -> Response:
@@ -171,7 +182,8 @@ async def namespaces(request: Request) -> Response:
                 continue
             data.append(
                 {
-                    "name": name,
+                    "namespace": labels.handle(name),
+                    "label": labels.label(name),
                     "scenario": engine.active_scenario(space).name,
                     "calls": len(space.journal),
                     "last_seq": space.journal_seq,
@@ -212,18 +224,21 @@ async def queue_next(request: Request) -> Response:
     with engine.store.namespace(namespace_of(request)) as space:
         space.pending.extend(replies)
         engine.store.feed.publish("state", space.name)
-        return json_response({"namespace": space.name, "pending": len(space.pending)})
+        return json_response(
+            {"namespace": shown(request, space.name), "pending": len(space.pending)}
+        )
 
 
-def _clock_body(engine: Engine, space: Namespace) -> Json:
-    return {"namespace": space.name, "now": engine.now_in(space), "offset": space.clock_offset}
+def _clock_body(engine: Engine, space: Namespace, request: Request) -> Json:
+    shown_as = shown(request, space.name)
+    return {"namespace": shown_as, "now": engine.now_in(space), "offset": space.clock_offset}
 
 
 @control_endpoint
 async def get_clock(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.view(namespace_of(request)) as space:
-        return json_response(_clock_body(engine, space))
+        return json_response(_clock_body(engine, space, request))
 
 
 @control_endpoint
@@ -258,14 +273,14 @@ async def advance_clock(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.namespace(namespace_of(request)) as space:
         space.clock_offset += float(value)
-        return json_response(_clock_body(engine, space))
+        return json_response(_clock_body(engine, space, request))
 
 
 @control_endpoint
 async def reset(request: Request) -> Response:
     name = namespace_of(request)
     engine_of(request).store.reset(name)
-    return json_response({"namespace": name, "reset": True})
+    return json_response({"namespace": shown(request, name), "reset": True})
 
 
 async def health(request: Request) -> Response:
