@@ -50,7 +50,9 @@ def scenario_error(exc: ScenarioError) -> InvalidRequestError:
     return InvalidRequestError(str(exc), code="mockserver_scenario_error")
 
 
-def _scenario_body(engine: Engine, space: Namespace, request: Request) -> Json:
+def _scenario_body(
+    engine: Engine, space: Namespace, request: Request, *, written: str | None = None
+) -> Json:
     scenario = engine.active_scenario(space)
     hits = space.rule_hits.get(scenario.name, {})
     return {
@@ -70,7 +72,7 @@ def _scenario_body(engine: Engine, space: Namespace, request: Request) -> Json:
             }
             for rule in scenario.rules
         ],
-        "yaml": scenario_to_yaml(scenario),
+        "yaml": written if written is not None else scenario_to_yaml(scenario),
     }
 
 
@@ -88,13 +90,13 @@ def _control_json(raw: bytes) -> Json:
         ) from None
 
 
-async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
+async def _scenario_from_request(request: Request, engine: Engine) -> tuple[Scenario, str | None]:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await read_body(request)
-    found = await read_upload(
-        raw, media=media, settings=engine.settings, parse_json=_control_json
-    )  # ``name: plain-chat`` or {"name": …}: switch to it
-    return engine.find_scenario(found) if isinstance(found, str) else found
+    found = await read_upload(raw, media=media, settings=engine.settings, parse_json=_control_json)
+    if found.scenario is None:  # ``name: plain-chat`` or {"name": …}: switch to it
+        return engine.find_scenario(str(found.name)), None
+    return found.scenario, found.yaml
 
 
 @control_endpoint
@@ -108,14 +110,14 @@ async def get_scenario(request: Request) -> Response:
 async def put_scenario(request: Request) -> Response:
     engine = engine_of(request)
     try:
-        scenario = await _scenario_from_request(request, engine)
+        scenario, written = await _scenario_from_request(request, engine)
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     with engine.store.namespace(namespace_of(request)) as space:
         space.scenario = scenario
         space.rule_hits.pop(scenario.name, None)
         engine.store.feed.publish("state", space.name)
-        return json_response(_scenario_body(engine, space, request))
+        return json_response(_scenario_body(engine, space, request, written=written))
 
 
 @control_endpoint

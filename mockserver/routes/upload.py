@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import anyio
 import anyio.to_thread
 
 from mockserver.errors import PayloadTooLargeError, ScenarioError
 from mockserver.scenario.bounds import Bounds, decode_text
-from mockserver.scenario.loader import parse_scenario, parse_upload, scenario_from_data
+from mockserver.scenario.loader import (
+    parse_scenario,
+    parse_upload,
+    scenario_from_data,
+    scenario_to_yaml,
+)
 from mockserver.scenario.model import Scenario
 from mockserver.settings import Settings
 
-__all__ = ["SOURCE", "read_upload"]
+__all__ = ["SOURCE", "Upload", "read_upload"]
 
 SOURCE: Final = "<PUT body>"
 #: How much longer than its deadline the wait for a reader lasts.
@@ -37,7 +42,25 @@ def _too_large(size: int, limit: int) -> PayloadTooLargeError:
     )
 
 
+class Upload(NamedTuple):
+    """What an upload holds: a scenario and its YAML (the answer shows it; written here, off
+    the event loop), or the name of a scenario to switch to."""
+
+    scenario: Scenario | None
+    yaml: str | None = None
+    name: str | None = None
+
+
 def _read(
+    raw: bytes, media: str, bounds: Bounds, parse_json: Callable[[bytes], dict[str, Any]]
+) -> Upload:
+    found = _found(raw, media, bounds, parse_json)
+    if isinstance(found, str):
+        return Upload(None, name=found)
+    return Upload(found, scenario_to_yaml(found))
+
+
+def _found(
     raw: bytes, media: str, bounds: Bounds, parse_json: Callable[[bytes], dict[str, Any]]
 ) -> Scenario | str:
     if "json" not in media:  # YAML, text, or no type given (curl's -d says form data)
@@ -57,7 +80,7 @@ async def read_upload(
     media: str,
     settings: Settings,
     parse_json: Callable[[bytes], dict[str, Any]],
-) -> Scenario | str:
+) -> Upload:
     """The scenario an upload holds, or the name of the one it asks for (``{"name": …}``,
     ``name: …``); ``parse_json`` reads a JSON body (its errors are the API's 400)."""
     if len(raw) > settings.max_scenario_bytes:

@@ -274,4 +274,5 @@ def scenario_to_yaml(scenario: Scenario) -> str:
     """YAML that :func:`parse_scenario` reads back into an equal scenario."""
     data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     data.setdefault("name", scenario.name)
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's: ~4x faster
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True)
