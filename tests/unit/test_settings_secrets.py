@@ -75,3 +75,13 @@ def test_the_help_says_the_command_line_is_visible_to_local_users(
 def test_allowed_hosts_come_from_the_environment_comma_separated() -> None:
     env = {"MOCKSERVER_ALLOWED_HOSTS": "mock.test, .dev.example"}
     assert Settings.from_env(env).allowed_hosts == ("mock.test", ".dev.example")
+
+
+def test_serve_names_an_unreadable_token_file_and_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-token"
+    assert main(["serve", "--port", "0", "--admin-token-file", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mockserver: error: cannot read the admin token file {missing}")
+    assert "(--admin-token-file)" in err
