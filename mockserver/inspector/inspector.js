@@ -297,7 +297,8 @@
       act(() => api("POST", "/next", { error: { preset } }), () => "The next reply in " + labelOf(state.selected) + " fails with " + preset + ".");
     });
     $("reset").addEventListener("click", () => {
-      act(() => api("POST", "/reset"), () => "Namespace " + labelOf(state.selected) + " was reset.");
+      const shown = labelOf(state.selected);
+      act(() => api("POST", "/reset"), () => "Namespace " + shown + " was reset.");
     });
     $("only-ns").addEventListener("change", applyFilter);
     $("close-detail").addEventListener("click", closeCall);
@@ -339,7 +340,13 @@
     source.addEventListener("reset", (e) => {
       const { namespace } = JSON.parse(e.data);
       dropNamespace(namespace);
-      if (namespace === state.selected) later("scenario", loadScenario, 50);
+      if (namespace === state.selected) {
+        // Its handle names nothing now: show the default namespace until a call comes.
+        state.selected = null;
+        state.picked = false;
+        $("ns-name").textContent = labelOf(null);
+        later("scenario", loadScenario, 50);
+      }
       later("namespaces", loadNamespaces, 150);
     });
   }
