@@ -211,3 +211,23 @@ def test_bounds_for_data_that_is_not_yaml() -> None:
         deep = [deep]
     with pytest.raises(ScenarioError, match="nested more than 100 deep"):
         scenario_from_data({"rules": [{"reply": {"json": deep}}]}, bounds=Bounds())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "base: &b {x: 1}\nc:\n  <<: *b\n  y: [1, 2.5, yes, ~, 2024-01-01]\n",
+        "rules:\n  - id: r\n    reply: {text: 'caf\u00e9'}\n",
+    ],
+)
+def test_without_libyaml_the_pure_python_parser_reads_the_same(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    from mockserver.scenario import document
+
+    fast = read_document(text, source="s", empty="e")
+    monkeypatch.setattr(document, "LOADER", yaml.SafeLoader)
+    assert read_document(text, source="s", empty="e") == fast
+    with pytest.raises(ScenarioError) as info:
+        read_document(text + "bad: [\n", source="s", empty="e")
+    assert info.value.line is not None
