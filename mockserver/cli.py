@@ -82,11 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a web page origin allowed to call the server (repeatable; default * on loopback)",
     )
-    serve.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        help="required by /__mockserver/ (and to listen on a non-loopback address)",
-    )
+    _access_flags(serve)
     serve.add_argument(
         "--api-key",
         action="append",
@@ -179,6 +175,30 @@ def _recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> 
     )
 
 
+def _access_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags that guard the control plane (``serve`` and ``record`` alike)."""
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="required by /__mockserver/ (and to listen on a non-loopback address); every "
+        "local user can read the command line (ps, /proc/PID/cmdline): prefer "
+        "--admin-token-file or MOCKSERVER_ADMIN_TOKEN(_FILE)",
+    )
+    parser.add_argument(
+        "--admin-token-file",
+        metavar="PATH",
+        help="read the admin token from this file (env MOCKSERVER_ADMIN_TOKEN_FILE)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name the control plane answers besides loopback names and IP addresses "
+        "(repeatable; .example.com: it and its subdomains; * any, which lets any web page "
+        "reach /__mockserver/ by DNS rebinding)",
+    )
+
+
 def _record_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     record = verbs.add_parser(
         "record", help="record an upstream's answers into a scenario file (a proxy; Ctrl-C stops)"
@@ -193,11 +213,7 @@ def _record_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     record.add_argument("--host", help="address to bind (default 127.0.0.1, loopback only)")
     record.add_argument("--port", type=int, help="port to listen on (default 8000; 0 = any free)")
     record.add_argument("--seed", type=int, help="seed for what mockserver itself answers")
-    record.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        help="required by /__mockserver/ (and to listen on a non-loopback address)",
-    )
+    _access_flags(record)
     record.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
     _recording_flags(record, verb=True)
     record.set_defaults(
@@ -287,9 +303,11 @@ _SETTING_FLAGS = {
     "--tpm": "tokens_per_minute",
     "--cors-origin": "cors_origins",
     "--admin-token": "admin_token",
+    "--admin-token-file": "admin_token_file",
     "--api-key": "api_keys",
     "--report": "report",
     "--report-junit": "report_junit",
+    "--allowed-host": "allowed_hosts",
 }
 
 
@@ -311,9 +329,11 @@ def _serve(args: argparse.Namespace) -> int:
             tokens_per_minute=args.tokens_per_minute,
             cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
             admin_token=args.admin_token,
+            admin_token_file=args.admin_token_file,
             api_keys=tuple(args.api_key) if args.api_key else None,
             report=getattr(args, "report", None),  # serve only (not record)
             report_junit=getattr(args, "report_junit", None),
+            allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
         )
         recorder = _recorder(args, settings)
         if recorder is not None and recorder.scenario is not None:  # the cassette replays

@@ -16,12 +16,13 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from mockserver.errors import SettingsError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "read_token_file"]
 
 ENV_PREFIX = "MOCKSERVER_"
 
@@ -32,18 +33,6 @@ _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
 
 class _Invalid(ValueError):
     """A field's value, rejected (the message says why; the caller names the field)."""
-
-
-def _seconds(value: Any) -> float:
-    """A positive number of seconds, at most an hour (from the environment: a decimal)."""
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            raise _Invalid(f"Input should be a number of seconds, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
-        raise _Invalid(f"Input should be a number of seconds above 0, at most 3600, got {value!r}")
-    return float(value)
 
 
 def _integer(*, low: int | None = None, optional: bool = False) -> Callable[[Any], Any]:
@@ -69,6 +58,17 @@ def _port(value: Any) -> int:
     if port > 65535:
         raise _Invalid("Input should be less than or equal to 65535")
     return port
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise _Invalid(f"Input should be a number of seconds, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e6:
+        raise _Invalid(f"Input should be a number of seconds above 0, got {value!r}")
+    return float(value)
 
 
 def _boolean(value: Any) -> bool:
@@ -129,6 +129,10 @@ class Settings:
     frozen_epoch: int = DEFAULT_FROZEN_EPOCH
     scenario: str | None = None
     max_body_bytes: int = 32 * 1024 * 1024
+    #: A scenario sent to ``PUT /__mockserver/scenario``: its size, and how long checking it
+    #: may take (beyond: a 413, a 400), so that no upload can hold the server up for long.
+    max_scenario_bytes: int = 8 * 1024 * 1024
+    scenario_seconds: float = 10.0
     #: Per namespace: journal entries kept, and stored objects kept of each kind.
     journal_limit: int = 1000
     store_limit: int = 10_000
@@ -163,6 +167,9 @@ class Settings:
     #: of the client's (unset: the client's own credentials go upstream).
     upstream_url: str | None = None
     upstream_key: str | None = None
+    #: ``Host`` names the control plane answers besides loopback names and IP addresses
+    #: (``.example.com``: that name and the names under it; ``*``: any, which is unsafe).
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -191,6 +198,7 @@ class Settings:
             raw = env.get(variable)
             if raw is not None and raw != "":
                 values[name], where[name] = raw, f"env {variable}"
+        overrides = _with_token_file(env, values, dict(overrides), sources or {})
         for name, value in overrides.items():
             if value is not None:
                 values[name] = value
@@ -224,6 +232,49 @@ class Settings:
         return f"http://{host}:{self.port}/v1"
 
 
+def read_token_file(path: str, *, where: str) -> str:
+    """The secret a file holds (surrounding whitespace and the final newline dropped): a
+    token kept off the command line, which every local user can read in ``/proc``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise SettingsError(
+            f"cannot read the admin token file {path} ({where}): {why}", setting="admin_token"
+        ) from None
+    except UnicodeDecodeError:
+        raise SettingsError(
+            f"the admin token file {path} ({where}) is not UTF-8 text", setting="admin_token"
+        ) from None
+    token = text.strip()
+    if not token:
+        raise SettingsError(
+            f"the admin token file {path} ({where}) is empty", setting="admin_token"
+        )
+    return token
+
+
+def _with_token_file(
+    env: Mapping[str, str],
+    values: dict[str, Any],
+    overrides: dict[str, Any],
+    sources: Mapping[str, str],
+) -> dict[str, Any]:
+    """``overrides`` with ``admin_token_file`` (a flag) read into ``admin_token``; and
+    ``MOCKSERVER_ADMIN_TOKEN_FILE`` read into ``values`` when no variable sets the token."""
+    variable = ENV_PREFIX + "ADMIN_TOKEN_FILE"
+    if "admin_token" not in values and env.get(variable):
+        values["admin_token"] = read_token_file(env[variable], where=f"env {variable}")
+    path = overrides.pop("admin_token_file", None)
+    if path is None:
+        return overrides
+    flag = sources.get("admin_token_file", "admin_token_file")
+    if overrides.get("admin_token") is not None:
+        raise SettingsError(f"give the admin token or {flag}, not both", setting="admin_token")
+    overrides["admin_token"] = read_token_file(str(path), where=flag)
+    return overrides
+
+
 #: Each field's check, which returns the value to keep (converted from a string if it came
 #: from the environment).
 _CHECKS: dict[str, Callable[[Any], Any]] = {
@@ -234,6 +285,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "frozen_epoch": _integer(),
     "scenario": _text(optional=True),
     "max_body_bytes": _integer(low=1),
+    "max_scenario_bytes": _integer(low=1),
+    "scenario_seconds": _seconds,
     "journal_limit": _integer(low=1),
     "store_limit": _integer(low=1),
     "namespace_limit": _integer(low=1),
@@ -251,5 +304,6 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "report_junit": _path,
     "upstream_url": _text(optional=True),
     "upstream_key": _text(optional=True),
+    "allowed_hosts": _texts,
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

@@ -448,7 +448,7 @@ class Engine:
             return _Choice(None, None, miss, scenario.chaos, chosen.counted)
         chaos = chosen.rule.chaos or scenario.chaos
         return _Choice(
-            chosen.reply, chosen.rule_id, None, chaos, chosen.counted, hit=chosen.hits + 1
+            chosen.reply, chosen.rule_id, chosen.note, chaos, chosen.counted, hit=chosen.hits + 1
         )
 
     def _with_chaos(

@@ -1,9 +1,11 @@
 """Who may call the server, and from which web pages: CORS, the admin token, API keys.
 
-One ASGI middleware wraps the routes. It answers CORS preflights itself, before any check of
-credentials (browsers send none on a preflight); refuses control-plane requests sent by foreign
-web pages or without the admin token; refuses ``/v1`` requests without a configured API key; adds
-the CORS headers to every answer; and times each exchange for the journal.
+One ASGI middleware wraps the routes. It refuses control-plane requests for a ``Host`` name
+that is not allowed, first (:mod:`mockserver.http.hosts`: DNS rebinding). It answers CORS
+preflights itself, before any check of credentials (browsers send none on a preflight);
+refuses control-plane requests sent by foreign web pages or without the admin token; refuses
+``/v1`` requests without a configured API key; adds the CORS headers to every answer; and
+times each exchange for the journal.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import APIError, AuthenticationError, SettingsError
+from mockserver.http.hosts import HostPolicy, host_name
 from mockserver.http.routes.base import error_response
 from mockserver.ids import monotonic
 from mockserver.settings import Settings
@@ -206,6 +209,20 @@ def _origin_refused(origin: str) -> Response:
     )
 
 
+def _host_refused(host: str) -> Response:
+    return error_response(
+        APIError(
+            f"The control plane does not answer requests for the host {host!r}: a web page on "
+            "a name that resolves to this machine could drive it (DNS rebinding). If the name "
+            f"is yours, start mockserver with --allowed-host {host_name(host)} (or "
+            "MOCKSERVER_ALLOWED_HOSTS).",
+            status=403,
+            type="invalid_request_error",
+            code="mockserver_host_not_allowed",
+        )
+    )
+
+
 def _admin_refused(headers: Headers, *, given: bool) -> Response:
     if "text/html" in headers.get("accept", ""):
         return HTMLResponse(
@@ -242,6 +259,7 @@ class Access:
         self.settings = settings
         self.store = store
         self.policy = OriginPolicy.from_settings(settings)
+        self.hosts = HostPolicy.from_list(settings.allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -250,6 +268,9 @@ class Access:
         headers = Headers(scope=scope)
         path: str = scope["path"]
         control = path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/")
+        if control and not self.hosts.allows(headers.get("host")):  # first: DNS rebinding
+            await _host_refused(headers.get("host", ""))(scope, receive, send)
+            return
         origin = headers.get("origin")
         allow = None
         if origin is not None:

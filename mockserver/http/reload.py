@@ -59,7 +59,10 @@ class ScenarioWatcher:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            self.check()
+            try:
+                self.check()
+            except Exception:  # a bug of ours must not stop every later reload
+                log.exception("scenario not reloaded, still serving the previous version")
 
     def start(self) -> ScenarioWatcher:
         self._thread.start()

@@ -12,7 +12,7 @@ __all__ = ["Category", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
 
 
 class LatencySpec(_Strict):

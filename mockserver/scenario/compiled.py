@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -60,6 +59,8 @@ def digest(source: bytes) -> str:
 def _encode(value: Any) -> Any:
     from pydantic import BaseModel
 
+    from mockserver.scenario.regexes import Regex
+
     if isinstance(value, BaseModel):
         fields = {name: _encode(getattr(value, name)) for name in type(value).model_fields}
         return {
@@ -73,8 +74,8 @@ def _encode(value: Any) -> Any:
         return {"$dict": {k: _encode(v) for k, v in value.items()}}
     if isinstance(value, list):
         return [_encode(v) for v in value]
-    if isinstance(value, re.Pattern):
-        return {"$regex": value.pattern, "flags": value.flags}
+    if isinstance(value, Regex):
+        return {"$regex": value.pattern}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     raise TypeError(f"cannot precompile a {type(value).__name__} in a scenario")
@@ -88,7 +89,9 @@ def _decode(value: Any) -> Any:
     if "$dict" in value:
         return {k: _decode(v) for k, v in value["$dict"].items()}
     if "$regex" in value:
-        return re.compile(value["$regex"], value["flags"])
+        from mockserver.scenario.regexes import Regex
+
+        return Regex(value["$regex"])
     fields = {name: _decode(v) for name, v in value["fields"].items()}
     return Record(value["$model"], fields, value["set"])
 

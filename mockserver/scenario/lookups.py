@@ -6,16 +6,20 @@ A bare string means ``equals``; anything else is an object with exactly one look
 from __future__ import annotations
 
 import fnmatch
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from mockserver.scenario.regexes import Regex
+
+if TYPE_CHECKING:
+    from mockserver.scenario.bounds import Deadline
 
 __all__ = ["LiteralMatch", "NumberMatch", "TextMatch"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
 
 
 class TextMatch(_Strict):
@@ -24,7 +28,7 @@ class TextMatch(_Strict):
     equals: str | None = None
     contains: str | None = None
     icontains: str | None = None
-    regex: re.Pattern[str] | None = None
+    regex: Regex | None = None
     glob: str | None = None
     startswith: str | None = None
 
@@ -46,10 +50,12 @@ class TextMatch(_Strict):
         for key in type(self).model_fields:
             value = getattr(self, key)
             if value is not None:
-                return key, value.pattern if isinstance(value, re.Pattern) else value
+                return key, value.pattern if isinstance(value, Regex) else value
         raise AssertionError("unreachable: validated to hold one lookup")
 
-    def test(self, text: str) -> bool:
+    def test(self, text: str, deadline: Deadline | None = None) -> bool:
+        """Does ``text`` match? A ``regex`` lookup stops at ``deadline`` (by default, its own
+        :data:`~mockserver.scenario.regexes.REGEX_SECONDS`) with ``RegexTimeout``."""
         key, wanted = self.lookup
         if key == "equals":
             return text == wanted
@@ -62,7 +68,7 @@ class TextMatch(_Strict):
         if key == "glob":
             return fnmatch.fnmatchcase(text, wanted)
         assert self.regex is not None
-        return self.regex.search(text) is not None
+        return self.regex.search(text, deadline=deadline)
 
     def describe(self) -> str:
         key, wanted = self.lookup

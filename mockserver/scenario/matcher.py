@@ -9,7 +9,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mockserver.errors import ScenarioError
 from mockserver.prompt import Prompt
+from mockserver.scenario.bounds import Deadline
+from mockserver.scenario.regexes import REGEX_SECONDS, RegexTimeout
 from mockserver.scenario.terms import describe_text
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
@@ -28,11 +31,20 @@ class Selected:
     #: Did hit counts take part (a rule passed over as used up, or a reply that depends on
     #: the count)? If not, the same request is selected the same way every time.
     counted: bool = False
+    #: Rules passed over for a regex that ran out of time (located, in the scenario's words).
+    problems: tuple[str, ...] = ()
 
     @property
     def rule_id(self) -> str:
         assert self.rule.id is not None
         return self.rule.id
+
+    @property
+    def note(self) -> str | None:
+        """What the journal says of how this rule was reached, if anything went wrong."""
+        if not self.problems:
+            return None
+        return "\n".join([f"Rule '{self.rule_id}' matched after:", *self.problems])
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,23 +81,43 @@ def describe_request(prompt: Prompt) -> str:
     return ", ".join(parts) + ")"
 
 
-def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selected | Miss:
+def select(
+    scenario: Scenario,
+    prompt: Prompt,
+    hits: Mapping[str, int],
+    *,
+    regex_seconds: float = REGEX_SECONDS,
+) -> Selected | Miss:
+    """The first rule that matches; its regex lookups share ``regex_seconds``."""
     reasons: list[tuple[str, str]] = []
+    problems: list[str] = []
     counted = False
-    for rule in scenario.rules:
+    deadline = Deadline(regex_seconds)
+    for index, rule in enumerate(scenario.rules):
         assert rule.id is not None
         count = hits.get(rule.id, 0)
-        reason = check(rule.when, prompt)
+        try:
+            reason = check(rule.when, prompt, deadline)
+        except RegexTimeout as slow:  # not the same answer every time: never replayed
+            reason, counted = _slow(slow, rule.id, index), True
+            problems.append(reason)
         if reason is None:
             reason = _exhausted(rule, count)
             if reason is None:
                 counted = counted or _counts(rule)
-                return Selected(
-                    rule=rule, reply=_nth_reply(rule, count), hits=count, counted=counted
-                )
+                reply = _nth_reply(rule, count)
+                found = tuple(problems)
+                return Selected(rule=rule, reply=reply, hits=count, counted=counted, problems=found)
             counted = True
         reasons.append((rule.id, reason))
     return Miss(scenario=scenario.name, prompt=prompt, reasons=tuple(reasons), counted=counted)
+
+
+def _slow(slow: RegexTimeout, rule: str, index: int) -> str:
+    from mockserver.scenario.problems import field_name  # pydantic: only when it is needed
+
+    where = field_name(("rules", index, "when", *slow.path, "regex"))
+    return ScenarioError(slow.explain(), rule=rule, field=where).located()
 
 
 def _counts(rule: Rule) -> bool:
@@ -108,29 +140,38 @@ def _nth_reply(rule: Rule, count: int) -> Reply:
     return sequence[count % len(sequence)] if rule.after == "cycle" else sequence[-1]
 
 
-def check(when: When, prompt: Prompt) -> str | None:
-    """``None`` when every condition holds, else the first failing condition's explanation."""
+def check(when: When, prompt: Prompt, deadline: Deadline | None = None) -> str | None:
+    """``None`` when every condition holds, else the first failing condition's explanation
+    (``RegexTimeout`` if a regex lookup runs past ``deadline``)."""
+    deadline = deadline or Deadline(REGEX_SECONDS)
     for name, test in _CHECKS:
         wanted = getattr(when, name)
         if wanted is not None:
-            reason = test(wanted, prompt)
+            try:
+                reason = test(wanted, prompt, deadline)
+            except RegexTimeout as slow:
+                slow.path.insert(0, "not" if name == "not_" else name)
+                raise
             if reason is not None:
                 return reason
     return None
 
 
-def _text(field: str, actual: Callable[[Prompt], str]) -> Callable[[TextMatch, Prompt], str | None]:
-    def test(wanted: TextMatch, prompt: Prompt) -> str | None:
+_Test = Callable[[Any, Prompt, Deadline], str | None]
+
+
+def _text(field: str, actual: Callable[[Prompt], str]) -> _Test:
+    def test(wanted: TextMatch, prompt: Prompt, deadline: Deadline) -> str | None:
         value = actual(prompt)
-        if wanted.test(value):
+        if wanted.test(value, deadline):
             return None
         return f"{field} {describe_text(value)} does not {wanted.describe()}"
 
     return test
 
 
-def _equal(field: str, actual: Callable[[Prompt], Any]) -> Callable[[Any, Prompt], str | None]:
-    def test(wanted: Any, prompt: Prompt) -> str | None:
+def _equal(field: str, actual: Callable[[Prompt], Any]) -> _Test:
+    def test(wanted: Any, prompt: Prompt, deadline: Deadline) -> str | None:
         value = actual(prompt)
         return None if value == wanted else f"{field} is {value!r}, not {wanted!r}"
 
@@ -142,13 +183,13 @@ def _system_text(prompt: Prompt) -> str:
     return "\n".join([prompt.instructions or "", *texts]).strip("\n")
 
 
-def _any_message(wanted: TextMatch, prompt: Prompt) -> str | None:
-    if any(wanted.test(m.text) for m in prompt.messages):
+def _any_message(wanted: TextMatch, prompt: Prompt, deadline: Deadline) -> str | None:
+    if any(wanted.test(m.text, deadline) for m in prompt.messages):
         return None
     return f"no message does {wanted.describe()}"
 
 
-def _tools_offered(wanted: list[str], prompt: Prompt) -> str | None:
+def _tools_offered(wanted: list[str], prompt: Prompt, deadline: Deadline) -> str | None:
     offered = [t.name for t in prompt.tools]
     missing = [name for name in wanted if name not in offered]
     if not missing:
@@ -165,19 +206,21 @@ def _tool_results(prompt: Prompt) -> Iterator[tuple[str, str, str]]:
             yield names.get(call_id, message.name or ""), call_id, message.text
 
 
-def _tool_result(wanted: ToolResultMatch | list[ToolResultMatch], prompt: Prompt) -> str | None:
+def _tool_result(
+    wanted: ToolResultMatch | list[ToolResultMatch], prompt: Prompt, deadline: Deadline
+) -> str | None:
     for one in wanted if isinstance(wanted, list) else [wanted]:
-        reason = _one_tool_result(one, prompt)
+        reason = _one_tool_result(one, prompt, deadline)
         if reason is not None:
             return reason
     return None
 
 
-def _one_tool_result(wanted: ToolResultMatch, prompt: Prompt) -> str | None:
+def _one_tool_result(wanted: ToolResultMatch, prompt: Prompt, deadline: Deadline) -> str | None:
     results = list(_tool_results(prompt))
     for name, call_id, content in results:
         pairs = [(wanted.name, name), (wanted.call_id, call_id), (wanted.content, content)]
-        if all(m is None or m.test(v) for m, v in pairs):
+        if all(m is None or m.test(v, deadline) for m, v in pairs):
             return None
     if not results:
         return "no tool result in the conversation"
@@ -199,27 +242,27 @@ def _wanted(wanted: ToolResultMatch) -> str:
     return "with " + " and ".join(parts) if parts else "at all"
 
 
-def _turn(wanted: NumberMatch, prompt: Prompt) -> str | None:
+def _turn(wanted: NumberMatch, prompt: Prompt, deadline: Deadline) -> str | None:
     turns = sum(1 for m in prompt.messages if m.role == "assistant")
     return None if wanted.test(turns) else f"turn is {turns}, should {wanted.describe()}"
 
 
-def _response_format(wanted: Any, prompt: Prompt) -> str | None:
+def _response_format(wanted: Any, prompt: Prompt, deadline: Deadline) -> str | None:
     fmt = prompt.output_format
     if wanted.type is not None and fmt.type != wanted.type:
         return f"response_format is {fmt.type!r}, not {wanted.type!r}"
-    if wanted.name is not None and not wanted.name.test(fmt.name or ""):
+    if wanted.name is not None and not wanted.name.test(fmt.name or "", deadline):
         return f"response_format name {fmt.name!r} does not {wanted.name.describe()}"
     return None
 
 
-def _mapping(field: str, actual: Callable[[Prompt], Mapping[str, str]]) -> Any:
-    def test(wanted: Mapping[str, TextMatch], prompt: Prompt) -> str | None:
+def _mapping(field: str, actual: Callable[[Prompt], Mapping[str, str]]) -> _Test:
+    def test(wanted: Mapping[str, TextMatch], prompt: Prompt, deadline: Deadline) -> str | None:
         values = actual(prompt)
         for key, match in wanted.items():
             if key not in values:
                 return f"no {field} {key!r}"
-            if not match.test(values[key]):
+            if not match.test(values[key], deadline):
                 return f"{field}[{key!r}] {describe_text(values[key])} does not {match.describe()}"
         return None
 
@@ -241,7 +284,7 @@ def _dig(params: Mapping[str, Any], path: str) -> Any:
     return value
 
 
-def _params(wanted: Mapping[str, Any], prompt: Prompt) -> str | None:
+def _params(wanted: Mapping[str, Any], prompt: Prompt, deadline: Deadline) -> str | None:
     from mockserver.scenario.lookups import NumberMatch, TextMatch
     from mockserver.scenario.model import param_lookup
 
@@ -253,23 +296,32 @@ def _params(wanted: Mapping[str, Any], prompt: Prompt) -> str | None:
         ok = (isinstance(value, str) or not isinstance(lookup, TextMatch)) and (
             not isinstance(lookup, NumberMatch) or isinstance(value, (int, float))
         )
-        if not ok or not lookup.test(value):
+        matched = ok and (
+            lookup.test(value, deadline) if isinstance(lookup, TextMatch) else lookup.test(value)
+        )
+        if not matched:
             return f"parameter {path!r} is {value!r}, should {lookup.describe()}"
     return None
 
 
-def _any(wanted: list[When], prompt: Prompt) -> str | None:
-    reasons = [check(w, prompt) for w in wanted]
+def _any(wanted: list[When], prompt: Prompt, deadline: Deadline) -> str | None:
+    reasons = []
+    for index, one in enumerate(wanted):
+        try:
+            reasons.append(check(one, prompt, deadline))
+        except RegexTimeout as slow:
+            slow.path.insert(0, index)
+            raise
     if any(r is None for r in reasons):
         return None
     return "none of 'any' holds: " + "; ".join(f"({r})" for r in reasons)
 
 
-def _not(wanted: When, prompt: Prompt) -> str | None:
-    return "the 'not' condition holds" if check(wanted, prompt) is None else None
+def _not(wanted: When, prompt: Prompt, deadline: Deadline) -> str | None:
+    return "the 'not' condition holds" if check(wanted, prompt, deadline) is None else None
 
 
-_CHECKS: tuple[tuple[str, Callable[[Any, Prompt], str | None]], ...] = (
+_CHECKS: tuple[tuple[str, _Test], ...] = (
     ("api", _equal("api", lambda p: p.api)),
     ("model", _text("model", lambda p: p.model)),
     ("stream", _equal("stream", lambda p: p.stream)),

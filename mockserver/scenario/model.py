@@ -53,7 +53,7 @@ __all__ = [
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
 
 
 class ToolResultMatch(_Strict):
@@ -117,7 +117,9 @@ class When(_Strict):
     any: list[When] | None = Field(default=None, min_length=1, description="at least one must hold")
     not_: When | None = Field(default=None, alias="not", description="must not hold")
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, defer_build=True, allow_inf_nan=False
+    )
 
     @field_validator("params")
     @classmethod
@@ -267,7 +269,9 @@ class Reply(_Strict):
         default=None, description="Responses hosted-tool output items, emitted as given"
     )
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, defer_build=True, allow_inf_nan=False
+    )
 
     @field_validator("hosted")
     @classmethod

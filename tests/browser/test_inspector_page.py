@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mockserver.http.routes.labels import label
 from mockserver.http.server import BackgroundServer
 from tests.browser.conftest import sdk_page
 from tests.conftest import start_server
@@ -64,11 +65,12 @@ def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
 
     row = inspector.locator("#calls tr").first
     wait_text(inspector, "#calls tr", "/v1/chat/completions")
-    assert KEY in row.inner_text()
+    assert label(KEY) in row.inner_text()  # the key's label: the page never shows a key
+    assert KEY not in inspector.content()
     assert "200" in row.inner_text()
     assert "generated" in row.inner_text()  # a turn the default scenario generated
-    wait_text(inspector, "#ns-name", KEY)  # the side panel follows the newest call
-    wait_text(inspector, "#namespaces", KEY)
+    wait_text(inspector, "#ns-name", label(KEY))  # the side panel follows the newest call
+    wait_text(inspector, "#namespaces", label(KEY))
     inspector.screenshot(path=str(SHOTS / "inspector-journal.png"))
 
     row.focus()
@@ -91,11 +93,11 @@ def test_switching_the_scenario_changes_the_next_reply(
     inspector, errors = open_inspector(new_page, mock)
     sdk, _ = sdk_page(new_page, site, mock, KEY)
     generated = chat(sdk, "hello")
-    wait_text(inspector, "#ns-name", KEY)
+    wait_text(inspector, "#ns-name", label(KEY))
 
     inspector.select_option("#switch", "plain-chat")
     inspector.click("#switch-form button")
-    wait_text(inspector, "#notice", f"Scenario plain-chat is active in {KEY}.")
+    wait_text(inspector, "#notice", f"Scenario plain-chat is active in {label(KEY)}.")
     wait_text(inspector, "#rules", "greeting")
 
     scripted = chat(sdk, "hello")
@@ -114,7 +116,7 @@ def test_a_fault_queued_from_the_page_fails_the_next_request_and_reset_clears(
     inspector, errors = open_inspector(new_page, mock)
     sdk, _ = sdk_page(new_page, site, mock, KEY)
     chat(sdk, "first")
-    wait_text(inspector, "#ns-name", KEY)
+    wait_text(inspector, "#ns-name", label(KEY))
 
     inspector.select_option("#fault", "overloaded")
     inspector.focus("#fault-form button")
@@ -126,6 +128,6 @@ def test_a_fault_queued_from_the_page_fails_the_next_request_and_reset_clears(
     inspector.screenshot(path=str(SHOTS / "inspector-fault.png"))
 
     inspector.click("#reset")
-    wait_text(inspector, "#notice", f"Namespace {KEY} was reset.")
+    wait_text(inspector, "#notice", f"Namespace {label(KEY)} was reset.")
     inspector.wait_for_function("() => document.querySelectorAll('#calls tr').length === 0")
     assert errors == []

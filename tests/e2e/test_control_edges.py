@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from mockserver.http.routes.control import MAX_ADVANCE
+from mockserver.http.routes.labels import handle
 from mockserver.http.server import BackgroundServer
 
 READS = ["/scenario", "/clock", "/calls"]
@@ -17,7 +18,7 @@ _YAML_TYPE = {"content-type": "application/yaml"}
 
 def namespaces(server: BackgroundServer) -> list[str]:
     listed = httpx.get(server.url + "/__mockserver/namespaces", params={"limit": 10_000})
-    return [n["name"] for n in listed.json()["data"]]
+    return [n["namespace"] for n in listed.json()["data"]]  # handles
 
 
 def read(server: BackgroundServer, path: str, namespace: str) -> dict[str, Any]:
@@ -40,7 +41,7 @@ def test_reading_a_namespace_does_not_create_it(
 ) -> None:
     ghost = api_key + "-ghost"
     read(server, path, ghost)
-    assert ghost not in namespaces(server)
+    assert handle(ghost) not in namespaces(server)
 
 
 def test_an_unknown_namespace_reads_as_a_new_one(server: BackgroundServer, api_key: str) -> None:
@@ -50,7 +51,7 @@ def test_an_unknown_namespace_reads_as_a_new_one(server: BackgroundServer, api_k
     clock = read(server, "/clock", ghost)
     assert (clock["namespace"], clock["offset"]) == (ghost, 0.0)
     assert read(server, "/calls", ghost) == {"object": "list", "data": []}
-    assert ghost not in namespaces(server)
+    assert handle(ghost) not in namespaces(server)
 
 
 @pytest.mark.parametrize("path", READS)
@@ -67,7 +68,7 @@ def test_reading_a_namespace_does_not_make_it_recent(
         assert put.status_code == 200
     read(server, path, older)
     listed = namespaces(server)  # newest first
-    assert listed.index(newer) < listed.index(older)
+    assert listed.index(handle(newer)) < listed.index(handle(older))
 
 
 def test_reading_an_existing_namespace_shows_its_state(control: httpx.Client) -> None:

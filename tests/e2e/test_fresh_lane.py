@@ -279,7 +279,10 @@ def test_in_process_the_asgi_lane_hands_off_as_the_protocol_does() -> None:
     seen = []
     for lane in (True, False):
         app = create_app(Settings(seed=3, clock="frozen", replay=lane))
-        with TestClient(app, headers={"Authorization": "Bearer sk-asgi"}) as http:
+        # A loopback base URL: the control plane does not answer TestClient's "testserver".
+        with TestClient(
+            app, base_url="http://127.0.0.1", headers={"Authorization": "Bearer sk-asgi"}
+        ) as http:
             put = http.put(
                 "/__mockserver/scenario",
                 content=SCRIPTED,

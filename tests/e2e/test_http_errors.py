@@ -28,7 +28,7 @@ def client() -> httpx.Client:
     class _Sync:
         def request(self, method: str, url: str, **kw: Any) -> httpx.Response:
             async def go() -> httpx.Response:
-                async with httpx.AsyncClient(transport=transport, base_url="http://mock") as c:
+                async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
                     return await c.request(method, url, **kw)
 
             return anyio.run(go)

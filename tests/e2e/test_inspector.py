@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mockserver.http.routes.labels import handle
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 
@@ -89,12 +90,14 @@ def test_the_event_stream_sends_a_snapshot_then_each_call(mock: BackgroundServer
         assert stream.headers["content-type"].startswith("text/event-stream")
         [(name, snapshot)] = events(lines, 1)
         assert name == "snapshot"
-        assert [(c["namespace"], c["seq"]) for c in snapshot["calls"]] == [("sk-early", 1)]
+        assert [(c["namespace"], c["label"], c["seq"]) for c in snapshot["calls"]] == [
+            (handle("sk-early"), "sk-…", 1)
+        ]
         chat(mock, "sk-late", stream=True)
         arrived = events(lines, 1)
     [(name, call)] = arrived
     assert name == "call"
-    assert call["namespace"] == "sk-late"
+    assert call["namespace"] == handle("sk-late")  # the feed never shows a key
     assert call["path"] == "/v1/chat/completions"
     assert (call["model"], call["stream"], call["status"]) == ("gpt-4o-mini", True, 200)
     assert "request" not in call
@@ -114,7 +117,7 @@ def test_the_event_stream_announces_scenario_switches_and_resets(mock: Backgroun
         httpx.post(control + "/reset?namespace=sk-a")
         seen = events(lines, 3)
     assert [name for name, _ in seen] == ["state", "state", "reset"]
-    assert {data["namespace"] for _, data in seen} == {"sk-a"}
+    assert {data["namespace"] for _, data in seen} == {handle("sk-a")}
 
 
 def test_a_namespace_filter_narrows_the_stream(mock: BackgroundServer) -> None:
@@ -129,8 +132,8 @@ def test_a_namespace_filter_narrows_the_stream(mock: BackgroundServer) -> None:
         chat(mock, "sk-other")
         chat(mock, "sk-mine")
         [(_, call)] = events(lines, 1)
-    assert [c["namespace"] for c in snapshot["calls"]] == ["sk-mine"]
-    assert (call["namespace"], call["seq"]) == ("sk-mine", 2)
+    assert [c["namespace"] for c in snapshot["calls"]] == [handle("sk-mine")]
+    assert (call["namespace"], call["seq"]) == (handle("sk-mine"), 2)
 
 
 def test_one_call_in_full_with_its_timing(mock: BackgroundServer) -> None:
@@ -153,9 +156,9 @@ def test_namespaces_list_their_scenario_and_calls(mock: BackgroundServer) -> Non
     chat(mock, "sk-two")
     httpx.put(mock.url + "/__mockserver/scenario?namespace=sk-two", json={"name": "plain-chat"})
     listed = httpx.get(mock.url + "/__mockserver/namespaces").json()["data"]
-    assert [(n["name"], n["scenario"], n["calls"]) for n in listed] == [
-        ("sk-two", "plain-chat", 2),
-        ("sk-one", "default", 1),
+    assert [(n["namespace"], n["label"], n["scenario"], n["calls"]) for n in listed] == [
+        (handle("sk-two"), "sk-…", "plain-chat", 2),
+        (handle("sk-one"), "sk-…", "default", 1),
     ]
 
 

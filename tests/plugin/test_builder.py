@@ -164,7 +164,7 @@ def test_a_reply_with_nothing_to_say_is_refused(keywords: dict[str, object]) -> 
 
 
 def test_a_bad_lookup_says_why_in_python_terms() -> None:
-    with pytest.raises(ValueError, match="missing \\), unterminated subpattern") as info:
+    with pytest.raises(ValueError, match="missing \\) at position 1") as info:
         when_from_keywords({"last_user_regex": "("})
     assert str(info.value).startswith(
         "on(last_user_regex='('): last_user.regex: invalid regular expression '('"

@@ -75,7 +75,7 @@ def test_bad_regex_is_reported_with_the_compiler_message() -> None:
             reply: {text: hi}
         """) == (
         "s.yaml:2:24: rule #1, field 'rules[0].when.last_user.regex': invalid regular "
-        "expression '(oops': missing ), unterminated subpattern at position 0"
+        "expression '(oops': missing ) at position 5"
     )
 
 
@@ -365,7 +365,7 @@ BOMB = "a0: &a0 [lol]\n" + "".join(
     [
         (BOMB, "too many values once YAML aliases are expanded"),
         ("a: &a [*a]\n", "a YAML alias that contains itself"),
-        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "the YAML is nested too deeply"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nest"),  # ours (100) or libyaml's (1,000)
         ("seed: 99999999999999999999999999\n", "field 'seed'"),
     ],
     ids=["alias-bomb", "alias-loop", "deep", "huge-seed"],
@@ -384,7 +384,7 @@ def test_a_fixture_that_is_not_text_is_a_located_problem(tmp_path: Path) -> None
     (tmp_path / "blob.json").write_bytes(b"\xff\xfe\x00binary")
     path = tmp_path / "s.yaml"
     path.write_text("rules:\n  - reply: {fixture: blob.json}\n")
-    with pytest.raises(ScenarioError, match=r"fixture 'blob\.json' is not UTF-8 text") as info:
+    with pytest.raises(ScenarioError, match=r"fixture 'blob\.json': .*not UTF-8 text") as info:
         load_file(path)
     assert info.value.line == 2
 

@@ -171,7 +171,7 @@ def request(method: str, url: str, **kwargs: Any) -> httpx.Response:
 
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://mock") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await client.request(method, url, **kwargs)
 
     return anyio.run(go)

@@ -6,13 +6,17 @@
   const MAX_ROWS = 300;
   const $ = (id) => document.getElementById(id);
   const state = {
-    rows: new Map(), // "namespace\u0000seq" -> {call, tr}
-    selected: "default", // the namespace the side panel shows
+    rows: new Map(), // "handle\u0000seq" -> {call, tr}
+    // Namespaces are known by handle ("ns_…", what the control API takes) and shown by label
+    // ("sk-…a1b2"): the server never sends the API keys they are named by.
+    selected: null, // the handle of the namespace the side panel shows (null: the default one)
+    labels: new Map(), // handle -> label
     picked: false, // the user chose a namespace (else: follow the newest call)
     open: null, // key of the call shown in the detail pane
     scenario: null, // the selected namespace's active scenario, as last shown
-    known: new Set(), // namespaces in the side list
+    known: new Set(), // handles in the side list
   };
+  const labelOf = (handle) => (handle === null ? "default" : state.labels.get(handle) || handle);
   const timers = {};
 
   function later(name, fn, ms) {
@@ -34,7 +38,8 @@
       init.body = JSON.stringify(body);
     }
     const sep = path.includes("?") ? "&" : "?";
-    const res = await fetch(API + path + sep + "namespace=" + encodeURIComponent(state.selected), init);
+    const which = state.selected === null ? "" : sep + "namespace=" + encodeURIComponent(state.selected);
+    const res = await fetch(API + path + which, init);
     const data = await res.json().catch(() => ({}));
     if (!res.ok) throw new Error((data.error && data.error.message) || res.status + " " + res.statusText);
     return data;
@@ -53,19 +58,20 @@
     if (!res.ok) return;
     const list = $("namespaces");
     const data = (await res.json()).data;
-    if (!data.some((ns) => ns.name === state.selected)) {
-      data.unshift({ name: state.selected, scenario: "", calls: 0 });
+    for (const ns of data) state.labels.set(ns.namespace, ns.label);
+    if (state.selected !== null && !data.some((ns) => ns.namespace === state.selected)) {
+      data.unshift({ namespace: state.selected, label: labelOf(state.selected), scenario: "", calls: 0 });
     }
-    state.known = new Set(data.map((ns) => ns.name));
+    state.known = new Set(data.map((ns) => ns.namespace));
     list.replaceChildren(
       ...data.map((ns) => {
-        const button = el("button", { type: "button", title: ns.name, "data-namespace": ns.name });
-        if (ns.name === state.selected) button.setAttribute("aria-current", "true");
+        const button = el("button", { type: "button", title: ns.label, "data-namespace": ns.namespace });
+        if (ns.namespace === state.selected) button.setAttribute("aria-current", "true");
         button.append(
-          el("span", { class: "name" }, ns.name),
+          el("span", { class: "name" }, ns.label),
           el("span", { class: "sub" }, (ns.scenario ? ns.scenario + " · " : "") + ns.calls + (ns.calls === 1 ? " call" : " calls"))
         );
-        button.addEventListener("click", () => select(ns.name, true));
+        button.addEventListener("click", () => select(ns.namespace, true));
         return el("li").appendChild(button).parentNode;
       })
     );
@@ -76,7 +82,7 @@
     if (name === state.selected) return;
     state.selected = name;
     state.scenario = null;
-    $("ns-name").textContent = name;
+    $("ns-name").textContent = labelOf(name);
     for (const b of $("namespaces").querySelectorAll("button")) {
       b.setAttribute("aria-current", String(b.dataset.namespace === name));
     }
@@ -93,7 +99,7 @@
       notice(err.message, true);
       return;
     }
-    if (sc.namespace !== state.selected) return;
+    if (state.selected !== null && sc.namespace !== state.selected) return;
     $("sc-name").textContent = sc.name;
     $("sc-fallback").textContent = "fallback: " + sc.fallback;
     $("sc-desc").textContent = (sc.description || "").trim();
@@ -133,7 +139,7 @@
     if (call.stream) path.append(el("span", { class: "stream" }, "stream"));
     return [
       el("td", { class: "num" }, call.seq),
-      el("td", { class: "mono", title: call.namespace }, call.namespace),
+      el("td", { class: "mono", title: call.label }, call.label),
       el("td", {}, call.method),
       path,
       el("td", { class: "mono" }, call.model || ""),
@@ -145,6 +151,7 @@
   }
 
   function upsert(call, fresh) {
+    state.labels.set(call.namespace, call.label);
     const key = keyOf(call);
     let row = state.rows.get(key);
     if (!row) {
@@ -282,15 +289,16 @@
     $("switch-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const name = $("switch").value;
-      act(() => api("PUT", "/scenario", { name }), (sc) => "Scenario " + sc.name + " is active in " + sc.namespace + ".");
+      act(() => api("PUT", "/scenario", { name }), (sc) => "Scenario " + sc.name + " is active in " + labelOf(state.selected) + ".");
     });
     $("fault-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const preset = $("fault").value;
-      act(() => api("POST", "/next", { error: { preset } }), (r) => "The next reply in " + r.namespace + " fails with " + preset + ".");
+      act(() => api("POST", "/next", { error: { preset } }), () => "The next reply in " + labelOf(state.selected) + " fails with " + preset + ".");
     });
     $("reset").addEventListener("click", () => {
-      act(() => api("POST", "/reset"), (r) => "Namespace " + r.namespace + " was reset.");
+      const shown = labelOf(state.selected);
+      act(() => api("POST", "/reset"), () => "Namespace " + shown + " was reset.");
     });
     $("only-ns").addEventListener("change", applyFilter);
     $("close-detail").addEventListener("click", closeCall);
@@ -332,7 +340,13 @@
     source.addEventListener("reset", (e) => {
       const { namespace } = JSON.parse(e.data);
       dropNamespace(namespace);
-      if (namespace === state.selected) later("scenario", loadScenario, 50);
+      if (namespace === state.selected) {
+        // Its handle names nothing now: show the default namespace until a call comes.
+        state.selected = null;
+        state.picked = false;
+        $("ns-name").textContent = labelOf(null);
+        later("scenario", loadScenario, 50);
+      }
       later("namespaces", loadNamespaces, 150);
     });
   }

@@ -13,18 +13,14 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import APIError, InvalidRequestError, NotFoundError, ScenarioError
+from mockserver.http.routes import labels
 from mockserver.http.routes.base import control_endpoint, engine_of, json_response, read_body
 from mockserver.http.routes.base import namespace_of as api_namespace
 from mockserver.http.routes.query import query_int
+from mockserver.http.routes.upload import read_upload
 from mockserver.report import ReportWriteError, collect, write_reports
 from mockserver.scenario.library import builtin_names
-from mockserver.scenario.loader import (
-    named_only,
-    parse_scenario,
-    reply_from_data,
-    scenario_from_data,
-    scenario_to_yaml,
-)
+from mockserver.scenario.loader import reply_from_data, scenario_to_yaml
 from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Namespace
 from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
@@ -38,19 +34,31 @@ MAX_ADVANCE: Final = 10 * 365 * 24 * 3600
 
 
 def namespace_of(request: Request) -> str:
-    """``?namespace=`` (for the inspector and non-Python suites), else as the API decides."""
-    return request.query_params.get("namespace") or api_namespace(request)
+    """``?namespace=`` (a name or a handle: for the inspector and non-Python suites), else as
+    the API decides."""
+    given = request.query_params.get("namespace")
+    if not given:
+        return api_namespace(request)
+    return labels.resolve(given, engine_of(request).store.names())
+
+
+def shown(request: Request, name: str) -> str:
+    """A namespace as its client named it: a handle stays a handle (see :mod:`labels`)."""
+    given = request.query_params.get("namespace", "")
+    return given if labels.is_handle(given) else name
 
 
 def scenario_error(exc: ScenarioError) -> InvalidRequestError:
     return InvalidRequestError(str(exc), code="mockserver_scenario_error")
 
 
-def _scenario_body(engine: Engine, space: Namespace) -> Json:
+def _scenario_body(
+    engine: Engine, space: Namespace, request: Request, *, written: str | None = None
+) -> Json:
     scenario = engine.active_scenario(space)
     hits = space.rule_hits.get(scenario.name, {})
     return {
-        "namespace": space.name,
+        "namespace": shown(request, space.name),
         "name": scenario.name,
         "description": scenario.description,
         "fallback": scenario.fallback,
@@ -66,7 +74,7 @@ def _scenario_body(engine: Engine, space: Namespace) -> Json:
             }
             for rule in scenario.rules
         ],
-        "yaml": scenario_to_yaml(scenario),
+        "yaml": written if written is not None else scenario_to_yaml(scenario),
     }
 
 
@@ -84,41 +92,33 @@ def _control_json(raw: bytes) -> Json:
         ) from None
 
 
-async def _scenario_from_request(request: Request, engine: Engine) -> Scenario:
+async def _scenario_from_request(request: Request, engine: Engine) -> tuple[Scenario, str | None]:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await read_body(request)
-    if "json" not in media:  # YAML, text, or no type given (curl's -d says form data)
-        text = raw.decode("utf-8", "replace")
-        named = named_only(text, source="<PUT body>")
-        if named is not None:  # ``name: plain-chat``: switch to it, as JSON {"name": …} does
-            return engine.find_scenario(named)
-        return parse_scenario(text, source="<PUT body>", confined=True)
-    body = _control_json(raw)
-    if isinstance(body.get("name"), str) and set(body) == {"name"}:
-        return engine.find_scenario(body["name"])
-    if isinstance(body.get("yaml"), str):
-        return parse_scenario(body["yaml"], source="<PUT body>", confined=True)
-    return scenario_from_data(body.get("scenario", body), source="<PUT body>", confined=True)
+    found = await read_upload(raw, media=media, settings=engine.settings, parse_json=_control_json)
+    if found.scenario is None:  # ``name: plain-chat`` or {"name": …}: switch to it
+        return engine.find_scenario(str(found.name)), None
+    return found.scenario, found.yaml
 
 
 @control_endpoint
 async def get_scenario(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.view(namespace_of(request)) as space:
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request))
 
 
 @control_endpoint
 async def put_scenario(request: Request) -> Response:
     engine = engine_of(request)
     try:
-        scenario = await _scenario_from_request(request, engine)
+        scenario, written = await _scenario_from_request(request, engine)
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     name = namespace_of(request)
     engine.store.switch_scenario(name, scenario)
     with engine.store.view(name) as space:
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request, written=written))
 
 
 @control_endpoint
@@ -127,7 +127,7 @@ async def delete_scenario(request: Request) -> Response:
     name = namespace_of(request)
     engine.store.switch_scenario(name, None)
     with engine.store.view(name) as space:
-        return json_response(_scenario_body(engine, space))
+        return json_response(_scenario_body(engine, space, request))
 
 
 @control_endpoint
@@ -170,7 +170,7 @@ async def call(request: Request) -> Response:
         entry = space.entry(seq) if space is not None and seq is not None else None
         if entry is None:
             raise NotFoundError(f"No call #{raw} in the journal of namespace '{name}'.")
-        return json_response({"namespace": name, **entry.as_json()})
+        return json_response({"namespace": shown(request, name), **entry.as_json()})
 
 
 async def namespaces(request: Request) -> Response:
@@ -184,7 +184,8 @@ async def namespaces(request: Request) -> Response:
                 continue
             data.append(
                 {
-                    "name": name,
+                    "namespace": labels.handle(name),
+                    "label": labels.label(name),
                     "scenario": engine.active_scenario(space).name,
                     "calls": len(space.journal),
                     "last_seq": space.journal_seq,
@@ -224,18 +225,19 @@ async def queue_next(request: Request) -> Response:
     engine = engine_of(request)
     name = namespace_of(request)
     waiting = engine.store.queue_replies(name, replies)
-    return json_response({"namespace": name, "pending": waiting})
+    return json_response({"namespace": shown(request, name), "pending": waiting})
 
 
-def _clock_body(engine: Engine, space: Namespace) -> Json:
-    return {"namespace": space.name, "now": engine.now_in(space), "offset": space.clock_offset}
+def _clock_body(engine: Engine, space: Namespace, request: Request) -> Json:
+    shown_as = shown(request, space.name)
+    return {"namespace": shown_as, "now": engine.now_in(space), "offset": space.clock_offset}
 
 
 @control_endpoint
 async def get_clock(request: Request) -> Response:
     engine = engine_of(request)
     with engine.store.view(namespace_of(request)) as space:
-        return json_response(_clock_body(engine, space))
+        return json_response(_clock_body(engine, space, request))
 
 
 @control_endpoint
@@ -271,14 +273,14 @@ async def advance_clock(request: Request) -> Response:
     name = namespace_of(request)
     engine.store.advance_clock(name, float(value))
     with engine.store.view(name) as space:
-        return json_response(_clock_body(engine, space))
+        return json_response(_clock_body(engine, space, request))
 
 
 @control_endpoint
 async def reset(request: Request) -> Response:
     name = namespace_of(request)
     engine_of(request).store.reset(name)
-    return json_response({"namespace": name, "reset": True})
+    return json_response({"namespace": shown(request, name), "reset": True})
 
 
 async def health(request: Request) -> Response:

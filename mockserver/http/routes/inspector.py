@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 import mockserver
 from mockserver.faults import PRESETS
+from mockserver.http.routes import labels
 from mockserver.http.routes.base import engine_of
 from mockserver.render import sse
 from mockserver.scenario.library import builtin_names
@@ -52,7 +53,7 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
     requested = entry.requested()
     request = requested if isinstance(requested, dict) else {}
     return {
-        "namespace": namespace,
+        **_labelled(namespace),
         "seq": entry.seq,
         "method": entry.method,
         "path": entry.path,
@@ -65,6 +66,11 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
         "summary": entry.summary[:160],
         "duration_ms": entry.duration_ms,
     }
+
+
+def _labelled(namespace: str) -> Json:
+    """A namespace as the feed shows it: by handle and label, never by its key."""
+    return {"namespace": labels.handle(namespace), "label": labels.label(namespace)}
 
 
 def _text(value: object) -> str | None:
@@ -112,7 +118,7 @@ def _frames(store: Store, changes: list[Change], namespace: str | None) -> list[
             if row is not None:
                 frames.append(sse.event_frame("call", row))
         else:
-            frames.append(sse.event_frame(change.kind, {"namespace": change.namespace}))
+            frames.append(sse.event_frame(change.kind, _labelled(change.namespace)))
     return frames
 
 
@@ -180,8 +186,10 @@ async def _disconnected(receive: Receive) -> None:
 
 async def events(request: Request) -> Response:
     """``text/event-stream``: ``snapshot``, then ``call``, ``state`` and ``reset`` events."""
-    namespace = request.query_params.get("namespace") or None
-    return EventStream(_events(engine_of(request).store, namespace))
+    store = engine_of(request).store
+    given = request.query_params.get("namespace")
+    namespace = labels.resolve(given, store.names()) if given else None
+    return EventStream(_events(store, namespace))
 
 
 class Assets:

@@ -1,0 +1,121 @@
+"""A scenario's ``regex`` lookups: compiled by the ``regex`` package, whose matching takes a
+time limit, so that a pattern that backtracks without end (``(a|aa)+$``) costs one request a
+bounded moment, never the server a stall.
+
+A request's regex lookups share :data:`REGEX_SECONDS` (a :class:`Deadline` made per request);
+one that runs out raises :class:`RegexTimeout`, which the matcher reports as a located problem
+of its rule, and the lookups after it are not tried.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import regex
+
+from mockserver.scenario.bounds import Deadline
+
+if TYPE_CHECKING:  # a precompiled scenario's regexes are built without pydantic
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import core_schema
+
+__all__ = ["REGEX_SECONDS", "Regex", "RegexTimeout"]
+
+#: How long the regex lookups of one request may take together.
+REGEX_SECONDS: Final = 0.1
+
+
+class RegexTimeout(Exception):
+    """A regex lookup ran out of its request's time."""
+
+    def __init__(self, pattern: str, *, length: int, late: bool, seconds: float) -> None:
+        super().__init__(pattern)
+        self.pattern = pattern
+        self.length = length
+        self.seconds = seconds
+        #: The time had run out before this lookup began (an earlier one used it up).
+        self.late = late
+        #: Where the lookup is, innermost last, filled in on the way out of the matcher.
+        self.path: list[str | int] = []
+
+    def explain(self) -> str:
+        budget = f"{self.seconds * 1000:g} ms"
+        if self.late:
+            return (
+                f"regex {self.pattern!r} not tried: an earlier regex used up the {budget} a "
+                "request's regex lookups may take"
+            )
+        return (
+            f"regex {self.pattern!r} took longer than the {budget} a request's regex lookups "
+            f"may take (on a text of {self.length} characters), so the rule is taken as not "
+            "matching: a repeat inside a repeat, such as (a+)+ or (a|aa)+, can backtrack "
+            "without end"
+        )
+
+
+class Regex:
+    """A compiled pattern, equal to another of the same text (``regex``'s own patterns are
+    equal only to themselves)."""
+
+    __slots__ = ("compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.compiled = regex.compile(pattern)
+
+    def search(self, text: str, *, deadline: Deadline | None = None) -> bool:
+        """Does the pattern match somewhere in ``text``, within ``deadline``?"""
+        deadline = deadline or Deadline(REGEX_SECONDS)
+        left = deadline.remaining()
+        seconds = REGEX_SECONDS if deadline.seconds is None else deadline.seconds
+        if left <= 0:
+            raise RegexTimeout(self.pattern, length=len(text), late=True, seconds=seconds)
+        try:
+            return self.compiled.search(text, timeout=left) is not None
+        except TimeoutError:
+            raise RegexTimeout(
+                self.pattern, length=len(text), late=False, seconds=seconds
+            ) from None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Regex) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash((Regex, self.pattern))
+
+    def __repr__(self) -> str:
+        return f"Regex({self.pattern!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Regex, (self.pattern,))
+
+    @classmethod
+    def _validate(cls, value: Any) -> Regex:
+        if isinstance(value, Regex):
+            return value
+        from pydantic_core import PydanticCustomError
+
+        if not isinstance(value, str):
+            raise PydanticCustomError("string_type", "Input should be a valid string")
+        try:
+            return cls(value)
+        except regex.error as exc:
+            raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            cls._validate,
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda r: r.pattern),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"type": "string", "format": "regex"}
