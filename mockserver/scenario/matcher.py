@@ -75,7 +75,7 @@ def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selec
     for rule in scenario.rules:
         assert rule.id is not None
         count = hits.get(rule.id, 0)
-        reason = check(rule.when, prompt)
+        reason = _not_for_embeddings(rule.when, prompt) or check(rule.when, prompt)
         if reason is None:
             reason = _exhausted(rule, count)
             if reason is None:
@@ -86,6 +86,14 @@ def select(scenario: Scenario, prompt: Prompt, hits: Mapping[str, int]) -> Selec
             counted = True
         reasons.append((rule.id, reason))
     return Miss(scenario=scenario.name, prompt=prompt, reasons=tuple(reasons), counted=counted)
+
+
+def _not_for_embeddings(when: When, prompt: Prompt) -> str | None:
+    """Embeddings requests are answered only by the rules that ask for them: a chat rule's
+    ``last_user`` would otherwise match (and use up) the documents a retriever embeds."""
+    if prompt.api == "embeddings" and when.api != "embeddings":
+        return "answers embeddings requests only with when: {api: embeddings}"
+    return None
 
 
 def _counts(rule: Rule) -> bool:

@@ -87,7 +87,7 @@ def param_lookup(value: Any) -> TextMatch | NumberMatch | LiteralMatch:
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: Literal["chat", "responses", "moderations"] | None = None
+    api: Literal["chat", "responses", "moderations", "embeddings"] | None = None
     model: TextMatch | None = None
     last_user: TextMatch | None = None
     any_message: TextMatch | None = None
@@ -154,6 +154,17 @@ class ToolCallSpec(_Strict):
     arguments: dict[str, Any] | str | Literal["generate"] = "generate"
     id: str | None = None
     kind: Literal["function", "custom"] = "function"
+    fill: Literal["generate"] | None = Field(
+        default=None,
+        description="with object arguments: generate the required properties they leave out "
+        "(and drop the ones a closed schema does not declare) from the tool's schema",
+    )
+
+    @model_validator(mode="after")
+    def _fill_goes_with_an_object(self) -> ToolCallSpec:
+        if self.fill is not None and not isinstance(self.arguments, dict):
+            raise ValueError("'fill' goes with object arguments ({city: Boston, ...})")
+        return self
 
 
 class TopLogprobSpec(_Strict):
@@ -185,7 +196,9 @@ class AnnotationSpec(_Strict):
     cite: str
 
 
-ReplyKind = Literal["text", "generate", "json", "refusal", "tool_calls", "error", "fixture"]
+ReplyKind = Literal[
+    "text", "generate", "json", "refusal", "tool_calls", "embedding", "error", "fixture"
+]
 
 #: Output items a reply gives with fields of its own, not as ``hosted`` items.
 _SAID_OTHERWISE = {
@@ -207,6 +220,11 @@ class Reply(_Strict):
         default=None, description="explicit tokens and logprobs (they spell the text)"
     )
     tool_calls: list[ToolCallSpec] | None = None
+    embedding: list[float] | Literal["generate"] | None = Field(
+        default=None,
+        description="an embeddings request's vector (for each input the rule matches), or "
+        "generate (from the input)",
+    )
     error: ErrorSpec | None = None
     fixture: str | None = Field(default=None, description="path of a JSON/YAML reply file")
     reasoning: ReasoningSpec | None = None
@@ -265,15 +283,15 @@ class Reply(_Strict):
         kinds = self.kinds()
         if len(kinds) > 1 and set(kinds) != {"text", "tool_calls"}:
             raise ValueError(
-                f"a reply is one of text, generate, json, refusal, tool_calls, "
+                f"a reply is one of text, generate, json, refusal, tool_calls, embedding, "
                 f"error or fixture (text may go with tool_calls); got {kinds}"
             )
         if not kinds and not (self.hosted or self.moderation or self.finish_reason):
             # Decorations alone would serve an empty text: say so instead.
             raise ValueError(
-                "a reply needs one of text, generate, json, refusal, tool_calls, error or "
-                "fixture (latency, fault, usage and the other fields only go with one; for an "
-                "empty answer, write text: '')"
+                "a reply needs one of text, generate, json, refusal, tool_calls, embedding, "
+                "error or fixture (latency, fault, usage and the other fields only go with one; "
+                "for an empty answer, write text: '')"
             )
         return self
 
@@ -309,6 +327,7 @@ class Reply(_Strict):
             ("json", self.json_),
             ("refusal", self.refusal),
             ("tool_calls", self.tool_calls),
+            ("embedding", self.embedding),
             ("error", self.error),
             ("fixture", self.fixture),
         ]
