@@ -146,6 +146,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                     LazyRoutes("mockserver.routes.conversations", prefixes=["/conversations"]),
                     LazyRoutes("mockserver.routes.models", prefixes=["/models"]),
                     LazyRoutes("mockserver.routes.moderations", prefixes=["/moderations"]),
+                    LazyRoutes("mockserver.routes.embeddings", prefixes=["/embeddings"]),
                 ],
             ),
             Mount(
