@@ -26,9 +26,10 @@ __all__ = ["MAX_PARALLEL_CALLS", "called_this_exchange", "choose_tools", "is_out
 
 MAX_PARALLEL_CALLS = 3
 _WORDS = re.compile(r"[a-z0-9]+")
-#: Names that say "calling me ends the run" (pydantic-ai's ``final_result``, ``final_result_X``
-#: for several output types; ``final_answer``, ``final_output``; ``structured_output``).
-_OUTPUT_NAME = re.compile(r"^(final|structured_?output$|output$|respond$)", re.IGNORECASE)
+#: Names that say "calling me ends the run": a first word ``final`` (pydantic-ai's
+#: ``final_result``, ``final_result_X`` for several output types; ``final_answer``,
+#: ``FinalOutput``), or one of these.
+_OUTPUT_NAMES = frozenset({"structured_output", "structuredoutput", "output", "respond"})
 #: Descriptions that say so ("The final response which ends this conversation").
 _OUTPUT_DESCRIPTION = re.compile(
     r"\bfinal (response|result|answer|output)\b|\bends? (this|the) (conversation|run)\b",
@@ -45,7 +46,10 @@ def is_output_tool(tool: Tool) -> bool:
     its description; custom (free-form) tools never are."""
     if tool.kind != "function":
         return False
-    return bool(_OUTPUT_NAME.match(tool.name) or _OUTPUT_DESCRIPTION.search(tool.description or ""))
+    first = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", tool.name).lower().split("_")[0]
+    if first == "final" or tool.name.lower() in _OUTPUT_NAMES:
+        return True
+    return bool(_OUTPUT_DESCRIPTION.search(tool.description or ""))
 
 
 def called_this_exchange(prompt: Prompt) -> set[str]:

@@ -50,7 +50,12 @@ def test_output_tools_are_known_by_name_or_description(tool: Tool) -> None:
 
 @pytest.mark.parametrize(
     "tool",
-    [WEATHER, Tool(name="finalize_order", kind="custom"), Tool(name="get_result")],
+    [
+        WEATHER,
+        Tool(name="finalize_order"),
+        Tool(name="final", kind="custom"),
+        Tool(name="get_result"),
+    ],
 )
 def test_other_tools_are_not_output_tools(tool: Tool) -> None:
     assert not is_output_tool(tool)
