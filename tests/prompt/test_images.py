@@ -10,6 +10,7 @@ import pytest
 
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.prompt.images import image_size, image_tokens
+from mockserver.prompt.responses import input_items, prompt_from_responses
 from mockserver.reply.generate import count_prompt_tokens
 
 
@@ -67,3 +68,14 @@ def test_an_image_adds_its_cost_to_the_prompt() -> None:
     text = {"type": "text", "text": "What is in this picture?"}
     image = {"type": "image_url", "image_url": {"url": png(512, 512), "detail": "high"}}
     assert prompt([text, image]) - prompt([text]) == 255
+
+
+def test_a_responses_input_image_costs_the_same() -> None:
+    def prompt(parts: list[dict[str, object]]) -> int:
+        body = {"model": "gpt-4o", "input": [{"role": "user", "content": parts}]}
+        made = prompt_from_responses(body, items=input_items(body), headers={})
+        return count_prompt_tokens(made)
+
+    text = {"type": "input_text", "text": "What is in this picture?"}
+    image = {"type": "input_image", "image_url": png(512, 512), "detail": "low"}
+    assert prompt([text, image]) - prompt([text]) == 85
