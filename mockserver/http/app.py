@@ -130,6 +130,7 @@ def create_app(
                     LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
                     LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
                     LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
+                    LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
                 ],
             ),
             Mount(

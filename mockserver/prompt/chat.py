@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from mockserver.ids import stable_digest
+from mockserver.prompt.images import image_tokens_of
 from mockserver.prompt.model import (
     Message,
     OutputFormat,
@@ -83,12 +84,14 @@ def _message(raw: Mapping[str, Any]) -> Message:
             name=raw.get("name"),
             tool_call_id=raw.get("name"),
         )
+    content = raw.get("content")
     return Message(
         role=role,
-        text=text_of(raw.get("content")),
+        text=text_of(content),
         name=_name(raw),
         tool_call_id=raw.get("tool_call_id") if role == "tool" else None,
         tool_calls=calls,
+        image_tokens=image_tokens_of(content) if isinstance(content, list) else 0,
     )
 
 

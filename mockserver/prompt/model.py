@@ -20,7 +20,7 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses", "moderations"]
+Api = Literal["chat", "responses", "moderations", "embeddings"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
@@ -43,6 +43,8 @@ class Message:
     name: str | None = None
     tool_call_id: str | None = None
     tool_calls: tuple[ToolCallRef, ...] = ()
+    #: What the message's images cost (see ``prompt/images.py``).
+    image_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,15 @@ class Prompt:
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
+
+    def tool_results(self) -> tuple[tuple[str, str], ...]:
+        """``(tool name, content)`` of every tool result, in order, named from its call."""
+        names = {c.call_id: c.name for m in self.messages for c in m.tool_calls}
+        return tuple(
+            (names.get(m.tool_call_id or "", m.name or ""), m.text)
+            for m in self.messages
+            if m.role == "tool"
+        )
 
     def answered_call_ids(self) -> frozenset[str]:
         return frozenset(m.tool_call_id for m in self.messages if m.tool_call_id)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from mockserver.prompt.chat import NOT_CONTENT, fingerprint, text_of
+from mockserver.prompt.images import image_tokens_of
 from mockserver.prompt.model import Message, OutputFormat, Prompt, Tool, ToolCallRef, ToolChoice
 
 __all__ = [
@@ -143,7 +144,14 @@ def messages_from_items(items: Sequence[Mapping[str, Any]]) -> tuple[Message, ..
     for item in items:
         kind = item.get("type", "message")
         if kind == "message":
-            messages.append(Message(role=item["role"], text=text_of(item.get("content"))))
+            content = item.get("content")
+            messages.append(
+                Message(
+                    role=item["role"],
+                    text=text_of(content),
+                    image_tokens=image_tokens_of(content) if isinstance(content, list) else 0,
+                )
+            )
         elif kind in _CALLS:
             _append_call(messages, _call(item))
         elif kind in _RESULTS:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -28,8 +27,10 @@ from mockserver.reply.model import (
     ToolCall,
     Usage,
 )
+from mockserver.reply.prompt_schema import schema_in_messages
 from mockserver.reply.text import TextGenerator
 from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
+from mockserver.reply.tool_policy import choose_tools
 
 if TYPE_CHECKING:  # imported on the first JSON value: plain prose needs neither
     from faker import Faker
@@ -44,8 +45,6 @@ _REASONING_BUDGET = {
     "xhigh": (640, 1600),
     "max": (960, 2048),
 }
-_WORDS = re.compile(r"[a-z0-9]+")
-MAX_PARALLEL_CALLS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +61,8 @@ class Content:
     hosted: tuple[Mapping[str, Any], ...] = ()
     #: Scripted tokens with their logprobs (their texts spell ``text``).
     tokens: tuple[Token, ...] | None = None
+    #: An embeddings request's scripted vector; ``text`` set instead: embed that text.
+    embedding: tuple[float, ...] | None = None
 
 
 def count_prompt_tokens(prompt: Prompt) -> int:
@@ -71,6 +72,7 @@ def count_prompt_tokens(prompt: Prompt) -> int:
     total = count_message_tokens(messages)
     for message in prompt.messages:
         total += sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
+        total += message.image_tokens
     for tool in prompt.tools:
         total += count_tokens(tool.name) + count_tokens(tool.description or "")
         total += count_tokens(json.dumps(tool.parameters or {}, separators=(",", ":")))
@@ -143,11 +145,8 @@ def compose(
         finish_reason=finish,
         logprobs=prompt.logprobs,
         hosted=content.hosted,
+        embedding=content.embedding,
     )
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORDS.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower().replace("_", " ")))
 
 
 class Generator:
@@ -168,6 +167,8 @@ class Generator:
         return compose(prompt, self.content(prompt, rng=rng), rng=rng)
 
     def content(self, prompt: Prompt, *, rng: random.Random) -> Content:
+        if prompt.api == "embeddings":  # the vector is made from the input, not from the rng
+            return Content(text="")
         reasoning = self.reasoning(prompt, rng=rng)
         calls = self.tool_calls(prompt, rng=rng) if prompt.tools else ()  # no tools: no draws
         if calls:
@@ -180,6 +181,11 @@ class Generator:
             param = "text.format" if prompt.api == "responses" else "response_format"
             value = self.json_value(
                 fmt.schema, rng=rng, what=f"response format '{fmt.name}'", param=param
+            )
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        if fmt.type == "json_object" and (schema := schema_in_messages(prompt)) is not None:
+            value = self.json_value(
+                schema, rng=rng, what="the JSON Schema in the messages", param="messages"
             )
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         if fmt.type in ("json_object", "json_schema"):
@@ -204,20 +210,7 @@ class Generator:
         return tuple(self.call(tool, rng=rng) for tool in chosen)
 
     def choose_tools(self, prompt: Prompt, *, rng: random.Random) -> list[Tool]:
-        choice = prompt.tool_choice
-        allowed = [t for t in prompt.tools if choice.allowed is None or t.name in choice.allowed]
-        if choice.mode == "none" or not allowed:
-            return []
-        last = prompt.last_message
-        if choice.mode == "auto" and last is not None and last.role == "tool":
-            return []  # the agent loop converges: a tool result is answered in text
-        wanted = _words(prompt.last_user_text)
-        relevant = [t for t in allowed if _words(t.name) & wanted]
-        if prompt.parallel_tool_calls and len(relevant) > 1:
-            return relevant[:MAX_PARALLEL_CALLS]
-        if relevant:
-            return relevant[:1]
-        return [allowed[0] if len(allowed) == 1 else rng.choice(allowed)]
+        return choose_tools(prompt, rng=rng)
 
     def call(self, tool: Tool, *, rng: random.Random) -> ToolCall:
         call_id = ids.opaque_id("call_", rng.getrandbits(64), length=24)

@@ -84,6 +84,8 @@ class Reply:
     #: Responses API hosted-tool output items (web search, MCP, …) scripted by a scenario,
     #: as ``{"type": ..., **fields}``; renderers of APIs without such items ignore them.
     hosted: tuple[Mapping[str, Any], ...] = ()
+    #: An embeddings request's scripted vector (``None``: made from the input).
+    embedding: tuple[float, ...] | None = None
 
     @property
     def token_texts(self) -> tuple[str, ...]:

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from mockserver import ids
 from mockserver.errors import InvalidRequestError
 from mockserver.prompt import Prompt
+from mockserver.reply.arguments import fitted_arguments
 from mockserver.reply.generate import Content, Generator
 from mockserver.reply.model import Annotation, Reasoning, Token, ToolCall
+from mockserver.reply.prompt_schema import schema_in_messages
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.terms import PLACEHOLDER
 
@@ -27,7 +29,17 @@ def scripted_content(
     spec: Reply, prompt: Prompt, *, rng: random.Random, generator: Generator, rule: str
 ) -> Content:
     """What ``spec`` says for ``prompt``. ``error`` and ``fixture`` are resolved before this."""
+    if prompt.api == "embeddings" or spec.embedding is not None:
+        return _embedding_content(spec, prompt, rule=rule)
     text = _text(spec, prompt, rng=rng, generator=generator, rule=rule)
+    if len(spec.tool_calls or ()) > 1 and not prompt.parallel_tool_calls:
+        raise InvalidRequestError(
+            f"mockserver: scenario rule '{rule}' makes {len(spec.tool_calls or ())} tool calls, "
+            "but the request sets parallel_tool_calls: false (a model then makes one call per "
+            "turn)",
+            param="parallel_tool_calls",
+            code="scenario_reply_invalid",
+        )
     calls = tuple(
         _call(c, prompt, rng=rng, generator=generator, rule=rule) for c in spec.tool_calls or ()
     )
@@ -43,6 +55,28 @@ def scripted_content(
         usage={str(k): v for k, v in (spec.usage or {}).items()},
         hosted=tuple(spec.hosted or ()),
         tokens=_scripted_tokens(spec),
+    )
+
+
+def _embedding_content(spec: Reply, prompt: Prompt, *, rule: str) -> Content:
+    """An embeddings request's reply: a vector, or a text to embed in place of the input.
+    What else a reply can say (tool calls, JSON, …) an embedding model does not; nor does a
+    chat model say a vector."""
+    if prompt.api != "embeddings":
+        raise InvalidRequestError(
+            f"mockserver: scenario rule '{rule}' replies with an embedding, which only answers "
+            f"embeddings requests (this is a {prompt.api} request; add when: {{api: embeddings}})",
+            code="scenario_reply_invalid",
+        )
+    if isinstance(spec.embedding, list):
+        return Content(text="", embedding=tuple(float(x) for x in spec.embedding))
+    if spec.embedding == "generate" or not (set(spec.kinds()) - {"text"}):
+        return Content(text=fill_placeholders(spec.text, prompt) if spec.text else "")
+    raise InvalidRequestError(
+        f"mockserver: scenario rule '{rule}' answers an embeddings request with "
+        f"{', '.join(spec.kinds())}: an embeddings reply is embedding (a vector or generate), "
+        "text (embedded in place of the input), or error",
+        code="scenario_reply_invalid",
     )
 
 
@@ -90,6 +124,8 @@ def _json(
 ) -> str:
     schema = prompt.output_format.schema if prompt.output_format.type == "json_schema" else None
     if value == "generate":
+        if schema is None and prompt.output_format.type == "json_object":
+            schema = schema_in_messages(prompt)
         if schema is None:
             value = {
                 "answer": generator.text.prose(rng, topic_text=prompt.last_user_text, sentences=1)
@@ -178,8 +214,20 @@ def _call(
             code="scenario_reply_invalid",
         )
     if isinstance(spec.arguments, dict):
+        given = spec.arguments
+        if spec.fill == "generate" and tool.kind == "function":
+            given = fitted_arguments(
+                given,
+                tool.parameters or {},
+                generated=lambda: generator.json_value(
+                    tool.parameters or {"type": "object", "properties": {}},
+                    rng=rng,
+                    what=f"function '{tool.name}'",
+                    param="tools",
+                ),
+            )
         if tool.strict and tool.parameters is not None:
-            problems = _validation_errors(spec.arguments, tool.parameters, param="tools")
+            problems = _validation_errors(given, tool.parameters, param="tools")
             if problems:
                 raise InvalidRequestError(
                     f"mockserver: the arguments scenario rule '{rule}' gives '{spec.name}' do "
@@ -187,7 +235,7 @@ def _call(
                     param="tools",
                     code="scenario_reply_invalid",
                 )
-        arguments = json.dumps(spec.arguments, **_COMPACT)  # type: ignore[arg-type]
+        arguments = json.dumps(given, **_COMPACT)  # type: ignore[arg-type]
     elif spec.arguments != "generate":
         arguments = spec.arguments
     elif tool.kind == "function":
@@ -233,22 +281,36 @@ def _annotations(spec: Reply, text: str) -> tuple[Annotation, ...]:
 
 
 def fill_placeholders(template: str, prompt: Prompt) -> str:
-    """``{{last_user}}``, ``{{model}}``, ``{{api}}``, ``{{turn}}``, ``{{tool_result}}``,
-    ``{{metadata.key}}`` — plain substitution, no code runs."""
+    """``{{last_user}}``, ``{{model}}``, ``{{api}}``, ``{{turn}}``, ``{{tool_result}}`` (the
+    last one; ``{{tool_result.NAME}}`` the last of tool NAME, ``{{tool_result.N}}`` the Nth,
+    from 0, negative from the end), ``{{tool_results}}`` (all, one per line),
+    ``{{metadata.key}}`` — plain substitution, no code runs; a value that is not there is
+    empty."""
 
     def value(name: str) -> str:
         root, _, key = name.partition(".")
         if root == "metadata":
             return prompt.metadata.get(key, "")
+        if root in ("tool_result", "tool_results"):
+            return _tool_result(prompt, key, every=root == "tool_results")
         values: Mapping[str, Any] = {
             "last_user": prompt.last_user_text,
             "model": prompt.model,
             "api": prompt.api,
             "turn": sum(1 for m in prompt.messages if m.role == "assistant"),
-            "tool_result": next(
-                (m.text for m in reversed(prompt.messages) if m.role == "tool"), ""
-            ),
         }
         return str(values[root])
 
     return PLACEHOLDER.sub(lambda m: value(m.group(1)), template)
+
+
+def _tool_result(prompt: Prompt, key: str, *, every: bool) -> str:
+    results = prompt.tool_results()
+    if every:
+        return "\n".join(text for _, text in results)
+    if not key:
+        return results[-1][1] if results else ""
+    if key.lstrip("-").isdigit():
+        index = int(key)
+        return results[index][1] if -len(results) <= index < len(results) else ""
+    return next((text for name, text in reversed(results) if name == key), "")

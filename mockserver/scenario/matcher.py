@@ -97,7 +97,7 @@ def select(
         assert rule.id is not None
         count = hits.get(rule.id, 0)
         try:
-            reason = check(rule.when, prompt, deadline)
+            reason = _not_for_embeddings(rule.when, prompt) or check(rule.when, prompt, deadline)
         except RegexTimeout as slow:  # not the same answer every time: never replayed
             reason, counted = _slow(slow, rule.id, index), True
             problems.append(reason)
@@ -118,6 +118,14 @@ def _slow(slow: RegexTimeout, rule: str, index: int) -> str:
 
     where = field_name(("rules", index, "when", *slow.path, "regex"))
     return ScenarioError(slow.explain(), rule=rule, field=where).located()
+
+
+def _not_for_embeddings(when: When, prompt: Prompt) -> str | None:
+    """Embeddings requests are answered only by the rules that ask for them: a chat rule's
+    ``last_user`` would otherwise match (and use up) the documents a retriever embeds."""
+    if prompt.api == "embeddings" and when.api != "embeddings":
+        return "answers embeddings requests only with when: {api: embeddings}"
+    return None
 
 
 def _counts(rule: Rule) -> bool:

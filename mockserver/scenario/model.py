@@ -89,7 +89,7 @@ def param_lookup(value: Any) -> TextMatch | NumberMatch | LiteralMatch:
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: Literal["chat", "responses", "moderations"] | None = None
+    api: Literal["chat", "responses", "moderations", "embeddings"] | None = None
     model: TextMatch | None = None
     last_user: TextMatch | None = None
     any_message: TextMatch | None = None
@@ -158,6 +158,17 @@ class ToolCallSpec(_Strict):
     arguments: dict[str, Any] | str | Literal["generate"] = "generate"
     id: str | None = None
     kind: Literal["function", "custom"] = "function"
+    fill: Literal["generate"] | None = Field(
+        default=None,
+        description="with object arguments: generate the required properties they leave out "
+        "(and drop the ones a closed schema does not declare) from the tool's schema",
+    )
+
+    @model_validator(mode="after")
+    def _fill_goes_with_an_object(self) -> ToolCallSpec:
+        if self.fill is not None and not isinstance(self.arguments, dict):
+            raise ValueError("'fill' goes with object arguments ({city: Boston, ...})")
+        return self
 
 
 class TopLogprobSpec(_Strict):
@@ -190,7 +201,15 @@ class AnnotationSpec(_Strict):
 
 
 ReplyKind = Literal[
-    "text", "generate", "json", "refusal", "tool_calls", "error", "fixture", "recorded"
+    "text",
+    "generate",
+    "json",
+    "refusal",
+    "tool_calls",
+    "embedding",
+    "error",
+    "fixture",
+    "recorded",
 ]
 
 
@@ -247,6 +266,11 @@ class Reply(_Strict):
         default=None, description="explicit tokens and logprobs (they spell the text)"
     )
     tool_calls: list[ToolCallSpec] | None = None
+    embedding: list[float] | Literal["generate"] | None = Field(
+        default=None,
+        description="an embeddings request's vector (for each input the rule matches), or "
+        "generate (from the input)",
+    )
     error: ErrorSpec | None = None
     fixture: str | None = Field(default=None, description="path of a JSON/YAML reply file")
     recorded: RecordedSpec | None = Field(
@@ -310,7 +334,7 @@ class Reply(_Strict):
         kinds = self.kinds()
         if len(kinds) > 1 and set(kinds) != {"text", "tool_calls"}:
             raise ValueError(
-                f"a reply is one of text, generate, json, refusal, tool_calls, "
+                f"a reply is one of text, generate, json, refusal, tool_calls, embedding, "
                 f"error, fixture or recorded (text may go with tool_calls); got {kinds}"
             )
         if self.recorded is not None and (self.latency or self.fault or self.moderation):
@@ -318,9 +342,9 @@ class Reply(_Strict):
         if not kinds and not (self.hosted or self.moderation or self.finish_reason):
             # Decorations alone would serve an empty text: say so instead.
             raise ValueError(
-                "a reply needs one of text, generate, json, refusal, tool_calls, error or "
-                "fixture (latency, fault, usage and the other fields only go with one; for an "
-                "empty answer, write text: '')"
+                "a reply needs one of text, generate, json, refusal, tool_calls, embedding, "
+                "error or fixture (latency, fault, usage and the other fields only go with one; "
+                "for an empty answer, write text: '')"
             )
         return self
 
@@ -356,6 +380,7 @@ class Reply(_Strict):
             ("json", self.json_),
             ("refusal", self.refusal),
             ("tool_calls", self.tool_calls),
+            ("embedding", self.embedding),
             ("error", self.error),
             ("fixture", self.fixture),
             ("recorded", self.recorded),

@@ -29,7 +29,9 @@ CATEGORIES: tuple[str, ...] = get_args(Category)
 
 #: ``{{name}}`` / ``{{name.key}}`` in a reply's text, filled in per request.
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+(?:\.[A-Za-z0-9_-]+)?)\s*\}\}")
-PLACEHOLDERS = frozenset({"last_user", "model", "api", "turn", "tool_result", "metadata"})
+PLACEHOLDERS = frozenset(
+    {"last_user", "model", "api", "turn", "tool_result", "tool_results", "metadata"}
+)
 
 
 def describe_text(text: str, limit: int = 60) -> str:

@@ -91,7 +91,8 @@ def test_a_queued_reply_without_content_is_refused(
     error = refusal(control.post("/next", json=body))
     assert error["code"] == "mockserver_scenario_error"
     assert error["message"].startswith(
-        "a reply needs one of text, generate, json, refusal, tool_calls, error or fixture"
+        "a reply needs one of text, generate, json, refusal, tool_calls, embedding, error or "
+        "fixture"
     )
     assert control.get("/scenario").json()["pending"] == 0
 

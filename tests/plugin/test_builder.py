@@ -73,7 +73,7 @@ def test_an_unknown_reply_keyword_lists_the_valid_ones() -> None:
     message = str(info.value)
     assert message.startswith(
         "reply() got an unexpected keyword argument 'txt' (did you mean 'text'?). "
-        "Valid keywords: annotations, error, "
+        "Valid keywords: annotations, embedding, error, "
     )
     valid = set(message.partition("Valid keywords: ")[2].split(", "))
     assert {"text", "json", "tool_calls", "refusal", "generate", "usage"} <= valid

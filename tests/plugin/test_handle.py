@@ -306,3 +306,14 @@ async def test_an_async_socket_client_left_open_is_closed_cleanly(mockserver: Mo
     client = mockserver.async_client()
     reply = await client.chat.completions.create(model="gpt-4o", messages=user("hi"))
     assert reply.choices[0].message.content
+
+
+def test_an_inline_rule_pins_one_inputs_embedding(mockserver: MockServer) -> None:
+    mockserver.on(api="embeddings", last_user_contains="pin").reply(embedding=[0.6, 0.8])
+    answer = mockserver.client().embeddings.create(
+        model="text-embedding-3-small", input=["pin me", "other"], encoding_format="float"
+    )
+    assert answer.data[0].embedding == [0.6, 0.8]
+    assert len(answer.data[1].embedding) == 1536
+    (call,) = mockserver.calls
+    assert (call.api, call.rule) == ("embeddings", "inline-1")

@@ -314,6 +314,7 @@ _FAMILIES = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",
     "/v1/moderations": "moderations",
+    "/v1/embeddings": "embeddings",
 }
 
 

@@ -1,0 +1,129 @@
+"""``POST /v1/embeddings``: each input is one turn of the engine (matched against the rules
+that say ``api: embeddings``, committed, rate-limited), then one list of vectors, journaled."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mockserver.engine.core import Engine, Turn
+from mockserver.errors import InvalidRequestError
+from mockserver.faults import BodyPlan, plan_body
+from mockserver.prompt import Message, Prompt
+from mockserver.prompt.chat import fingerprint
+from mockserver.render import sse
+from mockserver.render.embeddings import embeddings_list
+from mockserver.reply.embeddings import (
+    check_token_limits,
+    embedding_vector,
+    input_text,
+    input_tokens,
+    model_dimensions,
+)
+from mockserver.store import JournalEntry, Unparsed
+from mockserver.wire.embeddings import EmbeddingsRequest, Input
+
+__all__ = ["EmbeddingsAnswer", "create_embeddings"]
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingsAnswer:
+    """The encoded body, its headers, and how to deliver it (latency, reset, truncation)."""
+
+    body: bytes
+    headers: dict[str, str]
+    plan: BodyPlan
+
+
+def _prompt(
+    request: EmbeddingsRequest, value: Input, *, headers: Mapping[str, str], body: Any
+) -> Prompt:
+    text = input_text(value)
+    return Prompt(
+        api="embeddings",
+        model=request.model,
+        messages=(Message("user", text),),
+        headers=headers,
+        params=body,
+        fingerprint=fingerprint("embeddings", {"input": text, "model": request.model}),
+    )
+
+
+def _seed(engine: Engine, namespace: str, prompt: Prompt) -> int:
+    """The seed vectors derive from: the namespace's, else its scenario's, else the server's."""
+    with engine.store.namespace(namespace) as space:
+        return engine.seed_for(space, engine.active_scenario(space, prompt))
+
+
+def _vector(turn: Turn, value: Input, *, request: EmbeddingsRequest, seed: int) -> list[float]:
+    size = request.dimensions or model_dimensions(request.model)
+    scripted = turn.reply.embedding
+    if scripted is not None:
+        if request.dimensions is not None and len(scripted) != request.dimensions:
+            raise InvalidRequestError(
+                f"mockserver: scenario rule '{turn.rule}' scripts a vector of {len(scripted)} "
+                f"dimensions, but the request asks for {request.dimensions}",
+                param="dimensions",
+                code="scenario_reply_invalid",
+            )
+        return list(scripted)
+    source: Input = turn.reply.text if turn.reply.text else value
+    return embedding_vector(source, seed=seed, model=request.model, dimensions=size)
+
+
+def create_embeddings(
+    engine: Engine,
+    request: EmbeddingsRequest,
+    *,
+    namespace: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: Any,
+) -> EmbeddingsAnswer:
+    """Match, commit and journal each input; the answer's bytes. A scripted error (or a
+    strict scenario's miss) on any input refuses the whole request, as it is raised."""
+    counts = [input_tokens(value) for value in request.inputs]
+    check_token_limits(request.model, counts, request.dimensions)
+    prompts = [_prompt(request, v, headers=headers, body=body) for v in request.inputs]
+    seed = _seed(engine, namespace, prompts[0])
+    turns = [engine.turn(prompt, namespace=namespace) for prompt in prompts]
+    vectors = [
+        _vector(turn, value, request=request, seed=seed)
+        for turn, value in zip(turns, request.inputs, strict=True)
+    ]
+    result = embeddings_list(
+        vectors,
+        model=request.model,
+        prompt_tokens=sum(counts),
+        encoding_format=request.encoding_format,
+    )
+    encoded = sse.encode_json_pretty(result)
+    paced = next((t for t in turns if t.latency or t.fault), turns[0])
+    first = next((t for t in turns if t.rule is not None), turns[0])
+    engine.record(
+        namespace,
+        JournalEntry(
+            seq=0,
+            method="POST",
+            path=path,
+            status=200,
+            api="embeddings",
+            model=request.model,
+            request=body,
+            response=Unparsed(encoded, orjson.loads),
+            rule=first.rule,
+            miss=first.miss,
+            summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "
+            f"{len(vectors[0])} dimensions",
+        ),
+    )
+    return EmbeddingsAnswer(
+        encoded,
+        engine.request_headers(namespace, turns[-1]),
+        plan_body(paced.latency, paced.fault, seed=paced.seed),
+    )

@@ -1,0 +1,40 @@
+"""``/v1/embeddings``: parse → engine → answer."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from mockserver.engine.embeddings import create_embeddings
+from mockserver.http.routes.base import (
+    JSONAnswer,
+    PlannedJSONResponse,
+    create_endpoint,
+    engine_of,
+    namespace_of,
+    read_json,
+)
+from mockserver.wire.embeddings import parse_embeddings
+
+__all__ = ["routes"]
+
+
+@create_endpoint
+async def create(request: Request) -> Response:
+    body = await read_json(request)
+    answer = create_embeddings(
+        engine_of(request),
+        parse_embeddings(body),
+        namespace=namespace_of(request),
+        path=request.scope["path"],
+        headers={k.lower(): v for k, v in request.headers.items()},
+        body=body,
+    )
+    if answer.plan.plain:
+        return JSONAnswer(answer.body, headers=answer.headers)
+    return PlannedJSONResponse(answer.body, plan=answer.plan, headers=answer.headers)
+
+
+def routes() -> list[Route]:
+    return [Route("/embeddings", create, methods=["POST"])]
