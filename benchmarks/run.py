@@ -290,6 +290,13 @@ def _parser() -> argparse.ArgumentParser:
         help="instead of the table: drive mockserver for SECONDS with a new API key per "
         "request and print its RSS as it goes",
     )
+    parser.add_argument(
+        "--soak-body",
+        type=int,
+        metavar="KIB",
+        help="with --soak: every request carries a user message of KIB KiB, all in one "
+        "namespace (its journal's bound in bytes is what is tested)",
+    )
     return parser
 
 
@@ -300,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = Bench(args)
     if args.soak is not None:
         print(bench.header().splitlines()[0], flush=True)
-        return soak.run(seconds=args.soak)
+        return soak.run(seconds=args.soak, body_kib=args.soak_body)
     print(bench.header(), flush=True)
     servers.compile_sources()
     for number in range(args.rounds):

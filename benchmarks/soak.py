@@ -1,7 +1,9 @@
 """``python -m benchmarks --soak SECONDS``: does a long-running ``mockserver serve`` stay flat?
 
 Every request carries a new API key (a new namespace), a new user message and ``store: true``
-(a stored completion), which is the worst case for state kept per namespace. The server's RSS
+(a stored completion), which is the worst case for state kept per namespace. With ``body_kib``
+(``--soak-body``), every request carries a user message that big, all in one namespace: the
+worst case for one journal, bounded in bytes (``MOCKSERVER_JOURNAL_BYTES``). The server's RSS
 is printed after each slice; the verdict compares the end with the first third of the run.
 """
 
@@ -21,25 +23,30 @@ SLICE = 5.0
 FLAT = 0.10
 
 
-def _request(port: int) -> Callable[[int], bytes]:
+def _request(port: int, body_kib: int | None) -> Callable[[int], bytes]:
+    padding = "weather " * (body_kib * 128) if body_kib else ""
+
     def make(n: int) -> bytes:
+        store = "" if body_kib else '"store":true,'
         body = (
-            '{"model":"gpt-4o-mini","store":true,"messages":[{"role":"user","content":'
-            f'"Soak request {n}: tell me about the weather"}}]}}'
+            f'{{"model":"gpt-4o-mini",{store}"messages":[{{"role":"user","content":'
+            f'"Soak request {n}: tell me about the {padding}weather"}}]}}'
         ).encode()
-        return raw_request("POST", "/v1/chat/completions", body, port=port, key=f"sk-soak-{n}")
+        key = "sk-soak-big" if body_kib else f"sk-soak-{n}"
+        return raw_request("POST", "/v1/chat/completions", body, port=port, key=key)
 
     return make
 
 
-def run(*, seconds: float, connections: int = 16) -> int:
-    """Drive the server for ``seconds`` (in slices) with the bundled driver (it sends a new
-    key per request) and print RSS samples; 0 if flat."""
+def run(*, seconds: float, connections: int = 16, body_kib: int | None = None) -> int:
+    """Drive the server for ``seconds`` (in slices) with the bundled driver (a new key per
+    request, or ``body_kib`` KiB bodies in one namespace) and print RSS samples; 0 if flat."""
     server = spawn("mockserver", raw_request("POST", "/v1/chat/completions", CHAT, port=0))
     samples: list[tuple[float, int, float]] = []
     total = 0
     try:
-        print(f"soak: {seconds:g} s, new API key + message per request, {connections} conns")
+        what = f"{body_kib} KiB bodies in one namespace" if body_kib else "new API key"
+        print(f"soak: {seconds:g} s, {what} + message per request, {connections} conns")
         print(f"{'elapsed s':>10}  {'requests':>10}  {'RSS MiB':>8}")
         started = time.perf_counter()
         print(f"{0.0:>10.1f}  {0:>10,}  {server.rss_mib():>8.1f}", flush=True)
@@ -47,7 +54,7 @@ def run(*, seconds: float, connections: int = 16) -> int:
             span = min(SLICE, seconds - elapsed)
             result = run_load(
                 Target(HOST, server.port),
-                _request(server.port),
+                _request(server.port, body_kib),
                 connections=connections,
                 duration=span,
             )

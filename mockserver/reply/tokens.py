@@ -48,9 +48,20 @@ PER_NAME = 1
 REPLY_PRIMING = 3
 
 
-@lru_cache(maxsize=4096)
+#: Texts up to this long are tokenized once and remembered (a test suite, a load test, asks the
+#: same questions again); a longer one is tokenized each time, so that the cache's memory stays
+#: bounded in bytes (4,096 texts of at most 16 KiB), not only in entries.
+CACHED_TEXT = 16 * 1024
+
+
 def tokenize(text: str) -> tuple[str, ...]:
     """Split ``text`` into tokens whose concatenation is exactly ``text``."""
+    if len(text) <= CACHED_TEXT:
+        return _tokenize_cached(text)
+    return _tokenize(text)
+
+
+def _tokenize(text: str) -> tuple[str, ...]:
     out: list[str] = []
     split = _PRE_SPLIT_ASCII if text.isascii() else _PRE_SPLIT
     for piece in split.findall(text):  # findall, in C, builds no match objects
@@ -59,6 +70,9 @@ def tokenize(text: str) -> tuple[str, ...]:
         else:
             out += [piece[start : start + CHUNK] for start in range(0, len(piece), CHUNK)]
     return tuple(out)
+
+
+_tokenize_cached = lru_cache(maxsize=4096)(_tokenize)
 
 
 def count_tokens(text: str) -> int:

@@ -96,3 +96,14 @@ def test_word_groups_start_at_a_leading_space() -> None:
     texts = ["Intern", "ational", "ization", " matters", "."]
     assert group_texts(texts, "word") == ["Internationalization", " matters."]
     assert group_texts([], "word") == []
+
+
+def test_long_texts_are_not_remembered_so_the_cache_stays_bounded_in_bytes() -> None:
+    from mockserver.reply import tokens
+
+    long_text = "weather " * (tokens.CACHED_TEXT // 4)
+    before = tokens._tokenize_cached.cache_info().currsize
+    assert "".join(tokens.tokenize(long_text)) == long_text
+    assert tokens._tokenize_cached.cache_info().currsize == before
+    short = "a short question about the weather"
+    assert tokens.tokenize(short) == tokens._tokenize(short)
