@@ -3,7 +3,8 @@
 Every request carries a new API key (a new namespace), a new user message and ``store: true``
 (a stored completion), which is the worst case for state kept per namespace. With ``body_kib``
 (``--soak-body``), every request carries a user message that big, all in one namespace: the
-worst case for one journal, bounded in bytes (``MOCKSERVER_JOURNAL_BYTES``). The server's RSS
+worst case for one journal and one namespace's stored completions, bounded in bytes
+(``MOCKSERVER_JOURNAL_BYTES``, ``MOCKSERVER_STORE_BYTES``). The server's RSS
 is printed after each slice; the verdict compares the end with the first third of the run.
 """
 
@@ -27,9 +28,8 @@ def _request(port: int, body_kib: int | None) -> Callable[[int], bytes]:
     padding = "weather " * (body_kib * 128) if body_kib else ""
 
     def make(n: int) -> bytes:
-        store = "" if body_kib else '"store":true,'
         body = (
-            f'{{"model":"gpt-4o-mini",{store}"messages":[{{"role":"user","content":'
+            '{"model":"gpt-4o-mini","store":true,"messages":[{"role":"user","content":'
             f'"Soak request {n}: tell me about the {padding}weather"}}]}}'
         ).encode()
         key = "sk-soak-big" if body_kib else f"sk-soak-{n}"

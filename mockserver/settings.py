@@ -141,6 +141,9 @@ class Settings:
     #: Per namespace: the bytes of request and answer bodies its journal keeps (the oldest
     #: entries leave first past it).
     journal_bytes: int = 64 * 1024 * 1024
+    #: Per namespace: about the bytes stored chat completions, and stored responses, may hold
+    #: (each kind; the oldest leave first past it).
+    store_bytes: int = 256 * 1024 * 1024
     #: Seconds a client has to send a request's headers (from its first byte, or from the
     #: connection's opening), and then its body; past either it gets a 408 and is closed.
     header_timeout: float = 10.0
@@ -291,6 +294,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "store_limit": _integer(low=1),
     "namespace_limit": _integer(low=1),
     "journal_bytes": _integer(low=1),
+    "store_bytes": _integer(low=1),
     "header_timeout": _seconds,
     "body_timeout": _seconds,
     "replay": _boolean,

@@ -86,13 +86,14 @@ def complete_chat(
         stream_error = error_for(error).body()
         failed = plan.cut is not None and plan.cut[0] == "error"  # no completion to keep
         if prompt.params.get("store") is True and not failed:  # as the chunks spell it
-            _store(engine, namespace, chat_completion(turn.reply, meta), prompt)
+            body = chat_completion(turn.reply, meta)
+            _store(engine, namespace, body, prompt, size=journal.size if journal else 1024)
         return ChatResult(
             turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error
         )
     body = chat_completion(turn.reply, meta)
     if prompt.params.get("store") is True:
-        _store(engine, namespace, body, prompt)
+        _store(engine, namespace, body, prompt, size=journal.size if journal else 1024)
     return ChatResult(
         turn,
         meta,
@@ -131,7 +132,7 @@ def _meta(
     )
 
 
-def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt) -> None:
+def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt, *, size: int) -> None:
     stored = dict(body)
     metadata = dict(prompt.metadata)
     stored["metadata"] = metadata
@@ -140,7 +141,8 @@ def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt) -> None:
         for index, message in enumerate(prompt.params.get("messages") or [])
     ]
     with engine.store.namespace(namespace) as space:
-        engine.store.put_chat_completion(space, StoredChatCompletion(stored, messages, metadata))
+        kept = StoredChatCompletion(stored, messages, metadata, size=size)
+        engine.store.put_chat_completion(space, kept)
 
 
 def _stored_message(completion_id: str, index: int, message: Mapping[str, Any]) -> Json:

@@ -113,6 +113,13 @@ class Journaled:
     path: str
     request: Any
 
+    @property
+    def size(self) -> int:
+        """About the bytes the request holds once parsed and stored (a stored completion's or
+        response's weight against ``store_bytes``): a parsed body is several times its JSON."""
+        raw = getattr(self.request, "raw", None)
+        return 1024 + 8 * len(raw) if isinstance(raw, bytes) else 1024
+
 
 def summarize(reply: Reply) -> str:
     """One line for the journal: the tool calls made, or the start of the text."""
@@ -166,6 +173,7 @@ class Engine:
             store_limit=settings.store_limit,
             namespace_limit=settings.namespace_limit,
             journal_bytes=settings.journal_bytes,
+            store_bytes=settings.store_bytes,
         )
         self.generator = generator or Generator()
         #: Tracebacks of our own bugs (the latest ``INTERNAL_ERRORS_KEPT``), for the pytest

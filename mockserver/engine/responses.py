@@ -239,6 +239,7 @@ def create_response(
             now=completed_at,
             error=failure if cut_by_error else None,
         )
+        stored.size = journal.size if journal else 1024
         _keep(engine, body, stored, namespace=namespace)
         return ResponseResult(
             turn,
@@ -252,6 +253,7 @@ def create_response(
             stream_error=error,
         )
     stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
+    stored.size = journal.size if journal else 1024
     _keep(engine, body, stored, namespace=namespace)
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at

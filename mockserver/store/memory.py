@@ -36,9 +36,12 @@ class MemoryStore(Store):
         store_limit: int = 10_000,
         namespace_limit: int = 1000,
         journal_bytes: int = 64 * 1024 * 1024,
+        store_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self._lock = threading.RLock()
         self.journal_bytes = journal_bytes
+        #: Per namespace and kind: the bytes stored chat completions (or responses) may hold.
+        self.store_bytes = store_bytes
         #: Least recently used first.
         self._namespaces: dict[str, Namespace] = {}
         self.journal_limit = journal_limit
@@ -119,14 +122,16 @@ class MemoryStore(Store):
             space.weigh(entry)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        space.chat_completions[stored.body["id"]] = stored
-        while len(space.chat_completions) > self.store_limit:
-            space.chat_completions.popitem(last=False)
+        kept = space.chat_completions
+        kept[stored.body["id"]] = stored
+        while len(kept) > self.store_limit or (kept.bytes > self.store_bytes and len(kept) > 1):
+            kept.popitem(last=False)
 
     def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        space.responses[stored.id] = stored
-        while len(space.responses) > self.store_limit:
-            space.responses.popitem(last=False)
+        kept = space.responses
+        kept[stored.id] = stored
+        while len(kept) > self.store_limit or (kept.bytes > self.store_bytes and len(kept) > 1):
+            kept.popitem(last=False)
 
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
         space.conversations[stored.id] = stored

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Exchange",
     "JournalEntry",
+    "Kept",
     "Namespace",
     "Page",
     "PageQuery",
@@ -34,11 +35,54 @@ T = TypeVar("T")
 Json = dict[str, Any]
 
 
+class Kept(OrderedDict[str, T]):
+    """Stored objects of one kind, oldest first, and the bytes they hold (each object's
+    ``size``, kept right however they leave: evicted, deleted, replaced)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bytes = 0
+
+    def __setitem__(self, key: str, value: T) -> None:
+        old = self.get(key)
+        if old is not None:
+            self.bytes -= _size(old)
+        super().__setitem__(key, value)
+        self.bytes += _size(value)
+
+    def __delitem__(self, key: str) -> None:
+        self.bytes -= _size(self[key])
+        super().__delitem__(key)
+
+    def popitem(self, last: bool = True) -> tuple[str, T]:
+        key, value = super().popitem(last)
+        self.bytes -= _size(value)
+        return key, value
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self:
+            value = self[key]
+            del self[key]
+            return value
+        return default[0] if default else super().pop(key)
+
+    def clear(self) -> None:
+        super().clear()
+        self.bytes = 0
+
+
+def _size(kept: Any) -> int:
+    size: int = getattr(kept, "size", 0)
+    return size
+
+
 @dataclass(slots=True)
 class StoredChatCompletion:
     body: Json
     messages: list[Json]
     metadata: dict[str, str]
+    #: About the bytes it holds (its request's, parsed; see ``Journaled.size``).
+    size: int = 0
 
 
 @dataclass(slots=True)
@@ -59,6 +103,8 @@ class StoredResponse:
     started: bool = False
     #: Why it failed (``status`` ``failed``: its stream was cut by a scripted error).
     error: Json | None = None
+    #: About the bytes it holds (its request's, parsed; see ``Journaled.size``).
+    size: int = 0
 
     @property
     def id(self) -> str:
@@ -184,7 +230,7 @@ class Namespace:
     journal: deque[JournalEntry]
     counter: int = 0
     journal_seq: int = 0
-    chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
+    chat_completions: Kept[StoredChatCompletion] = field(default_factory=Kept)
     #: Rule hit counts per scenario name (switching scenarios starts them afresh).
     rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The scenario this namespace was switched to (``None``: the server's default).
@@ -198,7 +244,7 @@ class Namespace:
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
-    responses: OrderedDict[str, StoredResponse] = field(default_factory=OrderedDict)
+    responses: Kept[StoredResponse] = field(default_factory=Kept)
     conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)

@@ -70,3 +70,17 @@ def test_one_entry_over_the_bound_is_still_journaled() -> None:
         space.record(entry, announce=False)
     store.complete_one("sk-a", entry, duration_ms=1.0, timing=None)
     assert [e.seq for e in store.journal("sk-a")] == [1]
+
+
+def test_stored_objects_are_bounded_in_bytes_oldest_first() -> None:
+    from mockserver.store import StoredChatCompletion
+
+    store = MemoryStore(store_bytes=1000)
+    with store.namespace("sk-a") as space:
+        for number in range(4):
+            body = {"id": f"chatcmpl-{number}"}
+            store.put_chat_completion(space, StoredChatCompletion(body, [], {}, size=400))
+        assert list(space.chat_completions) == ["chatcmpl-2", "chatcmpl-3"]
+        assert space.chat_completions.bytes == 800
+        del space.chat_completions["chatcmpl-2"]  # a delete keeps the count right
+        assert space.chat_completions.bytes == 400
