@@ -76,7 +76,7 @@ def _config(
     )
     if ours:
         _log_like_uvicorn(log_level)
-    settings: Settings = app.state.settings
+    settings: Settings = getattr(app.state, "settings", None) or Settings()  # any Starlette app
     config.http = http_protocol(
         None if access_log else lane,  # an access log sees every request
         timeouts=(settings.header_timeout, settings.body_timeout),
