@@ -98,6 +98,13 @@ def _texts(value: Any) -> tuple[str, ...]:
     raise _Invalid(f"Input should be a list of strings, got {value!r}")
 
 
+def _state_url(value: Any) -> str | None:
+    url: str | None = _text(optional=True)(value)
+    if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+        raise _Invalid(f"expected redis://HOST:PORT/DB (or rediss://, unix://), got {url!r}")
+    return url
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything that configures one server instance."""
@@ -128,6 +135,10 @@ class Settings:
     admin_token: str | None = None
     #: When non-empty, ``/v1`` answers only requests bearing one of these keys.
     api_keys: tuple[str, ...] = ()
+    #: Where the state lives: ``None``, this process's memory; ``redis://HOST:PORT/DB``, a
+    #: Redis that any number of processes share; its keys start with ``state_prefix``.
+    state_url: str | None = None
+    state_prefix: str = "mockserver"
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -209,5 +220,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cors_origins": _texts,
     "admin_token": _text(optional=True),
     "api_keys": _texts,
+    "state_url": _state_url,
+    "state_prefix": _text(),
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

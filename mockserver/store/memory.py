@@ -4,9 +4,10 @@ process, behind one lock (the default; nothing to install or start)."""
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Feed
@@ -14,12 +15,15 @@ from mockserver.store.model import (
     Exchange,
     JournalEntry,
     Namespace,
+    Shelf,
     StoredChatCompletion,
     StoredConversation,
     StoredResponse,
 )
 
 __all__ = ["MemoryStore"]
+
+T = TypeVar("T")
 
 
 class MemoryStore(Store):
@@ -105,19 +109,19 @@ class MemoryStore(Store):
         self.feed.publish("entry", name, entry.seq)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        space.chat_completions[stored.body["id"]] = stored
-        while len(space.chat_completions) > self.store_limit:
-            space.chat_completions.popitem(last=False)
+        self._put(space.chat_completions, stored.body["id"], stored)
 
     def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        space.responses[stored.id] = stored
-        while len(space.responses) > self.store_limit:
-            space.responses.popitem(last=False)
+        self._put(space.responses, stored.id, stored)
 
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        space.conversations[stored.id] = stored
-        while len(space.conversations) > self.store_limit:
-            space.conversations.popitem(last=False)
+        self._put(space.conversations, stored.id, stored)
+
+    def _put(self, shelf: Shelf[T], key: str, stored: T) -> None:
+        assert isinstance(shelf, OrderedDict)  # this backend's namespaces hold OrderedDicts
+        shelf[key] = stored
+        while len(shelf) > self.store_limit:
+            shelf.popitem(last=False)
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:

@@ -4,10 +4,10 @@ cursor pagination of lists of them. Plain values: every backend stores these."""
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Reversible, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from mockserver.errors import InvalidRequestError
 from mockserver.store.feed import Feed
@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Exchange",
+    "Journal",
     "JournalEntry",
     "Namespace",
     "Page",
     "PageQuery",
+    "Shelf",
     "StoredChatCompletion",
     "StoredConversation",
     "StoredResponse",
@@ -31,7 +33,34 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+V = TypeVar("V", covariant=True)
 Json = dict[str, Any]
+
+
+class Shelf(Protocol[V]):
+    """The stored objects of one kind in a namespace, by id, oldest first: an ``OrderedDict``
+    in memory; a view that fetches what is read (and writes back what changed) on Redis, so a
+    transaction loads only the objects it touches. Put new ones with the store's ``put_*``
+    (they are bounded); change one by reading it and changing it in the held namespace."""
+
+    def get(self, key: str, /) -> V | None: ...
+    def __getitem__(self, key: str, /) -> V: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __delitem__(self, key: str, /) -> None: ...
+    def __len__(self) -> int: ...
+    def values(self) -> Reversible[V]:
+        """Every object, oldest first (on Redis: all of them are fetched)."""
+        ...
+
+
+class Journal(Protocol):
+    """A namespace's journal, oldest first: a bounded ``deque`` in memory; on Redis a view
+    that fetches the entries only when they are read (a turn only appends)."""
+
+    def append(self, entry: JournalEntry, /) -> None: ...
+    def __iter__(self) -> Iterator[JournalEntry]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> JournalEntry: ...
 
 
 @dataclass(slots=True)
@@ -162,10 +191,10 @@ current_exchange: ContextVar[Exchange | None] = ContextVar("mockserver_exchange"
 @dataclass(slots=True)
 class Namespace:
     name: str
-    journal: deque[JournalEntry]
+    journal: Journal
     counter: int = 0
     journal_seq: int = 0
-    chat_completions: OrderedDict[str, StoredChatCompletion] = field(default_factory=OrderedDict)
+    chat_completions: Shelf[StoredChatCompletion] = field(default_factory=OrderedDict)
     #: Rule hit counts per scenario name (switching scenarios starts them afresh).
     rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The scenario this namespace was switched to (``None``: the server's default).
@@ -179,8 +208,8 @@ class Namespace:
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
-    responses: OrderedDict[str, StoredResponse] = field(default_factory=OrderedDict)
-    conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
+    responses: Shelf[StoredResponse] = field(default_factory=OrderedDict)
+    conversations: Shelf[StoredConversation] = field(default_factory=OrderedDict)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
