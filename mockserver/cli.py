@@ -77,6 +77,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY",
         help="only these API keys may call /v1 (repeatable; default: any key)",
     )
+    serve.add_argument(
+        "--state",
+        metavar="redis://HOST:PORT/DB",
+        help="keep the state in this Redis, shared by every process using it (default: memory)",
+    )
+    serve.add_argument(
+        "--state-prefix",
+        metavar="PREFIX",
+        help="start of every Redis key (two servers sharing one Redis; default mockserver)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="N processes on one port (N > 1 needs --state; default 1)",
+    )
     validate = verbs.add_parser("validate", help="check scenario files; exit 1 on any problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
@@ -116,6 +133,8 @@ _SETTING_FLAGS = {
     "--cors-origin": "cors_origins",
     "--admin-token": "admin_token",
     "--api-key": "api_keys",
+    "--state": "state_url",
+    "--state-prefix": "state_prefix",
 }
 
 
@@ -138,14 +157,21 @@ def _serve(args: argparse.Namespace) -> int:
             cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
             admin_token=args.admin_token,
             api_keys=tuple(args.api_key) if args.api_key else None,
+            state_url=args.state,
+            state_prefix=args.state_prefix,
         )
+        from mockserver.http.workers import check_workers, serve_workers
+
+        check_workers(args.workers, shared=settings.state_url is not None)
         app = create_app(settings)  # loads the scenario first: a broken file fails before binding
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
-    if args.watch and settings.scenario:
-        from mockserver.http.reload import ScenarioWatcher
 
-        ScenarioWatcher(app.state.engine, settings.scenario).start()
+    def watch() -> None:
+        if args.watch and settings.scenario:
+            from mockserver.http.reload import ScenarioWatcher
+
+            ScenarioWatcher(app.state.engine, settings.scenario).start()
 
     def ready() -> None:
         url = settings.base_url
@@ -167,8 +193,23 @@ def _serve(args: argparse.Namespace) -> int:
             )
         token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
+        if settings.state_url is not None:
+            print(
+                f"state: {settings.state_url} (prefix {settings.state_prefix}), "
+                f"{args.workers} worker(s)"
+            )
         print("Ctrl-C to stop.", flush=True)
 
+    if args.workers > 1:
+        return serve_workers(
+            app,
+            sock,
+            workers=args.workers,
+            serve=lambda app, sock: serve(app, sock, log_level=settings.log_level),
+            on_ready=ready,
+            in_worker=watch,
+        )
+    watch()
     serve(app, sock, log_level=settings.log_level, on_ready=ready)
     return 0
 

@@ -122,13 +122,18 @@ class RedisStore(Store):
                 ("reset", RESET),
             )
         }
-        #: Names this process's changes on the feed (its live views learn them at once).
-        self.origin = secrets.token_hex(8)
+        self._origin = secrets.token_hex(8)
         self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
         self._held = threading.local()
         self.feed: SharedFeed = SharedFeed(self, size=max(journal_limit, 1000))
 
     # -- plumbing -------------------------------------------------------------------------
+
+    @property
+    def origin(self) -> str:
+        """Names this process's changes on the feed (its live views learn them at once); a
+        worker forked from it is another process."""
+        return f"{self._origin}-{os.getpid()}"
 
     def call(self, step: Callable[[], T]) -> T:
         """Run one Redis step; a lost Redis becomes the API's 503."""
