@@ -54,7 +54,7 @@ from mockserver.store.redis_codec import (
     escape,
     unescape,
 )
-from mockserver.store.redis_scripts import ACQUIRE, COMMIT, COMPLETE, RESET
+from mockserver.store.redis_scripts import ACQUIRE, COMMIT, COMPLETE, RELEASE, RESET
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore", "StateUnavailableError"]
 
@@ -71,6 +71,8 @@ LOCK_MS = 2000
 LOCK_WAIT = 2.5
 #: Each Redis call's socket timeout (seconds): a lost Redis is a 503 this soon, not a hang.
 TIMEOUT = 1.0
+#: How long after losing Redis every step fails at once, before one tries again.
+BREAK = 0.5
 #: Changes kept in the shared feed (what a live view that connects late can catch up on).
 FEED_SIZE = 10_000
 
@@ -120,11 +122,19 @@ class RedisStore(Store):
                 ("commit", COMMIT),
                 ("complete", COMPLETE),
                 ("reset", RESET),
+                ("release", RELEASE),
             )
         }
         self._origin = secrets.token_hex(8)
         self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
         self._held = threading.local()
+        #: Locks that may be ours though we never heard so (a call that timed out may run
+        #: once Redis answers again): let go the next time Redis answers, so the namespace
+        #: does not wait out the lock's expiry.
+        self._orphans: list[tuple[str, str]] = []
+        #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
+        self._down_until = 0.0
+        self._down_why = ""
         self.feed: SharedFeed = SharedFeed(self, size=max(journal_limit, 1000))
 
     # -- plumbing -------------------------------------------------------------------------
@@ -136,18 +146,51 @@ class RedisStore(Store):
         return f"{self._origin}-{os.getpid()}"
 
     def call(self, step: Callable[[], T]) -> T:
-        """Run one Redis step; a lost Redis becomes the API's 503."""
+        """Run one Redis step; a lost Redis becomes the API's 503. Once one is lost, every
+        step fails at once for ``BREAK`` seconds (then one tries again): each request
+        would otherwise wait out a socket timeout, and this process's other connections
+        with it."""
+        if self._down_until and time.monotonic() < self._down_until:
+            raise _unavailable(self.url, self._down_why)
         try:
-            return step()
+            result = step()
         except _LOST as exc:
-            raise _unavailable(self.url, type(exc).__name__) from None
+            self._lost(type(exc).__name__)
+            raise _unavailable(self.url, self._down_why) from None
         except redis.ResponseError as exc:
             if "MOCKSERVER_LOCK_LOST" in str(exc):
                 raise _unavailable(self.url, "a namespace was held too long") from None
             raise
+        if self._down_until:
+            self._down_until = 0.0
+            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
+        return result
+
+    def _lost(self, why: str) -> None:
+        if not self._down_until:
+            log.warning(
+                "mockserver: lost the state backend (Redis at %s: %s); answering 503 until it "
+                "is back (journal entries completed meanwhile keep no answer or timing)",
+                self.url,
+                why,
+            )
+        self._down_until = time.monotonic() + BREAK
+        self._down_why = why
 
     def run(self, script: str, *args: object) -> Any:
         return self.call(lambda: self._scripts[script](args=[self.prefix, *args]))
+
+    def orphaned(self, name: str, token: str) -> None:
+        self._orphans.append((escape(name), token))
+
+    def release_orphans(self) -> None:
+        orphans, self._orphans = self._orphans, []
+        args = [part for orphan in orphans for part in orphan]
+        try:
+            self.run("release", *args)
+        except StateUnavailableError:
+            self._orphans[:0] = orphans
+            raise
 
     def check(self) -> None:
         """Fail at start-up, with where it looked, unless Redis answers."""
@@ -261,10 +304,8 @@ class RedisStore(Store):
             if timing is not None and entry.stream:
                 entry.timing = timing
             args += [escape(name), entry.seq, encode_entry(entry)]
-        try:
+        with suppress(StateUnavailableError):  # the outage is logged once, where it began
             self.run("complete", self.origin, FEED_SIZE, *args)
-        except StateUnavailableError as exc:
-            log.warning("mockserver: a journal entry was not completed: %s", exc.message)
         for name, entry in entries:
             self.feed.publish("entry", name, entry.seq)
 
@@ -345,16 +386,22 @@ class _Held:
         token = secrets.token_hex(8)
         deadline = time.monotonic() + LOCK_WAIT
         wait = 0.0005
+        if store._orphans:
+            store.release_orphans()
         while True:
-            got = store.run(
-                "acquire",
-                escape(name),
-                token,
-                LOCK_MS,
-                store.namespace_limit,
-                store.origin,
-                FEED_SIZE,
-            )
+            try:
+                got = store.run(
+                    "acquire",
+                    escape(name),
+                    token,
+                    LOCK_MS,
+                    store.namespace_limit,
+                    store.origin,
+                    FEED_SIZE,
+                )
+            except StateUnavailableError:
+                store.orphaned(name, token)
+                raise
             if got[0] == 1:
                 break
             if time.monotonic() > deadline:
@@ -406,7 +453,11 @@ class _Held:
         args.append(len(outbox.sent))
         for kind, seq in outbox.sent:
             args += [kind, seq]
-        store.run("commit", *args)
+        try:
+            store.run("commit", *args)
+        except StateUnavailableError:
+            store.orphaned(name, token)  # if it never ran, the namespace is still ours
+            raise
         for kind, seq in outbox.sent:
             store.feed.publish(kind, name, seq)
 

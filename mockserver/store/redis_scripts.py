@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACQUIRE", "COMMIT", "COMPLETE", "KINDS", "RESET"]
+__all__ = ["ACQUIRE", "COMMIT", "COMPLETE", "KINDS", "RELEASE", "RESET"]
 
 #: The kinds of stored object, by the key each is kept under.
 KINDS: Final = ("chat", "responses", "conversations")
@@ -159,3 +159,13 @@ end
 return 1
 """
 )
+
+#: ARGV: prefix, then (name, token) per lock to let go if that token still holds it.
+RELEASE: Final = """
+local p = ARGV[1]
+for i = 2, #ARGV, 2 do
+  local lock = p .. ':ns:' .. ARGV[i] .. ':lock'
+  if redis.call('GET', lock) == ARGV[i + 1] then redis.call('DEL', lock) end
+end
+return 1
+"""

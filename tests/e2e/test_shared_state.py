@@ -108,9 +108,12 @@ def test_a_previous_response_id_chain_crosses_processes(on: Clients) -> None:
         model="gpt-4o-mini", input="And again?", previous_response_id=second.id
     )
     items = on(0).responses.input_items.list(third.id)
-    assert [item.content[0].text for item in items.data] == ["And again?"]  # type: ignore[union-attr]
+    assert [item.model_dump()["content"][0]["text"] for item in items.data] == ["And again?"]
     assert on(1).responses.retrieve(third.id).output_text == third.output_text
     assert len({first.id, second.id, third.id}) == 3
+    tokens = [r.usage.input_tokens for r in (first, second, third) if r.usage is not None]
+    assert len(tokens) == 3
+    assert tokens == sorted(set(tokens))  # each turn saw the ones before
 
 
 def test_a_stored_completion_made_on_one_process_is_listed_updated_deleted_on_others(
