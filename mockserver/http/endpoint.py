@@ -87,9 +87,12 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """The engine's turn, rendered, encoded and journaled (the engine wrote the entry in
         the turn's commit; the answer joins it here, as the bytes that are sent)."""
         journal = Journaled(self.path, body)
-        result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
-        encoded = self.encode(result)
-        self.engine.answered(self.turn_of(result), response=encoded.journaled())
+        # One hold for the whole turn (the engine's steps hold it again inside): on a shared
+        # store, one transaction per request, written with its answer.
+        with self.engine.store.namespace(namespace):
+            result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
+            encoded = self.encode(result)
+            self.engine.answered(self.turn_of(result), response=encoded.journaled())
         return encoded
 
     @staticmethod

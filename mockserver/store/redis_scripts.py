@@ -11,7 +11,8 @@ Keys, under a prefix ``P`` (``--state-prefix``) and a namespace's escaped name `
     P:scenario:DIGEST  string an uploaded scenario's YAML, by its digest
     P:ns:N:state       string the namespace's counters, hits, scenario, queue, clock, budgets
     P:ns:N:lock        string who holds it (a token; expires, so a dead process lets go)
-    P:ns:N:journal     hash   journal entries by number
+    P:ns:N:journal     hash   journal entries by number (written with their answers)
+    P:ns:N:journal:times hash how long each took, by number (written once it is sent)
     P:ns:N:KIND        hash   stored objects by id (KIND: chat, responses, conversations)
     P:ns:N:KIND:order  zset   their ids, oldest first
 """
@@ -28,7 +29,7 @@ KINDS: Final = ("chat", "responses", "conversations")
 _FORGET: Final = """
 local function forget(p, n)
   local base = p .. ':ns:' .. n
-  redis.call('DEL', base .. ':state', base .. ':journal',
+  redis.call('DEL', base .. ':state', base .. ':journal', base .. ':journal:times',
     base .. ':chat', base .. ':chat:order',
     base .. ':responses', base .. ':responses:order',
     base .. ':conversations', base .. ':conversations:order')
@@ -90,7 +91,10 @@ local count = tonumber(ARGV[i]); i = i + 1
 for _ = 1, count do
   local seq = tonumber(ARGV[i])
   if jlimit > 0 then redis.call('HSET', base .. ':journal', ARGV[i], ARGV[i + 1]) end
-  if seq > jlimit then redis.call('HDEL', base .. ':journal', tostring(seq - jlimit)) end
+  if seq > jlimit then
+    redis.call('HDEL', base .. ':journal', tostring(seq - jlimit))
+    redis.call('HDEL', base .. ':journal:times', tostring(seq - jlimit))
+  end
   i = i + 2
 end
 count = tonumber(ARGV[i]); i = i + 1
@@ -125,8 +129,8 @@ return 1
 """
 )
 
-#: ARGV: prefix, origin, feed length, then (name, seq, blob) per completed entry: rewritten
-#: if it is still in its journal, and announced.
+#: ARGV: prefix, origin, feed length, then (name, seq, times) per completed entry: its times
+#: kept if it is still in its journal; announced.
 COMPLETE: Final = (
     _FORGET
     + """
@@ -134,7 +138,7 @@ local p = ARGV[1]
 for i = 4, #ARGV, 3 do
   local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
   if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
-    redis.call('HSET', journal, ARGV[i + 1], ARGV[i + 2])
+    redis.call('HSET', journal .. ':times', ARGV[i + 1], ARGV[i + 2])
   end
   announce(p, ARGV[3], 'entry', ARGV[i], ARGV[i + 1], ARGV[2])
 end

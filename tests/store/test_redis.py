@@ -101,15 +101,16 @@ def test_a_scenario_the_engine_knows_goes_by_name(pair: tuple[RedisStore, RedisS
         assert space.scenario is known
 
 
-def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes(
+def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes_and_timed_later(
     pair: tuple[RedisStore, RedisStore],
 ) -> None:
     one, two = pair
     entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
-    with one.namespace("sk-a") as space:
+    with one.namespace("sk-a") as space:  # written as it is when the namespace is let go
         space.record(entry, announce=False)
-    entry.response = Unparsed(lambda: b'{"id": "chatcmpl-1"}', orjson.loads)
+        entry.response = Unparsed(lambda: b'{"id": "chatcmpl-1"}', orjson.loads)
     one.complete(Exchange([("sk-a", entry)]), duration_ms=1.5, timing=None)
+    one.flush()
     found = two.entry("sk-a", 1)
     assert found is not None
     assert found.answer() == {"id": "chatcmpl-1"}
