@@ -74,6 +74,8 @@ LOCK_WAIT = 2.5
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
+#: How long a completed journal entry waits for a request to take its times along.
+RIDE_ALONG = 0.02
 #: Changes kept in the shared feed (what a live view that connects late can catch up on).
 FEED_SIZE = 10_000
 
@@ -374,8 +376,9 @@ def _timed(entry: JournalEntry, times: bytes | None) -> JournalEntry:
 
 
 class Completer:
-    """Writes the journal's times in a thread of its own (started in the process that first
-    needs it: a thread does not survive a fork), all that waited in one round trip."""
+    """Writes the journal's times: with the next request's first call to Redis (they ride
+    along), else, if none comes soon, in a thread of its own (started in the process that
+    first needs it: a thread does not survive a fork), all that waited in one call."""
 
     def __init__(self, store: RedisStore) -> None:
         self._store = store
@@ -383,6 +386,9 @@ class Completer:
         self._busy = False
         self._ready = threading.Condition()
         self._started_in: int | None = None
+        self._flushing = False
+        #: When the oldest of those waiting was added.
+        self._since = 0.0
 
     def add(self, name: str, seq: int, times: bytes) -> None:
         with self._ready:
@@ -390,15 +396,31 @@ class Completer:
                 self._started_in = os.getpid()
                 self._waiting, self._busy = [], False
                 threading.Thread(target=self._run, name="mockserver-journal", daemon=True).start()
+            if not self._waiting:
+                self._since = time.monotonic()
             self._waiting += [name, seq, times]
             self._ready.notify_all()
+
+    def take(self) -> list[object]:
+        """What waits to be written (the caller writes it)."""
+        with self._ready:
+            batch, self._waiting = self._waiting, []
+            return batch
 
     def _run(self) -> None:
         while True:
             with self._ready:
-                while not self._waiting:
-                    self._ready.wait()
+                while True:  # until the oldest has waited long enough for a request to come
+                    if not self._waiting:
+                        self._ready.wait()
+                        continue
+                    left = self._since + RIDE_ALONG - time.monotonic()
+                    if self._flushing or left <= 0:
+                        break
+                    self._ready.wait(left)
                 batch, self._waiting = self._waiting, []
+                if not batch:
+                    continue
                 self._busy = True
             with suppress(StateUnavailableError):  # the outage is logged once, where it began
                 self._store.run("complete", self._store.origin, FEED_SIZE, *batch)
@@ -408,7 +430,10 @@ class Completer:
 
     def flush(self) -> None:
         with self._ready:
+            self._flushing = True
+            self._ready.notify_all()
             self._ready.wait_for(lambda: not self._waiting and not self._busy, timeout=10)
+            self._flushing = False
 
 
 def _client(url: str, *, timeout: float) -> Any:
@@ -452,6 +477,7 @@ class _Held:
         wait = 0.0005
         if store._orphans:
             store.release_orphans()
+        riding = store.completer.take()
         while True:
             try:
                 got = store.run(
@@ -462,7 +488,9 @@ class _Held:
                     store.namespace_limit,
                     store.origin,
                     FEED_SIZE,
+                    *riding,
                 )
+                riding = []
             except StateUnavailableError:
                 store.orphaned(name, token)
                 raise

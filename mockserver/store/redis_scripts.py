@@ -39,9 +39,19 @@ local function announce(p, maxlen, kind, n, seq, origin)
   redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*',
     'k', kind, 'n', n, 's', seq, 'o', origin)
 end
+local function complete(p, origin, maxlen, from)
+  for i = from, #ARGV, 3 do
+    local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
+    if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
+      redis.call('HSET', journal .. ':times', ARGV[i + 1], ARGV[i + 2])
+    end
+    announce(p, maxlen, 'entry', ARGV[i], ARGV[i + 1], origin)
+  end
+end
 """
 
-#: ARGV: prefix, name, token, lock ms, namespace limit, origin, feed length.
+#: ARGV: prefix, name, token, lock ms, namespace limit, origin, feed length, then (name, seq,
+#: times) per journal entry completed since (as ``COMPLETE``: they ride along).
 #: Returns {0, ms the lock has left} if another holds the namespace, else
 #: {1, state ('' for a new namespace), its incarnation if new (else 0), names evicted}.
 ACQUIRE: Final = (
@@ -49,6 +59,7 @@ ACQUIRE: Final = (
     + """
 local p, n, token = ARGV[1], ARGV[2], ARGV[3]
 local base = p .. ':ns:' .. n
+complete(p, ARGV[6], ARGV[7], 8)
 if not redis.call('SET', base .. ':lock', token, 'NX', 'PX', ARGV[4]) then
   return {0, redis.call('PTTL', base .. ':lock')}
 end
@@ -134,14 +145,7 @@ return 1
 COMPLETE: Final = (
     _FORGET
     + """
-local p = ARGV[1]
-for i = 4, #ARGV, 3 do
-  local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
-  if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
-    redis.call('HSET', journal .. ':times', ARGV[i + 1], ARGV[i + 2])
-  end
-  announce(p, ARGV[3], 'entry', ARGV[i], ARGV[i + 1], ARGV[2])
-end
+complete(ARGV[1], ARGV[2], ARGV[3], 4)
 return 1
 """
 )
