@@ -96,6 +96,9 @@ if redis.call('GET', base .. ':lock') ~= token then
   return redis.error_reply('MOCKSERVER_LOCK_LOST the namespace was held too long')
 end
 if ARGV[4] ~= '' then redis.call('SET', base .. ':state', ARGV[4]) end
+if not redis.call('ZSCORE', p .. ':names', n) then  -- evicted or reset while held: counted again
+  redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
+end
 local jlimit, slimit = tonumber(ARGV[5]), tonumber(ARGV[6])
 local i = 9
 local count = tonumber(ARGV[i]); i = i + 1

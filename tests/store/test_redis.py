@@ -185,3 +185,13 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
     finally:
         store.close()
         server.stop()
+
+
+def test_a_namespace_reset_while_another_process_holds_it_is_still_counted(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    with one.namespace("sk-a") as space:
+        two.reset("sk-a")  # another process, in the middle of this one's change
+        space.next_counter()
+    assert one.names() == ["sk-a"]  # so the namespace limit still bounds it
