@@ -284,6 +284,12 @@ def _parser() -> argparse.ArgumentParser:
         "--requests", type=int, default=5000, help="requests per --inprocess run (default 5000)"
     )
     parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="instead of the table: W1v on one worker and on --workers 2, with memory and "
+        "with Redis state, and Redis round trips per request",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="SECONDS",
@@ -305,6 +311,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.inprocess:
         return inprocess.run(requests=args.requests, rounds=args.rounds)
     bench = Bench(args)
+    if args.scaling:
+        from benchmarks import scaling
+
+        print(bench.header(), flush=True)
+        return scaling.run(duration=args.duration, rounds=args.rounds, driver=bench.driver)
     if args.soak is not None:
         print(bench.header().splitlines()[0], flush=True)
         return soak.run(seconds=args.soak, body_kib=args.soak_body)

@@ -100,6 +100,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="the same as JUnit XML: a test case per namespace, failed by its misses and errors",
     )
+    serve.add_argument(
+        "--state",
+        metavar="redis://HOST:PORT/DB",
+        help="keep the state in this Redis, shared by every process using it (default: memory)",
+    )
+    serve.add_argument(
+        "--state-prefix",
+        metavar="PREFIX",
+        help="start of every Redis key (two servers sharing one Redis; default mockserver)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="N processes on one port (N > 1 needs --state; default 1)",
+    )
     _recording_flags(serve)
     _record_verb(verbs)
     _import_verb(verbs)
@@ -308,6 +325,8 @@ _SETTING_FLAGS = {
     "--report": "report",
     "--report-junit": "report_junit",
     "--allowed-host": "allowed_hosts",
+    "--state": "state_url",
+    "--state-prefix": "state_prefix",
 }
 
 
@@ -334,7 +353,13 @@ def _serve(args: argparse.Namespace) -> int:
             report=getattr(args, "report", None),  # serve only (not record)
             report_junit=getattr(args, "report_junit", None),
             allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
+            state_url=getattr(args, "state", None),
+            state_prefix=getattr(args, "state_prefix", None),
         )
+        from mockserver.http.workers import check_workers, serve_workers
+
+        workers = getattr(args, "workers", 1)
+        check_workers(workers, shared=settings.state_url is not None)
         recorder = _recorder(args, settings)
         if recorder is not None and recorder.scenario is not None:  # the cassette replays
             settings = settings.replace(scenario=str(recorder.recording.path))
@@ -343,10 +368,12 @@ def _serve(args: argparse.Namespace) -> int:
         on_stop = _report_writer(app.state.engine)
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
-    if args.watch and settings.scenario:
-        from mockserver.http.reload import ScenarioWatcher
 
-        ScenarioWatcher(app.state.engine, settings.scenario).start()
+    def watch() -> None:
+        if args.watch and settings.scenario:
+            from mockserver.http.reload import ScenarioWatcher
+
+            ScenarioWatcher(app.state.engine, settings.scenario).start()
 
     def ready() -> None:
         url = settings.base_url
@@ -370,8 +397,22 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
         if recorder is not None:
             print(recording_banner(recorder))
+        if settings.state_url is not None:
+            print(
+                f"state: {settings.state_url} (prefix {settings.state_prefix}), {workers} worker(s)"
+            )
         print("Ctrl-C to stop.", flush=True)
 
+    if workers > 1:
+        return serve_workers(
+            app,
+            sock,
+            workers=workers,
+            serve=lambda app, sock: serve(app, sock, log_level=settings.log_level),
+            on_ready=ready,
+            in_worker=watch,
+        )
+    watch()
     serve(app, sock, log_level=settings.log_level, on_ready=ready, on_stop=on_stop)
     return 0
 

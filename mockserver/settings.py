@@ -118,6 +118,13 @@ def _texts(value: Any) -> tuple[str, ...]:
     raise _Invalid(f"Input should be a list of strings, got {value!r}")
 
 
+def _state_url(value: Any) -> str | None:
+    url: str | None = _text(optional=True)(value)
+    if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+        raise _Invalid(f"expected redis://HOST:PORT/DB (or rediss://, unix://), got {url!r}")
+    return url
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything that configures one server instance."""
@@ -173,6 +180,10 @@ class Settings:
     #: ``Host`` names the control plane answers besides loopback names and IP addresses
     #: (``.example.com``: that name and the names under it; ``*``: any, which is unsafe).
     allowed_hosts: tuple[str, ...] = ()
+    #: Where the state lives: ``None``, this process's memory; ``redis://HOST:PORT/DB``, a
+    #: Redis that any number of processes share; its keys start with ``state_prefix``.
+    state_url: str | None = None
+    state_prefix: str = "mockserver"
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -309,5 +320,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "upstream_url": _text(optional=True),
     "upstream_key": _text(optional=True),
     "allowed_hosts": _texts,
+    "state_url": _state_url,
+    "state_prefix": _text(),
 }
 assert list(_CHECKS) == [f.name for f in dataclasses.fields(Settings)]

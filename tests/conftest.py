@@ -10,6 +10,7 @@ import pytest
 from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
+from tests.support.redis_server import RedisServer, find_redis_server
 
 
 @pytest.fixture(autouse=True)
@@ -38,6 +39,17 @@ def server() -> Iterator[BackgroundServer]:
 def api_key(request: pytest.FixtureRequest) -> str:
     """A namespace of its own for every test."""
     return "sk-test-" + request.node.nodeid
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real ``redis-server`` for the session (skips where the binary is absent)."""
+    binary = find_redis_server()
+    if binary is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    server = RedisServer(binary).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,3 +45,13 @@ def test_the_in_process_costs_print_a_line_per_path() -> None:
         cost, rate = row.split()[-2:]
         assert float(cost) > 0, row
         assert int(rate.replace(",", "")) > 0, row
+
+
+def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    lines = benchmarks("--scaling", "--rounds", "1", "--duration", "0.3", "--driver", "python")
+    rows = [line.split() for line in lines if line.startswith("W1v ")]
+    assert [row[1:3] for row in rows] == [["memory", "1"], ["redis", "1"], ["redis", "2"]]
+    assert rows[0][-1] == "—"
+    assert all(float(row[-1]) >= 2 for row in rows[1:])  # a turn is two round trips at least

@@ -29,7 +29,8 @@ from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.library import builtin, load_ref
 from mockserver.scenario.matcher import Miss, select
 from mockserver.settings import Settings
-from mockserver.store import JournalEntry, MemoryStore, Namespace, Store
+from mockserver.store import JournalEntry, Namespace, Store
+from mockserver.store.choose import open_store
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
@@ -168,13 +169,8 @@ class Engine:
     ) -> None:
         self.settings = settings
         self.clock = settings.make_clock()
-        self.store: Store = store or MemoryStore(
-            journal_limit=settings.journal_limit,
-            store_limit=settings.store_limit,
-            namespace_limit=settings.namespace_limit,
-            journal_bytes=settings.journal_bytes,
-            store_bytes=settings.store_bytes,
-        )
+        self.store: Store = store or open_store(settings)
+        self.store.serve_scenarios(self._scenario_named)
         self.generator = generator or Generator()
         #: Tracebacks of our own bugs (the latest ``INTERNAL_ERRORS_KEPT``), for the pytest
         #: plugin to fail the test with, and how many there were in all.

@@ -106,7 +106,10 @@ class ErrorBoundary:
         except Exception as exc:  # the one boundary: everything else is mapped where it arises
             if started or isinstance(exc, StreamAborted):
                 raise
-            response = await _unexpected(Request(scope), exc)
+            if isinstance(exc, APIError):  # raised in front of the routes (the fast lane's
+                response = error_response(exc)  # store lost: a 503), answered as the API's
+            else:
+                response = await _unexpected(Request(scope), exc)
             await response(scope, receive, send)
 
 

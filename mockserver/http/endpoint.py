@@ -96,9 +96,12 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         the turn's commit; the answer joins it here, as the bytes that are sent; the request is
         kept as the ``raw`` bytes it came in)."""
         journal = Journaled(self.path, Unparsed(raw, orjson.loads))
-        result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
-        encoded = self.encode(result)
-        self.engine.answered(self.turn_of(result), response=encoded.journaled())
+        # One hold for the whole turn (the engine's steps hold it again inside): on a shared
+        # store, one transaction per request, written with its answer.
+        with self.engine.store.namespace(namespace):
+            result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
+            encoded = self.encode(result)
+            self.engine.answered(self.turn_of(result), response=encoded.journaled())
         return encoded
 
     @staticmethod

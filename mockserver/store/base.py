@@ -19,9 +19,9 @@ enter, written atomically on exit).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Literal
 
 from mockserver.store.feed import Feed
 from mockserver.store.model import (
@@ -96,6 +96,22 @@ class Store(ABC):
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
         """Keep ``stored`` in ``space`` (held), dropping the oldest past ``store_limit``."""
 
+    def announce(self, kind: Literal["entry", "state", "reset"], name: str, seq: int = 0) -> None:
+        """Tell every live view (of every process sharing this store) of a change."""
+        self.feed.publish(kind, name, seq)
+
+    def entry(self, name: str, seq: int) -> JournalEntry | None:
+        """The namespace's journal entry numbered ``seq``, unless it has left the journal."""
+        with self.peek(name) as space:
+            return space.entry(seq) if space is not None else None
+
+    def serve_scenarios(self, find: Callable[[str], Any]) -> None:  # noqa: B027
+        """How to find a scenario by name (the engine's loaded ones, then the built-in ones;
+        ``None`` if neither): a shared backend writes those by name."""
+
+    def close(self) -> None:  # noqa: B027 (a backend with connections overrides it)
+        """Let go of what the backend holds open (its connections, its feed's reader)."""
+
     # -- namespace operations: the control API's and the pytest plugin's -----------------
 
     def switch_scenario(
@@ -127,14 +143,14 @@ class Store(ABC):
                 if restart:
                     earlier = space.rule_hits.pop(scenario.name, {})
                 space.hits_of(scenario.name).update(carried)
-        self.feed.publish("state", name)
+        self.announce("state", name)
         return earlier
 
     def set_seed(self, name: str, seed: int | None) -> None:
         """The namespace's own seed (``None``: the scenario's, else the server's)."""
         with self.namespace(name) as space:
             space.seed = seed
-        self.feed.publish("state", name)
+        self.announce("state", name)
 
     def queue_replies(self, name: str, replies: Iterable[Any]) -> int:
         """Serve these one-off replies (scenario ``Reply`` objects) to the namespace's next
@@ -142,7 +158,7 @@ class Store(ABC):
         with self.namespace(name) as space:
             space.pending.extend(replies)
             waiting = len(space.pending)
-        self.feed.publish("state", name)
+        self.announce("state", name)
         return waiting
 
     def advance_clock(self, name: str, seconds: float) -> float:
@@ -150,7 +166,7 @@ class Store(ABC):
         with self.namespace(name) as space:
             space.clock_offset += seconds
             offset = space.clock_offset
-        self.feed.publish("state", name)
+        self.announce("state", name)
         return offset
 
     def rule_hits(self, name: str) -> dict[str, dict[str, int]]:

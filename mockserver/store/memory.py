@@ -4,22 +4,27 @@ process, behind one lock (the default; nothing to install or start)."""
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Feed
 from mockserver.store.model import (
     Exchange,
     JournalEntry,
+    Kept,
     Namespace,
+    Shelf,
     StoredChatCompletion,
     StoredConversation,
     StoredResponse,
 )
 
 __all__ = ["MemoryStore"]
+
+T = TypeVar("T")
 
 
 class MemoryStore(Store):
@@ -122,21 +127,21 @@ class MemoryStore(Store):
             space.weigh(entry)
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        kept = space.chat_completions
-        kept[stored.body["id"]] = stored
-        while len(kept) > self.store_limit or (kept.bytes > self.store_bytes and len(kept) > 1):
-            kept.popitem(last=False)
+        self._put(space.chat_completions, stored.body["id"], stored)
 
     def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        kept = space.responses
-        kept[stored.id] = stored
-        while len(kept) > self.store_limit or (kept.bytes > self.store_bytes and len(kept) > 1):
-            kept.popitem(last=False)
+        self._put(space.responses, stored.id, stored)
 
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        space.conversations[stored.id] = stored
-        while len(space.conversations) > self.store_limit:
-            space.conversations.popitem(last=False)
+        self._put(space.conversations, stored.id, stored)
+
+    def _put(self, shelf: Shelf[T], key: str, stored: T) -> None:
+        assert isinstance(shelf, OrderedDict)  # this backend's namespaces hold OrderedDicts
+        shelf[key] = stored
+        while len(shelf) > self.store_limit or (
+            isinstance(shelf, Kept) and shelf.bytes > self.store_bytes and len(shelf) > 1
+        ):
+            shelf.popitem(last=False)
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:

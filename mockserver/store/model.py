@@ -4,10 +4,10 @@ cursor pagination of lists of them. Plain values: every backend stores these."""
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Reversible, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from mockserver.errors import InvalidRequestError
 from mockserver.store.feed import Feed
@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Exchange",
+    "Journal",
     "JournalEntry",
     "Kept",
     "Namespace",
     "Page",
     "PageQuery",
+    "Shelf",
     "StoredChatCompletion",
     "StoredConversation",
     "StoredResponse",
@@ -32,6 +34,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+V = TypeVar("V", covariant=True)
 Json = dict[str, Any]
 
 
@@ -74,6 +77,32 @@ class Kept(OrderedDict[str, T]):
 def _size(kept: Any) -> int:
     size: int = getattr(kept, "size", 0)
     return size
+
+
+class Shelf(Protocol[V]):
+    """The stored objects of one kind in a namespace, by id, oldest first: an ``OrderedDict``
+    in memory; a view that fetches what is read (and writes back what changed) on Redis, so a
+    transaction loads only the objects it touches. Put new ones with the store's ``put_*``
+    (they are bounded); change one by reading it and changing it in the held namespace."""
+
+    def get(self, key: str, /) -> V | None: ...
+    def __getitem__(self, key: str, /) -> V: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __delitem__(self, key: str, /) -> None: ...
+    def __len__(self) -> int: ...
+    def values(self) -> Reversible[V]:
+        """Every object, oldest first (on Redis: all of them are fetched)."""
+        ...
+
+
+class Journal(Protocol):
+    """A namespace's journal, oldest first: a bounded ``deque`` in memory; on Redis a view
+    that fetches the entries only when they are read (a turn only appends)."""
+
+    def append(self, entry: JournalEntry, /) -> None: ...
+    def __iter__(self) -> Iterator[JournalEntry]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> JournalEntry: ...
 
 
 @dataclass(slots=True)
@@ -227,10 +256,10 @@ current_exchange: ContextVar[Exchange | None] = ContextVar("mockserver_exchange"
 @dataclass(slots=True)
 class Namespace:
     name: str
-    journal: deque[JournalEntry]
+    journal: Journal
     counter: int = 0
     journal_seq: int = 0
-    chat_completions: Kept[StoredChatCompletion] = field(default_factory=Kept)
+    chat_completions: Shelf[StoredChatCompletion] = field(default_factory=Kept)
     #: Rule hit counts per scenario name (switching scenarios starts them afresh).
     rule_hits: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The scenario this namespace was switched to (``None``: the server's default).
@@ -244,8 +273,8 @@ class Namespace:
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
-    responses: Kept[StoredResponse] = field(default_factory=Kept)
-    conversations: OrderedDict[str, StoredConversation] = field(default_factory=OrderedDict)
+    responses: Shelf[StoredResponse] = field(default_factory=Kept)
+    conversations: Shelf[StoredConversation] = field(default_factory=OrderedDict)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
@@ -269,7 +298,7 @@ class Namespace:
         self.journal_seq += 1
         entry.seq = self.journal_seq
         journal = self.journal
-        if len(journal) == journal.maxlen:  # the oldest leaves
+        if isinstance(journal, deque) and len(journal) == journal.maxlen:  # the oldest leaves
             self.journal_bytes -= journal[0].size
         journal.append(entry)
         exchange = current_exchange.get()
@@ -282,6 +311,8 @@ class Namespace:
         """Count a complete ``entry`` towards the journal's bound in bytes, and let the oldest
         entries go while past it (never the newest: one big request is still journaled)."""
         journal = self.journal
+        if not isinstance(journal, deque):  # bounded by its backend (in entries)
+            return
         if entry.size or not journal or entry.seq < journal[0].seq:  # counted, or gone
             return
         entry.size = entry.weigh()

@@ -3,7 +3,7 @@ change announced on the feed."""
 
 from __future__ import annotations
 
-from mockserver.scenario.model import Scenario
+from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Store
 
 
@@ -57,7 +57,7 @@ def test_every_operation_is_announced_on_the_feed(store: Store) -> None:
     since = store.feed.version
     store.switch_scenario("sk-a", _scenario("first"))
     store.set_seed("sk-a", 7)
-    assert store.queue_replies("sk-a", ["one", "two"]) == 2
+    assert store.queue_replies("sk-a", [Reply(text="one"), Reply(text="two")]) == 2
     assert store.advance_clock("sk-a", 1.5) == 1.5
     store.reset("sk-a")
     assert _changes(store, since) == [
@@ -71,10 +71,10 @@ def test_every_operation_is_announced_on_the_feed(store: Store) -> None:
 
 def test_seed_and_queue_land_in_the_namespace(store: Store) -> None:
     store.set_seed("sk-a", 7)
-    store.queue_replies("sk-a", ["one"])
+    store.queue_replies("sk-a", [Reply(text="one")])
     with store.view("sk-a") as space:
         assert space.seed == 7
-        assert list(space.pending) == ["one"]
+        assert list(space.pending) == [Reply(text="one")]
     with store.view("sk-b") as other:
         assert other.seed is None
         assert not other.pending

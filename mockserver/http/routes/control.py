@@ -166,11 +166,10 @@ async def call(request: Request) -> Response:
     name = namespace_of(request)
     raw = request.path_params["seq"]
     seq = int(raw) if raw.isdigit() and len(raw) <= 18 else None  # a number a journal could reach
-    with engine.store.peek(name) as space:
-        entry = space.entry(seq) if space is not None and seq is not None else None
-        if entry is None:
-            raise NotFoundError(f"No call #{raw} in the journal of namespace '{name}'.")
-        return json_response({"namespace": shown(request, name), **entry.as_json()})
+    entry = engine.store.entry(name, seq) if seq is not None else None
+    if entry is None:
+        raise NotFoundError(f"No call #{raw} in the journal of namespace '{name}'.")
+    return json_response({"namespace": shown(request, name), **entry.as_json()})
 
 
 async def namespaces(request: Request) -> Response:

@@ -78,9 +78,8 @@ def _text(value: object) -> str | None:
 
 
 def _lookup(store: Store, change: Change) -> Json | None:
-    with store.peek(change.namespace) as space:
-        entry = space.entry(change.seq) if space is not None else None
-        return entry_summary(change.namespace, entry) if entry is not None else None
+    entry = store.entry(change.namespace, change.seq)
+    return entry_summary(change.namespace, entry) if entry is not None else None
 
 
 def _snapshot(store: Store, namespace: str | None) -> tuple[int, bytes]:

@@ -1,0 +1,93 @@
+"""``serve --workers N`` and ``--state``: N processes on one port, refused without shared state;
+a Redis that does not answer is a start-up error."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import httpx
+
+from tests.support.fleet import Serve
+from tests.support.redis_server import RedisServer
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mockserver", "serve", "--port", "0", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+
+
+def test_workers_without_shared_state_are_refused_saying_why() -> None:
+    result = _serve("--workers", "2")
+    assert result.returncode == 2
+    assert "--workers 2 needs shared state" in result.stderr
+    assert "--state redis://HOST:PORT/DB" in result.stderr
+    assert "MOCKSERVER_STATE_URL" in result.stderr
+
+
+def test_a_redis_that_does_not_answer_is_a_start_up_error() -> None:
+    result = _serve("--state", "redis://127.0.0.1:1/0")
+    assert result.returncode == 2
+    assert "--state redis://127.0.0.1:1/0: Redis does not answer" in result.stderr
+
+
+def test_a_state_url_that_is_not_redis_is_refused() -> None:
+    result = _serve("--state", "http://127.0.0.1:6379")
+    assert result.returncode == 2
+    assert "expected redis://HOST:PORT/DB" in result.stderr
+
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True, check=False
+    )
+    return [int(line) for line in found.stdout.split()]
+
+
+def _workers(parent: int, count: int) -> list[int]:
+    deadline = time.monotonic() + 10
+    while len(children := _children(parent)) < count:
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.05)
+    return children
+
+
+def test_three_workers_share_one_port_and_one_namespace(redis_server: RedisServer) -> None:
+    serve = Serve(["--workers", "3", "--state", redis_server.url, "--clock", "frozen"])
+    serve.args += ["--state-prefix", RedisServer.new_prefix()]
+    serve.launch()
+    try:
+        serve.wait_ready()
+        assert serve.process is not None
+        workers = _workers(serve.process.pid, 3)
+        headers = {"Authorization": "Bearer sk-workers"}
+        ids = []
+        for n in range(30):  # a new connection each: the kernel spreads them over the workers
+            answer = httpx.post(
+                serve.base_url + "/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": f"hi {n}"}]},
+                headers=headers,
+            )
+            assert answer.status_code == 200
+            ids.append(answer.headers["x-request-id"])
+        assert len(set(ids)) == 30  # numbered from the shared counter: none given twice
+        calls = httpx.get(serve.url + "/__mockserver/calls", headers=headers).json()["data"]
+        assert [c["seq"] for c in calls] == list(range(1, 31))
+        os.kill(workers[0], signal.SIGKILL)  # a worker lost: the others go on serving
+        statuses = Counter(
+            httpx.post(
+                serve.base_url + "/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "still?"}]},
+                headers=headers,
+            ).status_code
+            for _ in range(10)
+        )
+        assert statuses == {200: 10}
+    finally:
+        assert serve.stop() == 1  # a worker died: the parent says so
+    assert re.search(r"worker \d exited \(-9\); 2 still serving", "".join(serve.output))

@@ -1,0 +1,197 @@
+"""The Redis backend against a real ``redis-server``: two stores on one prefix stand for two
+processes sharing it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import orjson
+import pytest
+
+from mockserver.errors import ServiceUnavailableError, SettingsError
+from mockserver.scenario.model import Reply, Rule, Scenario
+from mockserver.store import Exchange, JournalEntry, StoredConversation, Unparsed
+from mockserver.store.redis import RedisStore
+from tests.support.redis_server import RedisServer, find_redis_server
+
+
+@pytest.fixture
+def pair(redis_server: RedisServer) -> Iterator[tuple[RedisStore, RedisStore]]:
+    prefix = RedisServer.new_prefix()
+    one, two = (
+        RedisStore(redis_server.url, prefix=prefix),
+        RedisStore(redis_server.url, prefix=prefix),
+    )
+    yield one, two
+    one.close()
+    two.close()
+
+
+def test_counters_are_exactly_once_across_processes(pair: tuple[RedisStore, RedisStore]) -> None:
+    taken: list[int] = []
+
+    def work(store: RedisStore) -> None:
+        for _ in range(50):
+            with store.namespace("sk-a") as space:
+                taken.append(space.next_counter())
+
+    threads = [threading.Thread(target=work, args=(store,)) for store in (*pair, *pair)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == list(range(1, 201))
+
+
+def test_a_one_off_reply_is_served_once_whichever_process_takes_it(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    one.queue_replies("sk-a", [Reply(text="only once")])
+    with two.namespace("sk-a") as space:
+        assert space.pending.popleft() == Reply(text="only once")
+    with one.namespace("sk-a") as space:
+        assert not space.pending
+
+
+def test_a_stored_object_changed_in_one_process_is_seen_changed_in_another(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    with one.namespace("sk-a") as space:
+        one.put_conversation(space, StoredConversation("conv_1", 1, {"k": "v"}))
+    with two.namespace("sk-a") as space:
+        stored = space.conversations["conv_1"]
+        stored.metadata = {"k": "changed"}
+        stored.items["msg_1"] = {"id": "msg_1", "type": "message"}
+    with one.view("sk-a") as space:
+        seen = space.conversations.get("conv_1")
+        assert seen is not None
+        assert seen.metadata == {"k": "changed"}
+        assert list(seen.items) == ["msg_1"]
+    with one.namespace("sk-a") as space:
+        del space.conversations["conv_1"]
+    with two.view("sk-a") as space:
+        assert "conv_1" not in space.conversations
+        assert list(space.conversations.values()) == []
+
+
+def test_an_uploaded_scenario_reaches_another_process_by_its_source(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    scenario = Scenario(name="uploaded", rules=[Rule(id="hi", reply=Reply(text="hello"))])
+    one.switch_scenario("sk-a", scenario)
+    with two.view("sk-a") as space:
+        assert space.scenario == scenario
+        assert space.scenario is not scenario  # parsed from its YAML, once per process
+    with two.view("sk-a") as again:
+        assert again.scenario is space.scenario
+
+
+def test_a_scenario_the_engine_knows_goes_by_name(pair: tuple[RedisStore, RedisStore]) -> None:
+    one, two = pair
+    known = Scenario(name="loaded", rules=[])
+    for store in pair:
+        store.serve_scenarios(lambda name: known if name == "loaded" else None)
+    one.switch_scenario("sk-a", known)
+    with two.view("sk-a") as space:
+        assert space.scenario is known
+
+
+def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes_and_timed_later(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
+    with one.namespace("sk-a") as space:  # written as it is when the namespace is let go
+        space.record(entry, announce=False)
+        entry.response = Unparsed(lambda: b'{"id": "chatcmpl-1"}', orjson.loads)
+    one.complete(Exchange([("sk-a", entry)]), duration_ms=1.5, timing=None)
+    one.flush()
+    found = two.entry("sk-a", 1)
+    assert found is not None
+    assert found.answer() == {"id": "chatcmpl-1"}
+    assert found.duration_ms == 1.5
+
+
+def test_every_process_hears_every_change(pair: tuple[RedisStore, RedisStore]) -> None:
+    one, two = pair
+    version, _ = two.feed.recent()  # starts following the shared feed
+    one.set_seed("sk-a", 3)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        changes = two.feed.since(version) or []
+        if ("state", "sk-a") in [(c.kind, c.namespace) for c in changes]:
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("the other process never heard of the change")
+
+
+def test_prefixes_keep_two_servers_apart(redis_server: RedisServer) -> None:
+    first = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
+    second = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
+    first.set_seed("sk-a", 1)
+    assert first.names() == ["sk-a"]
+    assert second.names() == []
+    first.close()
+    second.close()
+
+
+def test_names_with_colons_keep_their_own_keys(pair: tuple[RedisStore, RedisStore]) -> None:
+    one, _ = pair
+    one.set_seed("a", 1)
+    one.set_seed("a:state", 2)
+    with one.view("a") as space, one.view("a:state") as other:
+        assert (space.seed, other.seed) == (1, 2)
+    assert sorted(one.names()) == ["a", "a:state"]
+
+
+def test_no_redis_at_start_is_a_clear_error() -> None:
+    store = RedisStore("redis://127.0.0.1:1/0", timeout=0.2)
+    with pytest.raises(SettingsError, match=r"redis://127\.0\.0\.1:1/0: Redis does not answer"):
+        store.check()
+
+
+def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
+    binary = find_redis_server()
+    if binary is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    server = RedisServer(binary).start()
+    store = RedisStore(server.url, timeout=0.3)
+    try:
+        store.set_seed("sk-a", 1)
+        server.stop()
+        with pytest.raises(ServiceUnavailableError) as lost, store.namespace("sk-a"):
+            pass
+        assert lost.value.status == 503
+        assert lost.value.code == "server_is_overloaded"
+        assert "state backend (Redis at" in lost.value.message
+        with pytest.raises(ServiceUnavailableError):  # fails at once for a while: no wait
+            store.set_seed("sk-a", 2)
+        server.start()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with store.namespace("sk-a") as space:  # a new Redis: a new namespace
+                    assert space.next_counter() == 1
+                break
+            except ServiceUnavailableError:
+                assert time.monotonic() < deadline, "the store never found Redis again"
+                time.sleep(0.05)
+    finally:
+        store.close()
+        server.stop()
+
+
+def test_a_namespace_reset_while_another_process_holds_it_is_still_counted(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    with one.namespace("sk-a") as space:
+        two.reset("sk-a")  # another process, in the middle of this one's change
+        space.next_counter()
+    assert one.names() == ["sk-a"]  # so the namespace limit still bounds it
