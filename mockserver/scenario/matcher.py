@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from mockserver.errors import ScenarioError
 from mockserver.prompt import Prompt
 from mockserver.scenario.bounds import Deadline
-from mockserver.scenario.regexes import REGEX_SECONDS, RegexTimeout
+from mockserver.scenario.regexes import REGEX_SECONDS, RegexTimeout, SearchBudget
 from mockserver.scenario.terms import describe_text
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
@@ -92,7 +92,7 @@ def select(
     reasons: list[tuple[str, str]] = []
     problems: list[str] = []
     counted = False
-    deadline = Deadline(regex_seconds)
+    deadline = SearchBudget(regex_seconds)
     for index, rule in enumerate(scenario.rules):
         assert rule.id is not None
         count = hits.get(rule.id, 0)
@@ -151,7 +151,7 @@ def _nth_reply(rule: Rule, count: int) -> Reply:
 def check(when: When, prompt: Prompt, deadline: Deadline | None = None) -> str | None:
     """``None`` when every condition holds, else the first failing condition's explanation
     (``RegexTimeout`` if a regex lookup runs past ``deadline``)."""
-    deadline = deadline or Deadline(REGEX_SECONDS)
+    deadline = deadline or SearchBudget(REGEX_SECONDS)
     for name, test in _CHECKS:
         wanted = getattr(when, name)
         if wanted is not None:

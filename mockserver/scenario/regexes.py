@@ -20,10 +20,29 @@ if TYPE_CHECKING:  # a precompiled scenario's regexes are built without pydantic
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import core_schema
 
-__all__ = ["REGEX_SECONDS", "Regex", "RegexTimeout"]
+__all__ = ["REGEX_SECONDS", "Regex", "RegexTimeout", "SearchBudget"]
 
 #: How long the regex lookups of one request may take together.
 REGEX_SECONDS: Final = 0.1
+
+
+class SearchBudget(Deadline):
+    """The time a request's regex searches may take together, spent only while a search runs:
+    what happens around them (a cold server's first imports, a long prompt's conversion) never
+    counts, so whether a rule matches depends on its pattern and the text, not on the machine's
+    mood (a budget of wall time made a cold server's first request miss its regex rule)."""
+
+    __slots__ = ("spent",)
+
+    def __init__(self, seconds: float = REGEX_SECONDS) -> None:
+        super().__init__(seconds)
+        self.spent = 0.0
+
+    def remaining(self) -> float:
+        return (self.seconds or 0.0) - self.spent
+
+    def passed(self) -> bool:
+        return self.remaining() <= 0
 
 
 class RegexTimeout(Exception):
@@ -66,17 +85,21 @@ class Regex:
 
     def search(self, text: str, *, deadline: Deadline | None = None) -> bool:
         """Does the pattern match somewhere in ``text``, within ``deadline``?"""
-        deadline = deadline or Deadline(REGEX_SECONDS)
+        deadline = deadline or SearchBudget()
         left = deadline.remaining()
         seconds = REGEX_SECONDS if deadline.seconds is None else deadline.seconds
         if left <= 0:
             raise RegexTimeout(self.pattern, length=len(text), late=True, seconds=seconds)
+        started = deadline.clock()
         try:
             return self.compiled.search(text, timeout=left) is not None
         except TimeoutError:
             raise RegexTimeout(
                 self.pattern, length=len(text), late=False, seconds=seconds
             ) from None
+        finally:
+            if isinstance(deadline, SearchBudget):
+                deadline.spent += deadline.clock() - started
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Regex) and other.pattern == self.pattern

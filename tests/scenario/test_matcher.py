@@ -196,3 +196,18 @@ def test_a_choice_says_whether_hit_counts_took_part() -> None:
     nothing = select(SCENARIO, prompt(Message("user", "nothing")), {})
     assert isinstance(nothing, Miss)
     assert not nothing.counted
+
+
+def test_time_outside_the_regex_searches_is_not_spent_from_their_budget() -> None:
+    """A cold server's first request spent its regex budget importing and converting, and its
+    regex rule missed: only the searches themselves may spend it."""
+    from mockserver.scenario.regexes import Regex, SearchBudget
+
+    now = [0.0]
+    budget = SearchBudget(0.1)
+    budget.clock = lambda: now[0]
+    pattern = Regex("(?i)hello")
+    now[0] += 5.0  # five seconds pass before any search (imports, a long prompt)
+    assert pattern.search("Hello there", deadline=budget)
+    assert budget.remaining() == 0.1
+    assert not budget.passed()
