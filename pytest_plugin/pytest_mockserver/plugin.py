@@ -181,7 +181,17 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         guard.take()
 
 
-def pytest_runtest_teardown(item: pytest.Item) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+    """After the test's fixtures are torn down (the ``mockserver`` fixture's verdict reads the
+    namespace's counts), the OpenAI variables' namespace starts afresh for the next test."""
+    try:
+        return (yield)
+    finally:
+        _reset_env_namespace(item)
+
+
+def _reset_env_namespace(item: pytest.Item) -> None:
     env = item.config.stash.get(ENV, None)
     session = item.config.stash.get(SESSION, None)
     if env is not None and session is not None and options.url(item.config) is None:

@@ -173,3 +173,25 @@ def test_a_fixed_port_without_the_variables_serves_the_fixture(
         """
     )
     run(f"--mockserver-port={port}").assert_outcomes(passed=1)
+
+
+def test_the_verdict_reads_the_counts_before_the_namespace_starts_afresh(
+    project: pytest.Pytester, run: Run
+) -> None:
+    """The OpenAI variables' namespace was reset before the fixture's teardown read its
+    counts: a test that used its rule failed a second time, as 'never matched'."""
+    project.makepyfile(
+        test_used="""
+import pytest
+
+import app
+
+
+@pytest.mark.mockserver(assert_all_used=True)
+def test_the_rule_is_used(mockserver):
+    mockserver.on(last_user="hi").reply(text="hello")
+    assert app.ask("hi") == "hello"
+"""
+    )
+    result = run("test_used.py", "--mockserver-openai-env")
+    result.assert_outcomes(passed=1)
