@@ -21,7 +21,7 @@ import junitparser
 import pytest
 import yaml
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "incoming" / "report.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "record.md"
 JOB = re.compile(r"<!-- ci-job: (\S+) -->\n```yaml\n(.*?)```", re.S)
 
 SCENARIO = """\

@@ -239,7 +239,12 @@ def _setting_variables() -> set[str]:
 
 
 def cli_markdown(parser: argparse.ArgumentParser) -> str:
-    """Every verb: what it does, its usage line, and a table of its arguments."""
+    """Every verb (and every verb of a verb, ``import vcr``): what it does, its usage line, and
+    a table of its arguments."""
+    return "\n".join(_verb_sections(parser, "mockserver"))
+
+
+def _verb_sections(parser: argparse.ArgumentParser, prefix: str) -> list[str]:
     verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {action.dest: action.help for action in verbs._choices_actions}
     sections = []
@@ -247,13 +252,20 @@ def cli_markdown(parser: argparse.ArgumentParser) -> str:
         sub.formatter_class = _fixed_width
         usage = sub.format_usage().removeprefix("usage: ").strip()
         what = helps.get(name) or ""
-        lines = [f"### `mockserver {name}`", "", what[:1].upper() + what[1:] + ".", ""]
+        lines = [f"### `{prefix} {name}`", "", what[:1].upper() + what[1:] + ".", ""]
         lines += ["```text", usage, "```", ""]
-        rows = [_argument_row(a) for a in sub._actions if not isinstance(a, argparse._HelpAction)]
+        nested = any(isinstance(a, argparse._SubParsersAction) for a in sub._actions)
+        rows = [
+            _argument_row(a)
+            for a in sub._actions
+            if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)
+        ]
         if rows:
             lines += ["| argument | value | what it does |", "|---|---|---|", *rows, ""]
         sections.append("\n".join(lines))
-    return "\n".join(sections)
+        if nested:
+            sections += _verb_sections(sub, f"{prefix} {name}")
+    return sections
 
 
 def _fixed_width(prog: str) -> argparse.HelpFormatter:

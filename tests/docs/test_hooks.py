@@ -30,13 +30,23 @@ def hook() -> ModuleType:
 def test_the_cli_page_has_every_verb_and_flag(hook: ModuleType) -> None:
     parser = cli._parser()
     page = hook.cli_markdown(parser)
-    verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for name, sub in verbs.choices.items():
-        assert f"### `mockserver {name}`" in page
-        for action in sub._actions:
-            for option in action.option_strings:
-                if option not in ("-h", "--help"):
-                    assert f"`{option}`" in page, option
+
+    def check(parser: argparse.ArgumentParser, prefix: str) -> int:
+        verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        count = 0  # the verbs checked, nested ones too
+        for name, sub in verbs.choices.items():
+            assert f"### `{prefix} {name}`" in page
+            count += 1
+            for action in sub._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    count += check(sub, f"{prefix} {name}")
+                for option in action.option_strings:
+                    if option not in ("-h", "--help"):
+                        assert f"`{option}`" in page, option
+        return count
+
+    assert check(parser, "mockserver") >= 8
+    assert "### `mockserver import vcr`" in page  # a verb of a verb has its section too
 
 
 def test_the_scenario_reference_has_every_object_and_key(hook: ModuleType) -> None:
