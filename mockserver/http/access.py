@@ -101,7 +101,9 @@ def check_exposure(settings: Settings) -> None:
     raise SettingsError(
         f"refusing to listen on {settings.host}, which is not a loopback address, without an "
         "admin token: anyone on the network could rewrite the scenarios under /__mockserver/. "
-        "Pass --admin-token TOKEN (or set MOCKSERVER_ADMIN_TOKEN), or bind to 127.0.0.1."
+        "Pass --admin-token-file PATH (or set MOCKSERVER_ADMIN_TOKEN_FILE or "
+        "MOCKSERVER_ADMIN_TOKEN; --admin-token TOKEN shows it to every local user), or bind to "
+        "127.0.0.1."
     )
 
 
