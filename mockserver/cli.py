@@ -162,20 +162,7 @@ def _recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> 
         help="once: record if the file is absent, else replay (default); new_episodes: replay "
         "what is recorded, record the rest; none: replay only; all: re-record",
     )
-    parser.add_argument(
-        "--form" if verb else "--record-form",
-        dest="record_form",
-        choices=["exact", "distilled"],
-        default="exact",
-        help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
-    )
-    parser.add_argument(
-        "--redact",
-        action="append",
-        metavar="REGEX",
-        default=[],
-        help="mask text matching REGEX in everything written (repeatable)",
-    )
+    _written_flags(parser, form="--form" if verb else "--record-form", dest="record_form")
     parser.add_argument(
         "--connect-timeout",
         type=float,
@@ -189,6 +176,24 @@ def _recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> 
         default=120.0,
         metavar="SECONDS",
         help="an upstream silent for this long is the client's 504 (default 120)",
+    )
+
+
+def _written_flags(parser: argparse.ArgumentParser, *, form: str, dest: str) -> None:
+    """How a recording is written (``record``, ``serve --record``, ``import``)."""
+    parser.add_argument(
+        form,
+        dest=dest,
+        choices=["exact", "distilled"],
+        default="exact",
+        help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
+    )
+    parser.add_argument(
+        "--redact",
+        action="append",
+        metavar="REGEX",
+        default=[],
+        help="mask text matching REGEX in everything written (repeatable)",
     )
 
 
@@ -257,19 +262,7 @@ def _import_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         parser = kinds.add_parser(kind, help=what)
         parser.add_argument("paths", nargs="+", metavar=name, help="the files, read in order")
         parser.add_argument("--out", required=True, metavar="PATH", help="the scenario to write")
-        parser.add_argument(
-            "--form",
-            choices=["exact", "distilled"],
-            default="exact",
-            help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
-        )
-        parser.add_argument(
-            "--redact",
-            action="append",
-            metavar="REGEX",
-            default=[],
-            help="mask text matching REGEX in everything written (repeatable)",
-        )
+        _written_flags(parser, form="--form", dest="form")
         parser.add_argument(
             "--append", action="store_true", help="add to the scenario PATH instead of a new one"
         )

@@ -13,7 +13,7 @@ import pytest
 from mockserver.errors import ScenarioError
 from mockserver.scenario.model import Scenario
 from mockserver.scenario.records import materialize
-from mockserver.store import Namespace
+from mockserver.store import JournalEntry, Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
@@ -215,9 +215,9 @@ class MockServer:
 
     def verdict(self, *, check_unused: bool = True) -> str | None:
         """Why the test should fail, or ``None``: server bugs, strict misses, unused rules."""
-        journal = self._engine.store.journal(self.api_key)
+        journal = self._journal()
         sections = [
-            verdict.internal_errors(self._engine.internal_errors_since(self._errors_before)),
+            verdict.internal_errors(self._internal_errors()),
             verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
             verdict.scenario_faults(journal),
         ]
@@ -229,6 +229,14 @@ class MockServer:
             sections.append(verdict.unused_rules(scenarios, self._test_hits(), labels=labels))
         found = [s for s in sections if s is not None]
         return "\n".join(found) if found else None
+
+    def _journal(self) -> list[JournalEntry]:
+        """The test's journal, oldest first."""
+        return self._engine.store.journal(self.api_key)
+
+    def _internal_errors(self) -> list[str]:
+        """The server's tracebacks since the test began."""
+        return self._engine.internal_errors_since(self._errors_before)
 
     def close(self) -> None:
         """Close the clients this handle made and drop the namespace."""

@@ -24,7 +24,6 @@ from mockserver.scenario.loader import parse_scenario, scenario_to_yaml
 from mockserver.scenario.model import Scenario
 from mockserver.scenario.records import materialize
 from mockserver.store import JournalEntry
-from pytest_mockserver import verdict
 from pytest_mockserver.calls import Call
 from pytest_mockserver.handle import MockServer
 from pytest_mockserver.options import MarkerOptions
@@ -191,20 +190,8 @@ class RemoteMockServer(MockServer):
 
     # -- the fixture's side --------------------------------------------------------------
 
-    def verdict(self, *, check_unused: bool = True) -> str | None:
-        journal = self._journal()
-        sections = [
-            verdict.incomplete_rules([b.label for b in self._builders if b.forgotten]),
-            verdict.scenario_faults(journal),
-        ]
-        if self.options.assert_all_matched:
-            sections.append(verdict.unexpected_requests(journal))
-        if self.options.assert_all_used and check_unused:
-            labels = {b.id: b.label for b in self._builders}
-            scenarios = list(self._installed.values()) or [self.scenario]
-            sections.append(verdict.unused_rules(scenarios, self._test_hits(), labels=labels))
-        found = [s for s in sections if s is not None]
-        return "\n".join(found) if found else None
+    def _internal_errors(self) -> list[str]:
+        return []  # an external server's tracebacks stay in its own log
 
     def close(self) -> None:
         from pytest_mockserver.handle import _close
