@@ -323,7 +323,9 @@ def test_a_call_saved_as_a_rule_validates_and_answers_the_same_request_again(
         open_call(page, number)
         page.click("#save-rule")
         page.wait_for_function(
-            "() => (document.querySelector('#export-text').textContent || '').includes('- id:')"
+            "n => (document.querySelector('#export-text').textContent || '')"
+            ".startsWith('- id: chat-call-' + n)",
+            arg=number,
         )
         saved.append(page.text_content("#export-text") or "")
     file = tmp_path / "saved.yaml"

@@ -327,7 +327,7 @@
     const parts = [];
     if (first !== null) parts.push("first byte +" + ms(first));
     if (ttftIndex >= 0) parts.push("first token +" + ms(plan.times[ttftIndex]));
-    if (sentTimes.length > 1) parts.push("longest gap " + ms(gap) + " before event " + (gapAt + 1));
+    if (gap > 0) parts.push("longest gap " + ms(gap) + " before event " + (gapAt + 1));
     if (plan.mode === "cut") parts.push("cut after " + plan.sent + " of " + events.length + " events: the rest never reached the client");
     if (plan.extra > 2) parts.push("the stream also wrote " + (plan.extra - 2) + " keep-alive comments, so times are approximate");
     parts.push("done at +" + ms(full.duration_ms || 0));

@@ -357,6 +357,7 @@
     const call = row.call;
     $("detail").hidden = false;
     $("export").hidden = true;
+    $("export-text").textContent = "";
     $("detail-title").textContent = "Call " + call.number + " · #" + call.seq + " of " + call.label + "   " + call.method + " " + call.path + "  →  " + call.status;
     $("detail-why").textContent = call.rule ? "" : call.miss || "";
     $("detail-request").textContent = "loading…";
