@@ -44,6 +44,11 @@ rules:
     reply:
       text: "one two three four five six seven eight"
       fault: {disconnect_after: 3}
+  - id: error-after
+    when: {last_user: {contains: broken}}
+    reply:
+      text: "alpha beta gamma delta epsilon zeta"
+      fault: {error_after: 3}
   - id: strict-only
     when: {last_user: {equals: "exactly this text and nothing else"}, model: {equals: gpt-4.1}}
     reply: {text: never}
@@ -224,6 +229,24 @@ def test_a_cut_stream_shows_where_it_was_cut(mock: BackgroundServer, new_page: A
     assert "cut after 3 of" in page.text_content("#timeline-note")
     # What reached the client, not what was planned.
     assert page.text_content("#answer-text") == chat_deltas(cut["response"][:3])
+    assert errors == []
+
+
+def test_a_stream_ended_by_a_scripted_error_shows_the_events_sent_before_it(
+    mock: BackgroundServer, new_page: Any
+) -> None:
+    page, errors = open_inspector(new_page, mock)
+    sent = post(mock, "/v1/chat/completions", chat_body("broken stream", stream=True)).text
+    page.wait_for_selector("#calls tr")
+    ended = entry(mock, 1)
+    got = [json.loads(line[6:]) for line in sent.splitlines() if line.startswith("data: {")]
+    assert "error" in got[-1]
+    open_call(page, 1)
+    assert page.locator("#timeline-svg .mark.sent").count() == len(got) - 1 == 3
+    assert page.locator("#timeline-svg .mark").count() == len(ended["response"])
+    assert "ended after 3 of" in page.text_content("#timeline-note")
+    assert page.text_content("#answer-text") == chat_deltas(got[:-1])
+    assert page.is_visible("#answer-ended")
     assert errors == []
 
 

@@ -300,6 +300,13 @@
     if (full.cut) {
       return { mode: "cut", sent: Math.min(timing.length, events.length), times: events.map((_, i) => (i < timing.length ? timing[i] : null)) };
     }
+    if (timing.length > 1 && timing.length < events.length) {
+      // Written event by event, but fewer writes than events: a scripted error replaced the
+      // rest (its error event and the closing write are the last two writes; the journal keeps
+      // the events that were planned).
+      const sent = Math.max(0, timing.length - 2);
+      return { mode: "early", sent, times: events.map((_, i) => (i < sent ? timing[i] : null)), endedAt: timing[timing.length - 1] };
+    }
     if (timing.length >= events.length && timing.length > 1) {
       return { mode: "paced", sent: events.length, times: events.map((_, i) => timing[i]), extra: timing.length - events.length };
     }
@@ -329,6 +336,9 @@
     if (ttftIndex >= 0) parts.push("first token +" + ms(plan.times[ttftIndex]));
     if (gap > 0) parts.push("longest gap " + ms(gap) + " before event " + (gapAt + 1));
     if (plan.mode === "cut") parts.push("cut after " + plan.sent + " of " + events.length + " events: the rest never reached the client");
+    if (plan.mode === "early") {
+      parts.push("ended after " + plan.sent + " of " + events.length + " events: a scripted error took the place of the rest (the raw view lists the events planned, not the error event sent)");
+    }
     if (plan.extra > 2) parts.push("the stream also wrote " + (plan.extra - 2) + " keep-alive comments, so times are approximate");
     parts.push("done at +" + ms(full.duration_ms || 0));
     return parts.join(" · ");
@@ -354,10 +364,10 @@
       root.append(svg("line", { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: "axis" }));
       root.append(svg("text", { x: tx, y: axisY + 16, class: "tick", "text-anchor": i === 0 ? "start" : i === 4 ? "end" : "middle" }, t.toFixed(t >= 100 ? 0 : 1) + " ms"));
     }
-    const cutAt = plan.mode === "cut" ? (known.length ? known[known.length - 1] : 0) : null;
+    const cutAt = plan.mode === "cut" ? (known.length ? known[known.length - 1] : 0) : plan.mode === "early" ? plan.endedAt : null;
     if (cutAt !== null) {
       root.append(svg("line", { x1: x(cutAt), x2: x(cutAt), y1: 4, y2: axisY, class: "cut-line" }));
-      root.append(svg("text", { x: Math.min(x(cutAt) + 4, W - 60), y: 12, class: "cut-label" }, "cut"));
+      root.append(svg("text", { x: Math.min(x(cutAt) + 4, W - 60), y: 12, class: "cut-label" }, plan.mode === "early" ? "error" : "cut"));
     }
     const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(e));
     events.forEach((e, i) => {

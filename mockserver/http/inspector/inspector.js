@@ -261,6 +261,7 @@
       }
     }
     if (state.open && !state.rows.has(state.open)) closeCall();
+    refreshChoices();
     applyFilter();
   }
 
@@ -282,7 +283,7 @@
   }
 
   function streamTitle(full, plan) {
-    const how = plan.mode === "one-write" ? ", one write" : plan.mode === "cut" ? ", cut after " + plan.sent : "";
+    const how = plan.mode === "one-write" ? ", one write" : plan.mode === "paced" ? "" : ", ended after " + plan.sent;
     return "Response: " + full.response.length + " events" + how + ", done in " + full.duration_ms.toFixed(1) + " ms";
   }
 
@@ -328,10 +329,13 @@
     $("conversation").replaceChildren(...M.conversation(full.request, full.path));
     const streamed = full.stream && Array.isArray(full.response);
     const plan = streamed ? M.eventTimes(full) : null;
-    const events = streamed ? (full.cut ? full.response.slice(0, plan.sent) : full.response) : null;
+    const events = streamed ? full.response.slice(0, plan.sent) : null;
     $("answer").replaceChildren(...M.answerView(M.assemble(full, events), full.miss));
+    if (plan && plan.mode !== "paced" && plan.mode !== "one-write") {
+      $("answer").append(el("p", { class: "answer-error", id: "answer-ended" }, plan.mode === "cut" ? "The stream was cut here." : "A scripted error ended the stream here."));
+    }
     $("answer-title").textContent = streamed
-      ? "Answer, assembled from " + events.length + (full.cut ? " events that reached the client" : " events")
+      ? "Answer, assembled from " + events.length + (events.length < full.response.length ? " events that reached the client" : " events")
       : "Answer, " + full.duration_ms.toFixed(1) + " ms";
     $("detail-response-title").textContent = streamed ? streamTitle(full, plan) : "Response, " + full.duration_ms.toFixed(1) + " ms";
     $("detail-response").textContent = streamed ? streamText(full.response, plan) : pretty(full.response);
