@@ -179,6 +179,22 @@ def test_a_stream_is_read_as_a_conversation_and_its_answer_assembled_from_the_de
     assert page.locator("#timeline-svg .mark").count() == len(events)
     # An unpaced stream leaves in one write: the timeline says so instead of inventing times.
     assert "one write" in page.text_content("#timeline-note")
+
+    # A Responses tool call, streamed: its arguments assembled from their deltas.
+    parameters = WEATHER_TOOL["function"]["parameters"]
+    tool = {"type": "function", "name": "get_weather", "parameters": parameters}
+    body = {"model": "gpt-4o", "input": "weather?", "tools": [tool], "stream": True}
+    post(mock, "/v1/responses", body)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 4")
+    open_call(page, 4)
+    events = entry(mock, 4)["response"]
+    arguments = "".join(
+        e["delta"] for e in events if e["type"] == "response.function_call_arguments.delta"
+    )
+    assert json.loads(arguments) == {"city": "Paris", "unit": "celsius"}
+    answer = page.inner_text("#answer")
+    assert "→ get_weather" in answer
+    assert json.dumps(json.loads(arguments), indent=2) in answer
     assert errors == []
 
 

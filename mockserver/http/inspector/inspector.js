@@ -500,7 +500,7 @@
       upsert(JSON.parse(e.data), true);
       later("choices", refreshChoices, 100);
       applyFilter();
-      later("namespaces", loadNamespaces, 300);
+      later("namespaces", loadNamespaces, 150);
     });
     source.addEventListener("state", (e) => {
       if (JSON.parse(e.data).namespace === state.selected) later("scenario", loadScenario, 50);
