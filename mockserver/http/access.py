@@ -355,12 +355,14 @@ class Access:
         finally:
             current_exchange.reset(reset_token)
             if not completed:  # the client went away, or the answer was cut on purpose
-                self._complete(exchange, started, writes if streamed else None)
+                self._complete(exchange, started, writes if streamed else None, cut=streamed)
 
-    def _complete(self, exchange: Exchange, started: float, timing: list[float] | None) -> None:
+    def _complete(
+        self, exchange: Exchange, started: float, timing: list[float] | None, *, cut: bool = False
+    ) -> None:
         if exchange.entries:
             elapsed = round((monotonic() - started) * 1000, 1)
-            self.store.complete(exchange, duration_ms=elapsed, timing=timing)
+            self.store.complete(exchange, duration_ms=elapsed, timing=timing, cut=cut)
 
 
 def _is_stream(raw: list[tuple[bytes, bytes]]) -> bool:

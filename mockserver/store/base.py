@@ -74,9 +74,15 @@ class Store(ABC):
 
     @abstractmethod
     def complete(
-        self, exchange: Exchange, *, duration_ms: float, timing: list[float] | None
+        self,
+        exchange: Exchange,
+        *,
+        duration_ms: float,
+        timing: list[float] | None,
+        cut: bool = False,
     ) -> None:
-        """Stamp the entries an exchange journaled with how long it took, and announce them."""
+        """Stamp the entries an exchange journaled with how long it took (and, for a stream,
+        whether it was ``cut`` before its last write), and announce them."""
 
     @abstractmethod
     def complete_one(

@@ -4,6 +4,7 @@ changed in the store, in order, and waiters woken when something does."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections import deque
 from contextlib import suppress
@@ -34,6 +35,11 @@ class Feed:
         self._log: deque[Change] = deque(maxlen=size)
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self.version = 0
+        self._calls = itertools.count(1)
+
+    def next_call(self) -> int:
+        """The next server-wide call number (journal numbers count per namespace)."""
+        return next(self._calls)
 
     def publish(
         self, kind: Literal["entry", "state", "reset"], namespace: str, seq: int = 0

@@ -98,13 +98,19 @@ class MemoryStore(Store):
             yield self._namespaces.get(name)
 
     def complete(
-        self, exchange: Exchange, *, duration_ms: float, timing: list[float] | None
+        self,
+        exchange: Exchange,
+        *,
+        duration_ms: float,
+        timing: list[float] | None,
+        cut: bool = False,
     ) -> None:
         """Stamp the entries an exchange journaled with how long it took, count their bytes,
         and announce them."""
         with self._lock:
             for name, entry in exchange.entries:
                 self._stamp(name, entry, duration_ms, timing)
+                entry.cut = cut and entry.stream
         for name, entry in exchange.entries:
             self.feed.publish("entry", name, entry.seq)
 

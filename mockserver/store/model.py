@@ -197,6 +197,11 @@ class JournalEntry:
     duration_ms: float = 0.0
     #: For streamed answers: when each write left the server (ms since the request arrived).
     timing: list[float] | None = None
+    #: For streamed answers: the stream ended before its last write (a scripted disconnect,
+    #: or the client left), so only ``len(timing)`` writes reached the socket.
+    cut: bool = False
+    #: The server-wide call number (``seq`` counts per namespace; 0: journaled without a feed).
+    number: int = 0
     #: The bytes this entry counts towards its namespace's journal bound (once complete).
     size: int = 0
 
@@ -229,6 +234,8 @@ class JournalEntry:
             "summary": self.summary,
             "duration_ms": self.duration_ms,
             "timing": self.timing,
+            "cut": self.cut,
+            "number": self.number,
         }
 
 
@@ -297,6 +304,8 @@ class Namespace:
         is complete (an answer sent in the same step as it was journaled)."""
         self.journal_seq += 1
         entry.seq = self.journal_seq
+        if self.feed is not None:
+            entry.number = self.feed.next_call()
         journal = self.journal
         if isinstance(journal, deque) and len(journal) == journal.maxlen:  # the oldest leaves
             self.journal_bytes -= journal[0].size

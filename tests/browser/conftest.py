@@ -17,6 +17,7 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from mockserver.http.server import BackgroundServer
+from mockserver.settings import Settings
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -60,7 +61,9 @@ def site() -> Iterator[BackgroundServer]:
     """The page's own origin: a different port from the mock, so every call is cross-origin."""
     if not (SDK_DIR / "index.mjs").is_file():
         pytest.skip("the openai npm package is not installed: run `npm install` in tests/browser")
-    server = BackgroundServer(Starlette(routes=[Route("/{path:path}", _static)])).start()
+    app = Starlette(routes=[Route("/{path:path}", _static)])
+    app.state.settings = Settings()  # the runner reads its socket timeouts from the app's settings
+    server = BackgroundServer(app).start()
     yield server
     server.stop()
 

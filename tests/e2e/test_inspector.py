@@ -59,6 +59,7 @@ def test_the_page_is_self_contained(server: BackgroundServer) -> None:
     assert re.findall(r'(?:src|href)="([^"]+)"', page.text) == [
         "data:,",
         "/__mockserver/inspector.css",
+        "/__mockserver/call.js",
         "/__mockserver/inspector.js",
     ]
     assert '<option value="plain-chat">' in page.text  # the library, rendered by the server
@@ -66,9 +67,13 @@ def test_the_page_is_self_contained(server: BackgroundServer) -> None:
     script = httpx.get(server.url + "/__mockserver/inspector.js")
     assert script.headers["content-type"].startswith("text/javascript")
     assert "innerHTML" not in script.text  # server values are only ever set as text
+    call = httpx.get(server.url + "/__mockserver/call.js")
+    assert call.headers["content-type"].startswith("text/javascript")
+    assert "innerHTML" not in call.text
     style = httpx.get(server.url + "/__mockserver/inspector.css")
     assert style.headers["content-type"].startswith("text/css")
-    assert len(page.content) + len(script.content) + len(style.content) < 60_000
+    sizes = [len(r.content) for r in (page, script, call, style)]
+    assert sum(sizes) < 100_000
 
 
 def test_the_page_ships_in_the_package() -> None:

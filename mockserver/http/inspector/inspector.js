@@ -13,6 +13,7 @@
     labels: new Map(), // handle -> label
     picked: false, // the user chose a namespace (else: follow the newest call)
     open: null, // key of the call shown in the detail pane
+    full: null, // that call, whole (GET /calls/<n>)
     scenario: null, // the selected namespace's active scenario, as last shown
     known: new Set(), // handles in the side list
   };
@@ -106,6 +107,9 @@
     const pending = $("sc-pending");
     pending.hidden = !sc.pending;
     pending.textContent = sc.pending + " one-off queued";
+    if (![...$("switch").options].some((o) => o.value === sc.name)) {
+      $("switch").append(el("option", { value: sc.name }, sc.name)); // a scenario sent by PUT
+    }
     if (sc.name !== state.scenario) {
       // Only when the scenario changed: a refresh must not undo what the user is choosing.
       state.scenario = sc.name;
@@ -129,25 +133,85 @@
   const keyOf = (call) => call.namespace + "\u0000" + call.seq;
 
   function cells(call) {
-    const status = el("td", { class: "num s" + String(call.status)[0] }, call.status);
+    const status = el("td", { class: "num c-status s" + String(call.status)[0] }, call.status);
     const why = call.rule
-      ? el("td", { class: "mono", title: call.rule }, call.rule)
+      ? el("td", { class: "mono c-rule", title: call.rule }, call.rule)
       : call.miss
-        ? el("td", { class: "miss", title: call.miss }, "miss: " + call.miss.split("\n")[0])
-        : el("td", { class: "muted" }, call.api && call.status < 400 ? "generated" : "");
-    const path = el("td", { class: "mono", title: call.path }, call.path);
-    if (call.stream) path.append(el("span", { class: "stream" }, "stream"));
+        ? el("td", { class: "miss c-rule", title: call.miss }, call.status < 400 ? "miss → generated" : "miss")
+        : el("td", { class: "muted c-rule" }, call.api && call.status < 400 ? "generated" : "");
+    const path = el("td", { class: "mono c-path", title: call.method + " " + call.path });
+    if (call.method !== "POST") path.append(el("span", { class: "method" }, call.method + " "));
+    path.append(document.createTextNode(call.path));
+    const reply = el("td", { class: "reply c-reply", title: call.summary });
+    if (call.stream) reply.append(el("span", { class: "stream" }, "stream"));
+    reply.append(document.createTextNode(call.summary));
+    const seq = el("td", { class: "num c-seq", title: "call " + call.number + " of the server, #" + call.seq + " of " + call.label });
+    seq.append(el("b", {}, call.number || "–"), el("span", { class: "sub" }, " #" + call.seq));
     return [
-      el("td", { class: "num" }, call.seq),
-      el("td", { class: "mono", title: call.label }, call.label),
-      el("td", {}, call.method),
+      seq,
+      el("td", { class: "mono c-ns", title: call.label }, call.label),
       path,
-      el("td", { class: "mono" }, call.model || ""),
+      el("td", { class: "mono c-model", title: call.model || "" }, call.model || ""),
       why,
-      el("td", { class: "reply", title: call.summary }, call.summary),
+      reply,
       status,
-      el("td", { class: "num" }, call.duration_ms ? call.duration_ms.toFixed(1) : "…"),
+      el("td", { class: "num c-ms" }, call.duration_ms ? call.duration_ms.toFixed(1) : "…"),
     ];
+  }
+
+  // --- filters ------------------------------------------------------------------------------
+
+  function filters() {
+    return {
+      status: $("f-status").value,
+      rule: $("f-rule").value,
+      path: $("f-path").value,
+      ns: $("f-ns").value.trim().toLowerCase(),
+      text: $("f-text").value.trim().toLowerCase(),
+      only: $("only-ns").checked,
+    };
+  }
+
+  // A rule's id; "generated" for a turn no rule answered (with or without a miss: the fallback
+  // generated it); "miss" for a turn refused because no rule matched.
+  const ruleOf = (call) =>
+    call.rule ? "rule:" + call.rule : call.api && call.status < 400 ? "generated" : call.miss ? "miss" : "none";
+
+  function matches(call, f) {
+    if (f.only && call.namespace !== state.selected) return false;
+    if (f.status === "miss" ? !call.miss : f.status && String(call.status)[0] !== f.status) return false;
+    if (f.rule && ruleOf(call) !== f.rule) return false;
+    if (f.path && call.path !== f.path) return false;
+    if (f.ns && !(call.label.toLowerCase().includes(f.ns) || call.namespace.toLowerCase().includes(f.ns))) return false;
+    if (f.text) {
+      const hay = [call.method, call.path, call.model, call.rule, call.miss, call.summary, call.label, call.status].join("\n").toLowerCase();
+      if (!hay.includes(f.text)) return false;
+    }
+    return true;
+  }
+
+  // The rule and path choices: what the journal holds, the current choice kept.
+  function refreshChoices() {
+    const rules = new Map([["generated", "generated"], ["miss", "miss"]]);
+    const paths = new Set();
+    for (const { call } of state.rows.values()) {
+      if (call.rule) rules.set("rule:" + call.rule, call.rule);
+      paths.add(call.path);
+    }
+    fill($("f-rule"), [...rules].sort((a, b) => a[1].localeCompare(b[1])));
+    fill($("f-path"), [...paths].sort().map((p) => [p, p]));
+  }
+
+  function fill(select, pairs) {
+    const kept = select.value;
+    const options = [el("option", { value: "" }, "any")];
+    for (const [value, text] of pairs) options.push(el("option", { value }, text));
+    if (kept && !pairs.some(([v]) => v === kept)) options.push(el("option", { value: kept }, kept.replace(/^rule:/, "")));
+    const same = select.options.length === options.length && options.every((o, i) => select.options[i].value === o.value);
+    if (!same) {
+      select.replaceChildren(...options);
+      select.value = kept;
+    }
   }
 
   function upsert(call, fresh) {
@@ -170,21 +234,23 @@
     row.tr.replaceChildren(...cells(call));
     row.tr.setAttribute("aria-selected", String(key === state.open));
     row.tr.setAttribute("aria-label", call.method + " " + call.path + ", status " + call.status);
-    row.tr.hidden = $("only-ns").checked && call.namespace !== state.selected;
+    row.tr.hidden = !matches(call, filters());
     if (fresh && !state.picked && call.namespace !== state.selected) select(call.namespace, false);
     if (!state.known.has(call.namespace)) later("namespaces", loadNamespaces, 150);
     if (call.namespace === state.selected) later("scenario", loadScenario, 150);
   }
 
   function applyFilter() {
-    const only = $("only-ns").checked;
+    const f = filters();
     let shown = 0;
     for (const { call, tr } of state.rows.values()) {
-      tr.hidden = only && call.namespace !== state.selected;
+      tr.hidden = !matches(call, f);
       if (!tr.hidden) shown += 1;
     }
-    $("count").textContent = shown + (shown === 1 ? " call" : " calls");
-    $("empty").hidden = state.rows.size > 0;
+    const all = state.rows.size;
+    $("count").textContent = (shown === all ? "" : shown + " of ") + all + (all === 1 ? " call" : " calls");
+    $("empty").hidden = all > 0;
+    $("filtered").hidden = all === 0 || shown > 0;
   }
 
   function dropNamespace(name) {
@@ -195,6 +261,7 @@
       }
     }
     if (state.open && !state.rows.has(state.open)) closeCall();
+    refreshChoices();
     applyFilter();
   }
 
@@ -205,47 +272,135 @@
   }
 
   // One line per event; with each event's send time when the stream was paced event by event.
-  function streamText(events, timing) {
-    const paced = timing && timing.length >= events.length;
+  function streamText(events, plan) {
     return events
-      .map((event, i) => (paced ? "+" + timing[i].toFixed(1) + " ms  " : "") + JSON.stringify(event))
+      .map((event, i) => {
+        const t = plan.times[i];
+        const at = plan.mode === "one-write" ? "" : t === null ? "(not sent)  " : "+" + t.toFixed(1) + " ms  ";
+        return at + JSON.stringify(event);
+      })
       .join("\n");
   }
 
-  function streamTitle(full) {
-    const t = full.timing || [];
-    const span = t.length ? ", first byte +" + t[0].toFixed(1) + " ms" : "";
-    return "Response: " + full.response.length + " events" + span + ", done in " + full.duration_ms.toFixed(1) + " ms";
+  function streamTitle(full, plan) {
+    const how = plan.mode === "one-write" ? ", one write" : plan.mode === "paced" ? "" : ", ended after " + plan.sent;
+    return "Response: " + full.response.length + " events" + how + ", done in " + full.duration_ms.toFixed(1) + " ms";
+  }
+
+  function showView(raw) {
+    $("view-raw").hidden = !raw;
+    $("view-readable").hidden = raw;
+    $("tab-raw").setAttribute("aria-pressed", String(raw));
+    $("tab-readable").setAttribute("aria-pressed", String(!raw));
+  }
+
+  function showExport(title, hint, text) {
+    $("export").hidden = false;
+    $("export-title").textContent = title;
+    $("export-hint").textContent = hint;
+    $("export-text").textContent = text;
+  }
+
+  async function copyExport() {
+    const text = $("export-text").textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+      notice("Copied.");
+    } catch (err) {
+      // No clipboard (a page on a plain-HTTP host, or no permission): select it for Ctrl+C.
+      const range = document.createRange();
+      range.selectNodeContents($("export-text"));
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      notice("Selected: press Ctrl+C to copy.");
+    }
+  }
+
+  function renderCall(call, full) {
+    const M = window.MockCall;
+    state.full = full;
+    $("detail-why").className = full.rule || !full.miss ? "why" : "why miss";
+    $("detail-why").textContent = [full.rule ? "rule " + full.rule : full.miss, full.rule || full.miss ? "" : full.summary]
+      .filter(Boolean)
+      .join("\n");
+    $("detail-why").hidden = !$("detail-why").textContent;
+    $("detail-request").textContent = pretty(full.request);
+    $("conversation").replaceChildren(...M.conversation(full.request, full.path));
+    const streamed = full.stream && Array.isArray(full.response);
+    const plan = streamed ? M.eventTimes(full) : null;
+    const events = streamed ? full.response.slice(0, plan.sent) : null;
+    $("answer").replaceChildren(...M.answerView(M.assemble(full, events), full.miss));
+    if (plan && plan.mode !== "paced" && plan.mode !== "one-write") {
+      $("answer").append(el("p", { class: "answer-error", id: "answer-ended" }, plan.mode === "cut" ? "The stream was cut here." : "A scripted error ended the stream here."));
+    }
+    $("answer-title").textContent = streamed
+      ? "Answer, assembled from " + events.length + (events.length < full.response.length ? " events that reached the client" : " events")
+      : "Answer, " + full.duration_ms.toFixed(1) + " ms";
+    $("detail-response-title").textContent = streamed ? streamTitle(full, plan) : "Response, " + full.duration_ms.toFixed(1) + " ms";
+    $("detail-response").textContent = streamed ? streamText(full.response, plan) : pretty(full.response);
+    $("timeline-box").hidden = !streamed;
+    if (streamed) drawTimeline();
+  }
+
+  function drawTimeline() {
+    const full = state.full;
+    if (!full || !full.stream || !Array.isArray(full.response) || $("timeline-box").hidden) return;
+    const drawn = window.MockCall.timeline(full, $("timeline").clientWidth || 600);
+    $("timeline").replaceChildren(drawn.svg);
+    $("timeline-count").textContent = full.response.length + " events";
+    $("timeline-note").textContent = drawn.note;
   }
 
   async function openCall(key) {
     const row = state.rows.get(key);
     if (!row) return;
     state.open = key;
+    state.full = null;
     for (const r of state.rows.values()) r.tr.setAttribute("aria-selected", String(r.tr === row.tr));
     const call = row.call;
     $("detail").hidden = false;
-    $("detail-title").textContent = "#" + call.seq + "  " + call.method + " " + call.path + "  →  " + call.status;
+    $("export").hidden = true;
+    $("export-text").textContent = "";
+    $("detail-title").textContent = "Call " + call.number + " · #" + call.seq + " of " + call.label + "   " + call.method + " " + call.path + "  →  " + call.status;
     $("detail-why").textContent = call.rule ? "" : call.miss || "";
     $("detail-request").textContent = "loading…";
     $("detail-response").textContent = "";
+    $("conversation").replaceChildren(el("p", { class: "muted" }, "loading…"));
+    $("answer").replaceChildren();
+    $("timeline-box").hidden = true;
     const res = await fetch(API + "/calls/" + call.seq + "?namespace=" + encodeURIComponent(call.namespace));
     if (state.open !== key) return;
     if (!res.ok) {
       $("detail-request").textContent = "This call has left the journal.";
+      $("conversation").replaceChildren(el("p", { class: "muted" }, "This call has left the journal."));
       return;
     }
-    const full = await res.json();
-    $("detail-why").className = full.rule || !full.miss ? "why" : "why miss";
-    $("detail-why").textContent = [full.rule ? "rule " + full.rule : full.miss, full.summary]
-      .filter(Boolean)
-      .join("\n");
-    $("detail-request").textContent = pretty(full.request);
-    const streamed = full.stream && Array.isArray(full.response);
-    $("detail-response-title").textContent = streamed
-      ? streamTitle(full)
-      : "Response, " + full.duration_ms.toFixed(1) + " ms";
-    $("detail-response").textContent = streamed ? streamText(full.response, full.timing) : pretty(full.response);
+    renderCall(call, await res.json());
+  }
+
+  function copyCurl() {
+    const row = state.open && state.rows.get(state.open);
+    if (!row || !state.full) return;
+    const hint = row.call.default
+      ? "Sends this request again, in the default namespace."
+      : "Sends this request again, in namespace " + row.call.label + ": the page never sees keys, so the command takes it from $OPENAI_API_KEY.";
+    showExport("curl", hint, window.MockCall.curl(row.call, state.full, location.origin));
+    copyExport();
+  }
+
+  async function saveRule() {
+    const row = state.open && state.rows.get(state.open);
+    if (!row) return;
+    const call = row.call;
+    const res = await fetch(API + "/calls/" + call.seq + "/rule?namespace=" + encodeURIComponent(call.namespace));
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      showExport("No rule", "", (data.error && data.error.message) || res.status + " " + res.statusText);
+      return;
+    }
+    showExport("rule " + data.id, "Paste under a scenario's rules: (the conversion mockserver record uses for distilled rules).", data.yaml);
+    copyExport();
   }
 
   function closeCall() {
@@ -300,8 +455,20 @@
       const shown = labelOf(state.selected);
       act(() => api("POST", "/reset"), () => "Namespace " + shown + " was reset.");
     });
-    $("only-ns").addEventListener("change", applyFilter);
+    for (const id of ["only-ns", "f-status", "f-rule", "f-path"]) $(id).addEventListener("change", applyFilter);
+    for (const id of ["f-ns", "f-text"]) $(id).addEventListener("input", applyFilter);
+    $("filters").addEventListener("submit", (e) => e.preventDefault());
     $("close-detail").addEventListener("click", closeCall);
+    $("tab-raw").addEventListener("click", () => showView(true));
+    $("tab-readable").addEventListener("click", () => {
+      showView(false);
+      drawTimeline();
+    });
+    $("copy-curl").addEventListener("click", copyCurl);
+    $("save-rule").addEventListener("click", saveRule);
+    $("export-copy").addEventListener("click", copyExport);
+    $("export-close").addEventListener("click", () => ($("export").hidden = true));
+    window.addEventListener("resize", () => later("timeline", drawTimeline, 100));
     document.addEventListener("keydown", onKey);
   }
 
@@ -323,6 +490,7 @@
       state.rows.clear();
       $("calls").replaceChildren();
       for (const call of calls) upsert(call, false);
+      refreshChoices();
       if (!state.picked && calls.length) select(calls[calls.length - 1].namespace, false);
       applyFilter();
       loadNamespaces();
@@ -330,8 +498,9 @@
     });
     source.addEventListener("call", (e) => {
       upsert(JSON.parse(e.data), true);
+      later("choices", refreshChoices, 100);
       applyFilter();
-      later("namespaces", loadNamespaces, 300);
+      later("namespaces", loadNamespaces, 150);
     });
     source.addEventListener("state", (e) => {
       if (JSON.parse(e.data).namespace === state.selected) later("scenario", loadScenario, 50);

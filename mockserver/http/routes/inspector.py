@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 import mockserver
 from mockserver.faults import PRESETS
 from mockserver.http.routes import labels
-from mockserver.http.routes.base import engine_of
+from mockserver.http.routes.base import DEFAULT_NAMESPACE, engine_of
 from mockserver.render import sse
 from mockserver.scenario.library import builtin_names
 from mockserver.store import Change, JournalEntry, Store
@@ -44,6 +44,7 @@ CONTENT_SECURITY_POLICY = (
 )
 ASSET_TYPES = {
     "inspector.js": "text/javascript; charset=utf-8",
+    "call.js": "text/javascript; charset=utf-8",
     "inspector.css": "text/css; charset=utf-8",
 }
 
@@ -55,6 +56,7 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
     return {
         **_labelled(namespace),
         "seq": entry.seq,
+        "number": entry.number,
         "method": entry.method,
         "path": entry.path,
         "api": entry.api,
@@ -65,6 +67,7 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
         "miss": (entry.miss or "")[:300] or None,
         "summary": entry.summary[:160],
         "duration_ms": entry.duration_ms,
+        "default": namespace == DEFAULT_NAMESPACE,
     }
 
 
@@ -235,10 +238,18 @@ def _options(values: list[str], *, selected: str) -> str:
     )
 
 
+async def call_rule(request: Request) -> Response:
+    """``GET /calls/{seq}/rule`` (imported on first use: it needs the record mode and YAML)."""
+    from mockserver.http.routes.call_rule import call_rule as answer
+
+    return await answer(request)
+
+
 def routes() -> list[Route]:
     assets = Assets()
     return [
         Route("/", assets.page, methods=["GET"]),
         *(Route(f"/{name}", assets.asset, methods=["GET"]) for name in ASSET_TYPES),
         Route("/events", events, methods=["GET"]),
+        Route("/calls/{seq}/rule", call_rule, methods=["GET"]),
     ]

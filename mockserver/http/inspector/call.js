@@ -1,0 +1,410 @@
+// The inspector's view of one call: the conversation as a person reads it, the answer
+// assembled from the body or the stream's deltas, the stream's timeline (SVG), copy as curl.
+// Vanilla JS, no build step; every value from the server is rendered with textContent.
+"use strict";
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+  function jsonText(raw) {
+    if (typeof raw !== "string") return JSON.stringify(raw, null, 2);
+    try {
+      return JSON.stringify(JSON.parse(raw), null, 2);
+    } catch (err) {
+      return raw; // arguments that are not JSON (yet): shown as they came
+    }
+  }
+
+  // --- the conversation ---------------------------------------------------------------------
+
+  // The text of a message's content: a string, or parts (text, images, files, audio).
+  function partsText(content) {
+    if (typeof content === "string") return content;
+    if (!Array.isArray(content)) return content === null || content === undefined ? "" : JSON.stringify(content);
+    return content
+      .map((p) => {
+        if (typeof p === "string") return p;
+        if (!isObj(p)) return "";
+        if (typeof p.text === "string") return p.text;
+        if (typeof p.refusal === "string") return "[refusal] " + p.refusal;
+        if (p.type === "image_url" || p.type === "input_image") return "[image]";
+        if (p.type === "input_file" || p.type === "file") return "[file]";
+        if (p.type === "input_audio") return "[audio]";
+        return "[" + (p.type || "part") + "]";
+      })
+      .join("\n");
+  }
+
+  function message(role, text, extra) {
+    const box = el("div", { class: "msg role-" + role.replace(/[^a-z_]/g, "") });
+    box.append(el("div", { class: "who" }, role + (extra && extra.note ? " · " + extra.note : "")));
+    if (text) box.append(el("div", { class: "text" }, text));
+    for (const call of (extra && extra.calls) || []) box.append(toolCall(call));
+    return box;
+  }
+
+  function toolCall(call) {
+    const box = el("div", { class: "call" });
+    box.append(el("div", { class: "call-name" }, "→ " + call.name + (call.id ? "  (" + call.id + ")" : "")));
+    box.append(el("pre", { class: "args" }, jsonText(call.arguments)));
+    return box;
+  }
+
+  function chatConversation(body) {
+    const out = [];
+    for (const m of Array.isArray(body.messages) ? body.messages : []) {
+      if (!isObj(m)) continue;
+      const role = String(m.role || "?");
+      const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []).map((c) => ({
+        id: c.id,
+        name: (c.function && c.function.name) || c.type || "?",
+        arguments: (c.function && c.function.arguments) || (c.custom && c.custom.input) || "",
+      }));
+      if (m.function_call) calls.push({ name: m.function_call.name, arguments: m.function_call.arguments });
+      const note = role === "tool" ? "result of " + (m.tool_call_id || "?") : m.name ? m.name : "";
+      out.push(message(role, partsText(m.content), { calls, note }));
+    }
+    return out;
+  }
+
+  function responsesConversation(body) {
+    const out = [];
+    if (body.previous_response_id) out.push(message("context", "continues " + body.previous_response_id));
+    if (body.conversation) out.push(message("context", "in conversation " + JSON.stringify(body.conversation)));
+    if (typeof body.instructions === "string" && body.instructions) out.push(message("instructions", body.instructions));
+    const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
+    for (const item of Array.isArray(input) ? input : []) {
+      if (!isObj(item)) continue;
+      const type = item.type || "message";
+      if (type === "message") {
+        out.push(message(String(item.role || "?"), partsText(item.content)));
+      } else if (type === "function_call" || type === "custom_tool_call") {
+        out.push(message("assistant", "", { calls: [{ id: item.call_id, name: item.name, arguments: item.arguments || item.input || "" }] }));
+      } else if (type === "function_call_output" || type === "custom_tool_call_output") {
+        out.push(message("tool", partsText(item.output), { note: "result of " + (item.call_id || "?") }));
+      } else if (type === "reasoning") {
+        out.push(message("reasoning", partsText(item.summary)));
+      } else if (type === "item_reference") {
+        out.push(message("context", "item " + item.id));
+      } else {
+        out.push(message(type, JSON.stringify(item, null, 2)));
+      }
+    }
+    return out;
+  }
+
+  // The request as a person reads it: its messages or input items, then the tools offered.
+  function conversation(request, path) {
+    if (!isObj(request)) return [el("p", { class: "muted" }, request === null || request === undefined ? "No request body." : "See the raw request.")];
+    const items = path === "/v1/responses" ? responsesConversation(request) : Array.isArray(request.messages) ? chatConversation(request) : null;
+    if (items === null) return [el("p", { class: "muted" }, "Not a conversation: see the raw request.")];
+    const tools = (Array.isArray(request.tools) ? request.tools : []).map((t) => (t.function && t.function.name) || t.name || t.type);
+    if (tools.length) items.push(el("p", { class: "tools muted" }, "tools offered: " + tools.join(", ")));
+    return items;
+  }
+
+  // --- the answer, assembled ----------------------------------------------------------------
+
+  function blankAnswer() {
+    return { text: "", refusal: "", reasoning: "", calls: [], usage: null, finish: null, error: null };
+  }
+
+  function chatMessage(answer, msg) {
+    if (!isObj(msg)) return;
+    if (typeof msg.content === "string") answer.text += msg.content;
+    if (typeof msg.refusal === "string") answer.refusal += msg.refusal;
+    if (typeof msg.reasoning_content === "string") answer.reasoning += msg.reasoning_content;
+    for (const c of Array.isArray(msg.tool_calls) ? msg.tool_calls : []) {
+      answer.calls.push({ id: c.id, name: c.function ? c.function.name : c.type, arguments: c.function ? c.function.arguments : "" });
+    }
+  }
+
+  function chatChunks(answer, chunks) {
+    const byIndex = new Map();
+    for (const chunk of chunks) {
+      if (!isObj(chunk)) continue;
+      if (chunk.error) answer.error = chunk.error;
+      if (chunk.usage) answer.usage = chunk.usage;
+      const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : null;
+      if (!isObj(choice)) continue;
+      const d = choice.delta || {};
+      if (typeof d.content === "string") answer.text += d.content;
+      if (typeof d.refusal === "string") answer.refusal += d.refusal;
+      if (typeof d.reasoning_content === "string") answer.reasoning += d.reasoning_content;
+      for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+        let call = byIndex.get(c.index);
+        if (!call) {
+          call = { id: "", name: "", arguments: "" };
+          byIndex.set(c.index, call);
+          answer.calls.push(call);
+        }
+        if (c.id) call.id = c.id;
+        if (c.function && c.function.name) call.name += c.function.name;
+        if (c.function && typeof c.function.arguments === "string") call.arguments += c.function.arguments;
+      }
+      if (choice.finish_reason) answer.finish = choice.finish_reason;
+    }
+  }
+
+  function responsesOutput(answer, response) {
+    if (!isObj(response)) return;
+    for (const item of Array.isArray(response.output) ? response.output : []) {
+      if (item.type === "message") {
+        for (const part of item.content || []) {
+          if (part.type === "output_text") answer.text += part.text;
+          if (part.type === "refusal") answer.refusal += part.refusal;
+        }
+      } else if (item.type === "function_call" || item.type === "custom_tool_call") {
+        answer.calls.push({ id: item.call_id, name: item.name, arguments: item.arguments || item.input || "" });
+      } else if (item.type === "reasoning") {
+        answer.reasoning += (item.summary || []).map((s) => s.text).join("\n");
+      }
+    }
+    answer.usage = response.usage || answer.usage;
+    answer.finish = response.status || answer.finish;
+    if (response.error) answer.error = response.error;
+  }
+
+  function responsesEvents(answer, events) {
+    const calls = new Map(); // item id -> call
+    for (const e of events) {
+      if (!isObj(e)) continue;
+      const t = e.type;
+      if (t === "response.output_text.delta") answer.text += e.delta;
+      else if (t === "response.refusal.delta") answer.refusal += e.delta;
+      else if (t === "response.reasoning_summary_text.delta") answer.reasoning += e.delta;
+      else if (t === "response.reasoning_summary_part.added" && answer.reasoning) answer.reasoning += "\n";
+      else if (t === "response.output_item.added" && isObj(e.item) && /call$/.test(e.item.type || "")) {
+        const call = { id: e.item.call_id, name: e.item.name, arguments: "" };
+        calls.set(e.item.id, call);
+        answer.calls.push(call);
+      } else if (t === "response.function_call_arguments.delta" || t === "response.custom_tool_call_input.delta") {
+        const call = calls.get(e.item_id);
+        if (call) call.arguments += e.delta;
+      } else if (t === "response.completed" || t === "response.incomplete" || t === "response.failed") {
+        answer.usage = e.response && e.response.usage;
+        answer.finish = e.response && e.response.status;
+        if (e.response && e.response.error) answer.error = e.response.error;
+      } else if (t === "error") {
+        answer.error = e.error || e;
+      }
+    }
+  }
+
+  // What the answer said, from the body (or, for a stream, from its deltas in order: the events
+  // that reached the client).
+  function assemble(full, events) {
+    const answer = blankAnswer();
+    const body = full.response;
+    if (full.status >= 400 && isObj(body)) {
+      answer.error = body.error || body;
+      return answer;
+    }
+    if (full.stream && Array.isArray(events)) {
+      if (full.path === "/v1/responses") responsesEvents(answer, events);
+      else chatChunks(answer, events);
+    } else if (isObj(body) && Array.isArray(body.choices)) {
+      const choice = body.choices[0] || {};
+      chatMessage(answer, choice.message);
+      answer.finish = choice.finish_reason || null;
+      answer.usage = body.usage || null;
+    } else if (isObj(body) && body.object === "response") {
+      responsesOutput(answer, body);
+    } else {
+      return null;
+    }
+    return answer;
+  }
+
+  function usageText(usage) {
+    if (!isObj(usage)) return "";
+    const get = (...names) => names.map((n) => usage[n]).find((v) => typeof v === "number");
+    const parts = [
+      ["in", get("prompt_tokens", "input_tokens")],
+      ["out", get("completion_tokens", "output_tokens")],
+      ["total", get("total_tokens")],
+    ];
+    const details = usage.completion_tokens_details || usage.output_tokens_details || {};
+    if (typeof details.reasoning_tokens === "number") parts.push(["reasoning", details.reasoning_tokens]);
+    return parts.filter(([, v]) => v !== undefined).map(([k, v]) => k + " " + v).join(" · ");
+  }
+
+  // ``miss``: the call's miss explanation, shown above the answer (an error that repeats it
+  // says so rather than saying it twice).
+  function answerView(answer, miss) {
+    if (answer === null) return [el("p", { class: "muted" }, "No model answer to assemble: see the raw response.")];
+    const out = [];
+    if (answer.error) {
+      const e = answer.error;
+      const repeats = miss && typeof e.message === "string" && e.message.startsWith(miss.split("\n")[0]);
+      const said = repeats ? ": no rule matched (the explanation is above)" : e.message ? ": " + e.message : "";
+      out.push(el("div", { class: "answer-error" }, [e.type, e.code].filter(Boolean).join(" · ") + said));
+    }
+    if (answer.reasoning) out.push(el("h4", {}, "reasoning summary"), el("div", { class: "text reasoning", id: "answer-reasoning" }, answer.reasoning));
+    if (answer.text || (!answer.refusal && !answer.calls.length && !answer.error)) {
+      out.push(el("h4", {}, "text"), el("div", { class: "text", id: "answer-text" }, answer.text));
+    }
+    if (answer.refusal) out.push(el("h4", {}, "refusal"), el("div", { class: "text refusal", id: "answer-refusal" }, answer.refusal));
+    if (answer.calls.length) {
+      out.push(el("h4", {}, answer.calls.length === 1 ? "tool call" : answer.calls.length + " tool calls"));
+      for (const call of answer.calls) out.push(toolCall(call));
+    }
+    const meta = [answer.finish ? "finish: " + answer.finish : "", usageText(answer.usage)].filter(Boolean).join("   ");
+    if (meta) out.push(el("p", { class: "usage muted", id: "answer-usage" }, meta));
+    return out;
+  }
+
+  // --- the stream's timeline ----------------------------------------------------------------
+
+  function eventName(e) {
+    if (!isObj(e)) return String(e);
+    if (e.type) return e.type;
+    const c = Array.isArray(e.choices) ? e.choices[0] : null;
+    if (c && c.finish_reason) return "finish: " + c.finish_reason;
+    if (c && c.delta && typeof c.delta.content === "string" && c.delta.content) return "delta " + JSON.stringify(c.delta.content);
+    if (c && c.delta && c.delta.tool_calls) return "tool call delta";
+    if (c && c.delta && c.delta.role) return "role: " + c.delta.role;
+    if (e.usage) return "usage";
+    return e.object || "event";
+  }
+
+  function carriesText(e) {
+    if (!isObj(e)) return false;
+    if (typeof e.delta === "string" && e.delta && /delta$/.test(e.type || "")) return true;
+    const c = Array.isArray(e.choices) ? e.choices[0] : null;
+    const d = c && c.delta;
+    return !!(d && ((typeof d.content === "string" && d.content) || d.tool_calls || d.refusal));
+  }
+
+  // When each event reached the socket, from the entry's timing (ms per write): a paced stream
+  // writes each event on its own; an unpaced one leaves in one write, so its events have no times
+  // of their own; a cut stream wrote only its first len(timing) events.
+  function eventTimes(full) {
+    const events = Array.isArray(full.response) ? full.response : [];
+    const timing = Array.isArray(full.timing) ? full.timing : [];
+    if (full.cut) {
+      return { mode: "cut", sent: Math.min(timing.length, events.length), times: events.map((_, i) => (i < timing.length ? timing[i] : null)) };
+    }
+    if (timing.length > 1 && timing.length < events.length) {
+      // Written event by event, but fewer writes than events: a scripted error replaced the
+      // rest (its error event and the closing write are the last two writes; the journal keeps
+      // the events that were planned).
+      const sent = Math.max(0, timing.length - 2);
+      return { mode: "early", sent, times: events.map((_, i) => (i < sent ? timing[i] : null)), endedAt: timing[timing.length - 1] };
+    }
+    if (timing.length >= events.length && timing.length > 1) {
+      return { mode: "paced", sent: events.length, times: events.map((_, i) => timing[i]), extra: timing.length - events.length };
+    }
+    const at = timing.length ? timing[timing.length - 1] : full.duration_ms || 0;
+    return { mode: "one-write", sent: events.length, times: events.map(() => at) };
+  }
+
+  function timelineNote(full, plan, events) {
+    const ms = (v) => v.toFixed(1) + " ms";
+    if (plan.mode === "one-write") {
+      return "Sent in one write at +" + ms(plan.times[0] || 0) + ": an unpaced stream leaves in a single write, so its " +
+        events.length + " events have no times of their own (a scenario latency paces a stream one write per event).";
+    }
+    const sentTimes = plan.times.filter((t) => t !== null);
+    const first = sentTimes.length ? sentTimes[0] : null;
+    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(e));
+    let gap = 0;
+    let gapAt = 0;
+    for (let i = 1; i < sentTimes.length; i += 1) {
+      if (sentTimes[i] - sentTimes[i - 1] > gap) {
+        gap = sentTimes[i] - sentTimes[i - 1];
+        gapAt = i;
+      }
+    }
+    const parts = [];
+    if (first !== null) parts.push("first byte +" + ms(first));
+    if (ttftIndex >= 0) parts.push("first token +" + ms(plan.times[ttftIndex]));
+    if (gap > 0) parts.push("longest gap " + ms(gap) + " before event " + (gapAt + 1));
+    if (plan.mode === "cut") parts.push("cut after " + plan.sent + " of " + events.length + " events: the rest never reached the client");
+    if (plan.mode === "early") {
+      parts.push("ended after " + plan.sent + " of " + events.length + " events: a scripted error took the place of the rest (the raw view lists the events planned, not the error event sent)");
+    }
+    if (plan.extra > 2) parts.push("the stream also wrote " + (plan.extra - 2) + " keep-alive comments, so times are approximate");
+    parts.push("done at +" + ms(full.duration_ms || 0));
+    return parts.join(" · ");
+  }
+
+  function timeline(full, width) {
+    const events = Array.isArray(full.response) ? full.response : [];
+    const plan = eventTimes(full);
+    const W = Math.max(200, Math.floor(width));
+    const H = 74;
+    const left = 8;
+    const right = 8;
+    const axisY = 46;
+    const known = plan.times.filter((t) => t !== null);
+    const end = Math.max(full.duration_ms || 0, known.length ? Math.max(...known) : 0, 0.1);
+    const x = (t) => left + (t / end) * (W - left - right);
+    const root = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", id: "timeline-svg", class: "timeline-svg" });
+    root.append(svg("title", {}, events.length + " events on a time axis from the request (0 ms) to its end (" + end.toFixed(1) + " ms)"));
+    root.append(svg("line", { x1: left, x2: W - right, y1: axisY, y2: axisY, class: "axis" }));
+    for (let i = 0; i <= 4; i += 1) {
+      const t = (end * i) / 4;
+      const tx = x(t);
+      root.append(svg("line", { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: "axis" }));
+      root.append(svg("text", { x: tx, y: axisY + 16, class: "tick", "text-anchor": i === 0 ? "start" : i === 4 ? "end" : "middle" }, t.toFixed(t >= 100 ? 0 : 1) + " ms"));
+    }
+    const cutAt = plan.mode === "cut" ? (known.length ? known[known.length - 1] : 0) : plan.mode === "early" ? plan.endedAt : null;
+    if (cutAt !== null) {
+      root.append(svg("line", { x1: x(cutAt), x2: x(cutAt), y1: 4, y2: axisY, class: "cut-line" }));
+      root.append(svg("text", { x: Math.min(x(cutAt) + 4, W - 60), y: 12, class: "cut-label" }, plan.mode === "early" ? "error" : "cut"));
+    }
+    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(e));
+    events.forEach((e, i) => {
+      const sent = plan.times[i] !== null;
+      const t = sent ? plan.times[i] : cutAt || 0;
+      const stack = plan.mode === "one-write" ? (i % 8) * 4 : 0;
+      const cls = "mark" + (sent ? " sent" : " unsent") + (i === ttftIndex ? " ttft" : "") + (isObj(e) && (e.error || e.type === "error") ? " bad" : "");
+      const mark = svg("rect", {
+        x: x(t) - 1.5 + (sent ? 0 : 6 + (i - plan.sent) * 3),
+        y: 18 + stack - (plan.mode === "one-write" ? 14 : 0),
+        width: 3,
+        height: plan.mode === "one-write" ? 12 : 24,
+        class: cls,
+        "data-index": i,
+      });
+      mark.append(svg("title", {}, "#" + (i + 1) + " " + eventName(e) + (sent ? " at +" + t.toFixed(1) + " ms" : " (never sent)")));
+      root.append(mark);
+    });
+    return { svg: root, note: timelineNote(full, plan, events), plan };
+  }
+
+  // --- copy as curl -------------------------------------------------------------------------
+
+  const shellQuote = (s) => "'" + String(s).replace(/'/g, "'\\''") + "'";
+
+  // A curl command that sends this call again. The page never knows a namespace's key: the
+  // command reads it from $OPENAI_API_KEY (and says which key it needs when that is unset).
+  function curl(call, full, origin) {
+    const lines = ["curl -sS" + (full.stream ? " -N" : "") + (call.method !== "GET" && call.method !== "POST" ? " -X " + call.method : "") + " " + shellQuote(origin + call.path)];
+    if (full.request !== null && full.request !== undefined) lines.push("-H 'Content-Type: application/json'");
+    if (!call.default) {
+      const hint = "set OPENAI_API_KEY to the key of namespace " + call.label;
+      lines.push('-H "Authorization: Bearer ${OPENAI_API_KEY:?' + hint.replace(/["$`\\}]/g, "") + '}"');
+    }
+    if (full.request !== null && full.request !== undefined) lines.push("--data-raw " + shellQuote(JSON.stringify(full.request)));
+    return lines.join(" \\\n  ");
+  }
+
+  window.MockCall = { conversation, assemble, answerView, timeline, eventTimes, curl };
+})();
