@@ -293,9 +293,14 @@ class RedisStore(Store):
             return list(space.journal)
 
     def complete(
-        self, exchange: Exchange, *, duration_ms: float, timing: list[float] | None
+        self,
+        exchange: Exchange,
+        *,
+        duration_ms: float,
+        timing: list[float] | None,
+        cut: bool = False,
     ) -> None:
-        self._complete(exchange.entries, duration_ms=duration_ms, timing=timing)
+        self._complete(exchange.entries, duration_ms=duration_ms, timing=timing, cut=cut)
 
     def complete_one(
         self, name: str, entry: JournalEntry, *, duration_ms: float, timing: list[float] | None
@@ -308,6 +313,7 @@ class RedisStore(Store):
         *,
         duration_ms: float,
         timing: list[float] | None,
+        cut: bool = False,
     ) -> None:
         """Stamp the entries (written with their answers when their turn committed) with how
         long they took: announced here at once, written by the completer (off the request's
@@ -316,7 +322,8 @@ class RedisStore(Store):
             entry.duration_ms = duration_ms
             if timing is not None and entry.stream:
                 entry.timing = timing
-            times = orjson.dumps([duration_ms, entry.timing])
+            entry.cut = cut and entry.stream
+            times = orjson.dumps([duration_ms, entry.timing, entry.cut])
             self.completer.add(escape(name), entry.seq, times)
             self.feed.publish("entry", name, entry.seq)
 
@@ -371,7 +378,8 @@ class RedisStore(Store):
 
 def _timed(entry: JournalEntry, times: bytes | None) -> JournalEntry:
     if times is not None:
-        entry.duration_ms, entry.timing = orjson.loads(times)
+        entry.duration_ms, entry.timing, *cut = orjson.loads(times)
+        entry.cut = bool(cut and cut[0])
     return entry
 
 
