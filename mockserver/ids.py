@@ -7,6 +7,7 @@ determine it, never Python's salted ``hash()``, never a process-wide generator.
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 import string
@@ -93,9 +94,19 @@ def stable_digest(*parts: Part, size: int = 16) -> bytes:
     return hashlib.blake2b(_encode(parts), digest_size=size).digest()
 
 
+_new_random = random.Random.__new__
+_seed_random = _random.Random.seed
+
+
 def derive_rng(*parts: Part) -> random.Random:
-    """A generator seeded by a stable hash of ``parts``."""
-    return random.Random(int.from_bytes(stable_digest(*parts), "big"))
+    """A generator seeded by a stable hash of ``parts``.
+
+    ``random.Random(n)`` for an int ``n``, without its Python layers (``__init__`` calls
+    ``seed``, which checks the seed's type, then calls this C ``seed``): the same state."""
+    rng = _new_random(random.Random)
+    _seed_random(rng, int.from_bytes(stable_digest(*parts), "big"))
+    rng.gauss_next = None  # type: ignore[attr-defined]  # set by __init__, read by gauss
+    return rng
 
 
 #: byte → an alphanumeric character (62 symbols over 256 bytes: a bias no id cares about).

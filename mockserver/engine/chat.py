@@ -25,6 +25,7 @@ from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
 from mockserver.store import StoredChatCompletion
+from mockserver.values import quick_init
 
 __all__ = ["ChatResult", "chat_id", "complete_chat"]
 
@@ -41,6 +42,7 @@ SERVICE_TIERS = {
 }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChatResult:
     """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""

@@ -31,6 +31,7 @@ from mockserver.scenario.matcher import Miss, select
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 from mockserver.store.choose import open_store
+from mockserver.values import quick_init
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
@@ -63,6 +64,7 @@ INTERNAL_ERRORS_KEPT = 100
 REPLY_CACHE_SIZE = 256
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Decision:
     """A turn that the same request would get again, whatever the counters say: no one-off
@@ -82,6 +84,7 @@ class Decision:
     model: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One decided reply: what to say and the numbers that identify this request."""
@@ -107,6 +110,7 @@ class Turn:
     entry: JournalEntry | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Journaled:
     """What the journal keeps of a request besides its turn: where it was sent and its body."""
@@ -144,6 +148,7 @@ def recorded_answer(recorded: RecordedSpec) -> RecordedAnswer:
     )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Choice:
     """What answers: a scripted reply (``None``: the generator), and why."""

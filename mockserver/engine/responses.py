@@ -55,6 +55,7 @@ from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.store import Namespace, StoredResponse
+from mockserver.values import quick_init
 
 __all__ = [
     "Context",
@@ -73,6 +74,7 @@ Json = dict[str, Any]
 _TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ResponseResult:
     """A rendered response: ``body`` when not streamed, ``events`` when streamed."""
@@ -90,6 +92,7 @@ class ResponseResult:
     stream_error: list[Json] = field(default_factory=list)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Context:
     """The conversation so far (stored form) and this request's input (references resolved)."""

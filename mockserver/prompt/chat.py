@@ -60,9 +60,11 @@ def _name(raw: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) and raw["role"] != "tool" else None
 
 
-def _message(raw: Mapping[str, Any]) -> Message:
-    role = raw["role"]
-    calls = tuple(
+def _calls(raw_calls: Any) -> tuple[ToolCallRef, ...]:
+    """An assistant message's tool calls (only the fields the wire model validated for the role
+    are read: a ``tool_calls`` on a user message, say, is an ignored unknown key there, and
+    here)."""
+    return tuple(
         ToolCallRef(
             call_id=str(c.get("id", "")),
             name=str((c.get("function") or c.get("custom") or {}).get("name", "")),
@@ -73,10 +75,15 @@ def _message(raw: Mapping[str, Any]) -> Message:
             ),
             kind="custom" if c.get("type") == "custom" else "function",
         )
-        # Only the fields the wire model validated for this role are read: nested unknown keys
-        # (a ``tool_calls`` on a user message, say) are ignored there, so they are here too.
-        for c in (raw.get("tool_calls") or () if role == "assistant" else ())
+        for c in raw_calls
     )
+
+
+def _message(raw: Mapping[str, Any]) -> Message:
+    role = raw["role"]
+    calls: tuple[ToolCallRef, ...] = ()
+    if role == "assistant" and raw.get("tool_calls"):
+        calls = _calls(raw["tool_calls"])
     if role == "function":  # the deprecated function message is a tool result
         return Message(
             role="tool",
@@ -152,7 +159,9 @@ def _functions_as_tools(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def prompt_from_chat(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
-    tools = tuple(_tool(t) for t in [*(body.get("tools") or ()), *_functions_as_tools(body)])
+    tools: tuple[Tool, ...] = ()
+    if body.get("tools") or body.get("functions"):  # most requests offer none
+        tools = tuple(_tool(t) for t in [*(body.get("tools") or ()), *_functions_as_tools(body)])
     choice = body.get("tool_choice")
     if choice is None and isinstance(body.get("function_call"), (str, Mapping)):
         legacy = body["function_call"]

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mockserver.values import quick_init
+
 __all__ = [
     "Api",
     "Message",
@@ -34,6 +36,7 @@ class ToolCallRef:
     kind: Literal["function", "custom"] = "function"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One turn, reduced to what matching and token counting need."""
@@ -76,6 +79,7 @@ class OutputFormat:
     strict: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Prompt:
     api: Api

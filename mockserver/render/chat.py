@@ -12,12 +12,14 @@ from typing import Any, Literal
 from mockserver import ids
 from mockserver.reply.model import Reply, Token, ToolCall, Usage
 from mockserver.reply.tokens import group_texts, group_tokens, tokenize
+from mockserver.values import quick_init
 
 __all__ = ["ChatMeta", "chat_chunks", "chat_completion", "usage_body"]
 
 Json = dict[str, Any]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChatMeta:
     id: str

@@ -15,6 +15,7 @@ from mockserver import ids
 from mockserver.prompt.responses import reasoning_settings
 from mockserver.render.responses_hosted import hosted_item
 from mockserver.reply.model import Reasoning, Reply, Token, ToolCall, Usage
+from mockserver.values import quick_init
 
 __all__ = [
     "ENCRYPTED_REASONING",
@@ -44,6 +45,7 @@ _ORDER: Final = (
 _INCOMPLETE: Final = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ResponseMeta:
     """What a response says besides its reply: identity and the echoed parameters."""

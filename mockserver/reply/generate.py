@@ -31,6 +31,7 @@ from mockserver.reply.prompt_schema import schema_in_messages
 from mockserver.reply.text import TextGenerator
 from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
 from mockserver.reply.tool_policy import choose_tools
+from mockserver.values import quick_init
 
 if TYPE_CHECKING:  # imported on the first JSON value: plain prose needs neither
     from faker import Faker
@@ -47,6 +48,7 @@ _REASONING_BUDGET = {
 }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Content:
     """What a reply says before the finishing rules are applied."""

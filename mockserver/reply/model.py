@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mockserver.values import quick_init
+
 __all__ = [
     "Annotation",
     "FinishReason",
@@ -47,6 +49,7 @@ class Annotation:
     end_index: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Reasoning:
     summary: tuple[str, ...] = ()
@@ -54,6 +57,7 @@ class Reasoning:
     tokens: int = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int
@@ -66,6 +70,7 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Reply:
     """Everything a renderer needs; text and refusal are exclusive."""

@@ -62,9 +62,12 @@ def tokenize(text: str) -> tuple[str, ...]:
 
 
 def _tokenize(text: str) -> tuple[str, ...]:
-    out: list[str] = []
     split = _PRE_SPLIT_ASCII if text.isascii() else _PRE_SPLIT
-    for piece in split.findall(text):  # findall, in C, builds no match objects
+    pieces = split.findall(text)  # findall, in C, builds no match objects
+    if not pieces or max(map(len, pieces)) <= MAX_PIECE:  # no long word: the common case,
+        return tuple(pieces)  # checked in C rather than piece by piece
+    out: list[str] = []
+    for piece in pieces:
         if len(piece) <= MAX_PIECE:
             out.append(piece)
         else:

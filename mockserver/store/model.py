@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from mockserver.errors import InvalidRequestError
 from mockserver.store.feed import Feed
+from mockserver.values import quick_init
 
 if TYPE_CHECKING:
     from mockserver.render.responses import ResponseMeta
@@ -163,6 +164,7 @@ class StoredConversation:
     items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Unparsed:
     """An answer kept as the bytes that were sent, parsed only when the journal is read (a

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,3 +58,13 @@ def test_padding_is_a_pure_function_of_the_frame_number() -> None:
     assert {len(p) for p in pads} <= set(range(1, 16))
     assert all(p.isalnum() for p in pads)
     assert pads != [ids.obfuscator("chatcmpl-b")(n, n % 9) for n in range(120)]
+
+
+def test_a_derived_rng_is_the_random_random_of_its_digest() -> None:
+    for parts in [(1, "a"), (0,), ("chaos", "rule", b"\x00\xff", 2**70)]:
+        plain = random.Random(int.from_bytes(ids.stable_digest(*parts), "big"))
+        derived = ids.derive_rng(*parts)
+        assert type(derived) is random.Random
+        assert derived.getstate() == plain.getstate()
+        assert derived.gauss(0, 1) == plain.gauss(0, 1)
+        assert [derived.random() for _ in range(3)] == [plain.random() for _ in range(3)]

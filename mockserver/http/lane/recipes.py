@@ -118,7 +118,7 @@ class Replays:
         self.size = size
         self._recipes: OrderedDict[Key, Recipe] = OrderedDict()
         #: Hashes of keys asked once (oldest first), to file a recipe on the second time.
-        self._seen: dict[int, None] = {}
+        self._seen: OrderedDict[int, None] = OrderedDict()
         #: Requests answered from a recipe (for tests and the curious).
         self.served = 0
 
@@ -147,8 +147,8 @@ class Replays:
         if digest in self._seen:
             return True
         self._seen[digest] = None
-        while len(self._seen) > SEEN:
-            del self._seen[next(iter(self._seen))]
+        if len(self._seen) > SEEN:  # O(1): a dict's first key is found past its deleted ones
+            self._seen.popitem(last=False)
         return False
 
 
