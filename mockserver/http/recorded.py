@@ -6,20 +6,14 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import RecordedAnswer, StreamAborted
+from mockserver.render.sse import text_frame
 
-__all__ = ["RecordedResponse", "event_bytes"]
+__all__ = ["RecordedResponse"]
 
 #: Headers that described the recorded connection, not the answer: made anew for this one.
 _CONNECTION_HEADERS = frozenset(
     {"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
 )
-
-
-def event_bytes(event: str | None, data: str) -> bytes:
-    """One server-sent event on the wire, framed as the OpenAI APIs frame theirs."""
-    lines = [f"event: {event}"] if event is not None else []
-    lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode()
 
 
 class RecordedResponse(Response):
@@ -47,7 +41,7 @@ class RecordedResponse(Response):
             await send({"type": "http.response.body", "body": self.body, "more_body": False})
             return
         for event, data in self.answer.events:
-            frame = event_bytes(event, data)
+            frame = text_frame(event, data)
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         if not self.answer.complete:  # recorded as cut: the client sees the same cut
             raise StreamAborted("the recorded stream was cut here")

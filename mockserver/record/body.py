@@ -62,9 +62,10 @@ def _undo(raw: bytes, coding: str) -> bytes:
                 "the body is brotli-compressed (content-encoding: br) and no brotli module is "
                 "installed: pip install brotli, or record with accept-encoding: gzip"
             )
+        refused: type[Exception] = getattr(brotli, "error", None) or ValueError  # brotli's own
         try:
             return brotli.decompress(raw)
-        except Exception as exc:  # the binding's own error class
+        except (refused, ValueError) as exc:
             raise BodyError(f"the body is not valid br data ({exc})") from None
     raise BodyError(f"content-encoding {coding!r} is not one an import reads (gzip, deflate, br)")
 

@@ -16,6 +16,7 @@ __all__ = [
     "event_frame",
     "frame",
     "malformed",
+    "text_frame",
 ]
 
 #: The chat stream's terminator.
@@ -40,6 +41,14 @@ def frame(value: Any) -> bytes:
 def event_frame(event: str, value: Any) -> bytes:
     """``event: name`` + ``data: {json}`` + blank line (the Responses framing)."""
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
+
+
+def text_frame(event: str | None, data: str) -> bytes:
+    """An event whose data is text as it was recorded (``event:`` if named, a ``data:`` line
+    per line of it), framed as the OpenAI APIs frame theirs."""
+    lines = [f"event: {event}"] if event is not None else []
+    lines += [f"data: {line}" for line in data.split("\n")]
+    return ("\n".join(lines) + "\n\n").encode()
 
 
 def decode_stream(stream: bytes) -> list[Any]:
