@@ -94,6 +94,8 @@ class Regex:
         try:
             return self.compiled.search(text, timeout=left) is not None
         except TimeoutError:
+            if isinstance(deadline, SearchBudget):  # used up, whatever the clocks say
+                deadline.spent = float("inf")
             raise RegexTimeout(
                 self.pattern, length=len(text), late=False, seconds=seconds
             ) from None
