@@ -44,7 +44,7 @@ from mockserver.http.lane.recipes import (
 )
 from mockserver.http.routes.base import create_endpoint, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded
-from mockserver.store import Unparsed
+from mockserver.store import Namespace, Unparsed
 from mockserver.wire.json_body import Body
 
 __all__ = ["Endpoints", "TurnEndpoint", "turn_route"]
@@ -96,13 +96,17 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         the turn's commit; the answer joins it here, as the bytes that are sent; the request is
         kept as the ``raw`` bytes it came in)."""
         journal = Journaled(self.path, Unparsed(raw, orjson.loads))
-        # One hold for the whole turn (the engine's steps hold it again inside): on a shared
-        # store, one transaction per request, written with its answer.
-        with self.engine.store.namespace(namespace):
+
+        def turn(_: Namespace) -> Encoded[Result]:
             result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
             encoded = self.encode(result)
             self.engine.answered(self.turn_of(result), response=encoded.journaled())
-        return encoded
+            return encoded
+
+        # One atomic change for the whole turn (the engine's steps hold the namespace again
+        # inside): on a shared store, one transaction per request, written with its answer,
+        # and maybe made again, on the namespace as another process left it.
+        return self.engine.store.transact(namespace, turn)
 
     @staticmethod
     @abstractmethod

@@ -4,7 +4,8 @@ The parent binds the socket and builds the app once (a broken scenario or an unr
 Redis fails before anything forks), then forks N workers, each serving the inherited socket
 with uvicorn (the kernel hands each connection to one of them). The workers share nothing
 but the socket and the store (Redis: the memory backend is refused for N > 1, each worker
-would keep namespaces of its own). A worker that dies leaves the others serving; Ctrl-C or
+would keep namespaces of its own). A worker that dies leaves the others serving, and another
+is started in its place (one that dies as it starts, again and again, is not); Ctrl-C or
 SIGTERM stops them all.
 """
 
@@ -22,8 +23,9 @@ from types import FrameType
 from starlette.applications import Starlette
 
 from mockserver.errors import SettingsError
+from mockserver.ids import monotonic
 
-__all__ = ["check_workers", "serve_workers"]
+__all__ = ["Supervisor", "check_workers", "serve_workers"]
 
 log = logging.getLogger("mockserver")
 
@@ -51,15 +53,17 @@ def serve_workers(
     on_ready: Callable[[], None] | None = None,
     in_worker: Callable[[], None] | None = None,
 ) -> int:
-    """Fork ``workers`` processes that each ``serve(app, sock)``; wait for them all.
-    ``in_worker`` runs first in each (threads do not survive a fork: start them there)."""
-    children: dict[int, int] = {}
-    for number in range(1, workers + 1):
+    """Fork ``workers`` processes that each ``serve(app, sock)``, and keep that many serving
+    until told to stop. ``in_worker`` runs first in each (threads do not survive a fork:
+    start them there)."""
+
+    def spawn(number: int) -> int:
         pid = os.fork()
         if pid == 0:  # the worker
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 if in_worker is not None:
                     in_worker()
                 serve(app, sock)
@@ -72,36 +76,87 @@ def serve_workers(
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        children[pid] = number
-    sock.close()
+        return pid
+
+    supervisor = Supervisor(spawn)
+    for number in range(1, workers + 1):
+        supervisor.start(number)
     if on_ready is not None:
         on_ready()
-    return _wait(children)
+    try:
+        return supervisor.wait()
+    finally:
+        sock.close()
 
 
-def _wait(children: dict[int, int]) -> int:
-    """Until every worker has exited; a signal to stop is passed on to each of them."""
+class Supervisor:
+    """Keeps the workers serving: one that dies is replaced (the socket stays open here for
+    it), unless it died within ``QUICK`` seconds of starting ``GIVE_UP`` times in a row (it
+    would only die again: the parent says so, and serves on with the others). A signal to
+    stop is passed on to every worker, and then none is replaced."""
 
-    def stop(signum: int, frame: FrameType | None) -> None:
-        for pid in children:
+    QUICK = 1.0
+    GIVE_UP = 3
+
+    def __init__(self, spawn: Callable[[int], int]) -> None:
+        self.spawn = spawn
+        #: pid → (worker number, when it started).
+        self.children: dict[int, tuple[int, float]] = {}
+        self.quick_deaths: dict[int, int] = {}
+        self.stopping = False
+        self.failed = 0
+
+    def start(self, number: int) -> None:
+        self.children[self.spawn(number)] = (number, monotonic())
+
+    def stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+        for pid in self.children:
             with suppress(ProcessLookupError):  # gone already
                 os.kill(pid, signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    failed = 0
-    while children:
-        try:
-            pid, status = os.wait()
-        except ChildProcessError:
-            break
-        number = children.pop(pid, None)
-        if number is None:
-            continue
-        code = os.waitstatus_to_exitcode(status)
-        if code not in (0, -signal.SIGTERM, -signal.SIGINT):
-            failed = 1
+    def wait(self) -> int:
+        """Until every worker has exited: 1 if one of them failed, else 0."""
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+        while self.children:
+            try:
+                pid, status = os.wait()
+            except ChildProcessError:
+                break
+            found = self.children.pop(pid, None)
+            if found is None:
+                continue
+            number, started = found
+            code = os.waitstatus_to_exitcode(status)
+            if code in (0, -signal.SIGTERM, -signal.SIGINT) and self.stopping:
+                continue
+            self.failed = 1
+            self._replace(number, code, quick=monotonic() - started < self.QUICK)
+        return self.failed
+
+    def _replace(self, number: int, code: int, *, quick: bool) -> None:
+        serving = len(self.children)
+        if self.stopping:
             log.warning(
-                "mockserver: worker %d exited (%d); %d still serving", number, code, len(children)
+                "mockserver: worker %d exited (%d); %d still serving", number, code, serving
             )
-    return failed
+            return
+        deaths = self.quick_deaths[number] = self.quick_deaths.get(number, 0) + 1 if quick else 0
+        if deaths >= self.GIVE_UP:
+            log.warning(
+                "mockserver: worker %d exited (%d) %d times as it started; not starting it "
+                "again, %d still serving",
+                number,
+                code,
+                deaths,
+                serving,
+            )
+            return
+        log.warning(
+            "mockserver: worker %d exited (%d); %d still serving, starting another",
+            number,
+            code,
+            serving,
+        )
+        self.start(number)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from mockserver.store.feed import Feed
 from mockserver.store.model import (
@@ -34,6 +34,8 @@ from mockserver.store.model import (
 )
 
 __all__ = ["Store"]
+
+T = TypeVar("T")
 
 
 class Store(ABC):
@@ -101,6 +103,15 @@ class Store(ABC):
     @abstractmethod
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
         """Keep ``stored`` in ``space`` (held), dropping the oldest past ``store_limit``."""
+
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``work(space)`` on the namespace ``name``, held, as one atomic change; its value.
+
+        A shared backend may do ``work`` more than once (each time on the namespace as it is
+        then; only the last one counts), so ``work`` must change nothing but the namespace:
+        what a request's turn is. Here: once, inside :meth:`namespace`."""
+        with self.namespace(name) as space:
+            return work(space)
 
     def announce(self, kind: Literal["entry", "state", "reset"], name: str, seq: int = 0) -> None:
         """Tell every live view (of every process sharing this store) of a change."""

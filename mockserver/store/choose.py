@@ -15,11 +15,11 @@ def open_store(settings: Settings) -> Store:
         "journal_limit": settings.journal_limit,
         "store_limit": settings.store_limit,
         "namespace_limit": settings.namespace_limit,
+        "journal_bytes": settings.journal_bytes,
+        "store_bytes": settings.store_bytes,
     }
     if settings.state_url is None:
-        return MemoryStore(
-            **limits, journal_bytes=settings.journal_bytes, store_bytes=settings.store_bytes
-        )
+        return MemoryStore(**limits)
     try:
         from mockserver.store.redis import RedisStore
     except ImportError:  # the optional extra is not installed

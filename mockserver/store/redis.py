@@ -1,18 +1,29 @@
 """The Redis backend of the :class:`~mockserver.store.base.Store`: every namespace in one Redis,
 shared by any number of ``serve`` processes (workers, hosts), which then act as one server.
 
-A held namespace (:meth:`RedisStore.namespace`) is a transaction of two round trips: one Lua
-call takes the namespace's lock and reads its state (counters, rule hits, scenario, one-off
-queue, clock, budgets: one small value), another writes what changed, appends the journal
-entries, applies the stored-object changes, announces them on the feed and lets go, all in
-one step, or nothing if the lock was lost. So a ``replies:`` sequence, a ``times:`` count, a
-queued reply or a budget is spent exactly once, whichever process serves the request. Stored
-objects and the journal are not loaded with the state: a transaction fetches the objects it
-reads (one round trip each) and writes back only those it changed.
+A change to a namespace is one atomic step for every process, in one of two ways:
 
-A synchronous client, not the asyncio one: the engine's turn runs inside ``with
-store.namespace(...)`` (and the fast lane answers from a protocol callback), so each step
-waits for Redis either way, and a blocking call on a pooled connection costs the least.
+- **One round trip** (:meth:`RedisStore.transact`, what a request's turn uses): the change is
+  made on the namespace's state as this process last wrote or read it, and one Lua call writes
+  it (state, journal entries, stored-object changes, announcements) if that state is still
+  the namespace's own (its version) and nobody holds it. If another process changed it in
+  between, the call answers with the state as it is now and the change is made again on that
+  (a turn is a function of the state and the request: made again, it is what it would have
+  been); after a few such misses, or for a namespace this process has not seen, the second way.
+- **Locked** (:meth:`RedisStore.namespace`): one Lua call takes the namespace's lock and reads
+  its state (counters, rule hits, scenario, one-off queue, clock, budgets: one small value),
+  another writes what changed and lets go, or nothing if the lock was lost.
+
+Either way a ``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent
+exactly once, whichever process serves the request. Stored objects and the journal are not
+loaded with the state: a transaction fetches the objects it reads (one round trip each) and
+writes back only those it changed. The bounds of the memory backend hold in Redis, kept by the
+scripts: namespaces (least recently used leaving), journal entries and their bytes, stored
+objects and their bytes.
+
+A synchronous client, not the asyncio one: the engine's turn runs inside one held namespace
+(and the fast lane answers from a protocol callback), so each step waits for Redis either way,
+and a blocking call on a pooled connection costs the least.
 
 Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
 (``server_is_overloaded``, naming the state backend); nothing is left half written (each
@@ -26,18 +37,19 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Reversible
-from contextlib import contextmanager, suppress
-from typing import Any, Generic, Literal, TypeVar
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 import orjson
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from mockserver.errors import ServiceUnavailableError, SettingsError
+from mockserver.errors import SettingsError
 from mockserver.store.base import Store
-from mockserver.store.feed import Change, Feed
 from mockserver.store.model import (
     Exchange,
     JournalEntry,
@@ -45,22 +57,39 @@ from mockserver.store.model import (
     StoredChatCompletion,
     StoredConversation,
     StoredResponse,
+    current_exchange,
 )
 from mockserver.store.redis_codec import (
     ScenarioCodec,
     decode_entry,
-    decode_stored,
     encode_entry,
-    encode_stored,
     escape,
     unescape,
 )
-from mockserver.store.redis_scripts import ACQUIRE, COMMIT, COMPLETE, RELEASE, RESET
+from mockserver.store.redis_parts import (
+    FEED_SIZE,
+    Completer,
+    JournalView,
+    Outbox,
+    RedisShelf,
+    SharedFeed,
+    StateUnavailableError,
+    timed,
+    unavailable,
+)
+from mockserver.store.redis_scripts import (
+    ACQUIRE,
+    ANNOUNCE,
+    COMMIT,
+    COMPLETE,
+    RELEASE,
+    RESET,
+    TRY,
+)
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore", "StateUnavailableError"]
 
 T = TypeVar("T")
-V = TypeVar("V")
 Kind = Literal["entry", "state", "reset"]
 log = logging.getLogger("mockserver")
 
@@ -74,32 +103,19 @@ LOCK_WAIT = 2.5
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
-#: How long a completed journal entry waits for a request to take its times along.
-RIDE_ALONG = 0.02
-#: Changes kept in the shared feed (what a live view that connects late can catch up on).
-FEED_SIZE = 10_000
+#: How many times a one-round-trip change is made again on a state another process changed
+#: meanwhile, before the namespace is taken locked (which cannot miss).
+TRIES = 2
 
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
-
-
-class StateUnavailableError(ServiceUnavailableError):
-    """Redis is unreachable or too slow: the request is answered as the API's overload."""
-
-    default_code = "server_is_overloaded"
-
-
-def _unavailable(url: str, why: object) -> StateUnavailableError:
-    return StateUnavailableError(
-        f"The server's state backend (Redis at {url}) is unavailable ({why}). "
-        "Please retry your request after a brief delay.",
-        headers={"retry-after": "1"},
-    )
 
 
 class RedisStore(Store):
     """Every namespace in one Redis, under ``prefix``; the bounds of the memory backend, kept
     in Redis (``namespace_limit`` namespaces, least recently used leaving first; per namespace
-    ``journal_limit`` entries and ``store_limit`` objects of each kind)."""
+    ``journal_limit`` entries holding at most ``journal_bytes``, and ``store_limit`` objects of
+    each kind, stored completions and responses holding at most ``store_bytes`` each; bytes as
+    written to Redis)."""
 
     def __init__(
         self,
@@ -109,6 +125,8 @@ class RedisStore(Store):
         journal_limit: int = 1000,
         store_limit: int = 10_000,
         namespace_limit: int = 1000,
+        journal_bytes: int = 64 * 1024 * 1024,
+        store_bytes: int = 256 * 1024 * 1024,
         timeout: float = TIMEOUT,
     ) -> None:
         self.url = url
@@ -116,21 +134,28 @@ class RedisStore(Store):
         self.journal_limit = journal_limit
         self.store_limit = store_limit
         self.namespace_limit = namespace_limit
+        self.journal_bytes = journal_bytes
+        self.store_bytes = store_bytes
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
         self._redis: Any = _client(url, timeout=timeout)
         self._scripts = {
             name: self._redis.register_script(source)
             for name, source in (
                 ("acquire", ACQUIRE),
+                ("announce", ANNOUNCE),
                 ("commit", COMMIT),
                 ("complete", COMPLETE),
                 ("reset", RESET),
                 ("release", RELEASE),
+                ("try", TRY),
             )
         }
         self._origin = secrets.token_hex(8)
         self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
         self._held = threading.local()
+        #: Per namespace, the state this process last wrote or read and its version: what a
+        #: one-round-trip change is made on (the least recently used leave past the limit).
+        self._known: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
         #: Locks that may be ours though we never heard so (a call that timed out may run
         #: once Redis answers again): let go the next time Redis answers, so the namespace
         #: does not wait out the lock's expiry.
@@ -157,16 +182,16 @@ class RedisStore(Store):
         would otherwise wait out a socket timeout, and this process's other connections
         with it."""
         if self._down_until and time.monotonic() < self._down_until:
-            raise _unavailable(self.url, self._down_why)
+            raise unavailable(self.url, self._down_why)
         self.round_trips += 1
         try:
             result = step()
         except _LOST as exc:
             self._lost(type(exc).__name__)
-            raise _unavailable(self.url, self._down_why) from None
+            raise unavailable(self.url, self._down_why) from None
         except redis.ResponseError as exc:
             if "MOCKSERVER_LOCK_LOST" in str(exc):
-                raise _unavailable(self.url, "a namespace was held too long") from None
+                raise unavailable(self.url, "a namespace was held too long") from None
             raise
         if self._down_until:
             self._down_until = 0.0
@@ -228,13 +253,9 @@ class RedisStore(Store):
     def serve_scenarios(self, find: Callable[[str], Any]) -> None:
         self.codec.find = find
 
-    # -- primitives -----------------------------------------------------------------------
-
-    def namespace(self, name: str) -> _Held:
-        return _Held(self, name)
-
     def held(self) -> dict[str, list[Any]]:
-        """The namespaces this thread holds: name → [namespace, depth, token, snapshot]."""
+        """The namespaces this thread holds: name → [namespace, depth, token, snapshot]
+        (token ``None``: held for a one-round-trip change)."""
         table: dict[str, list[Any]] | None = getattr(self._held, "table", None)
         if table is None:
             table = self._held.table = {}
@@ -255,6 +276,128 @@ class RedisStore(Store):
         space.journal.known = min(space.journal_seq, self.journal_limit)
         return space
 
+    def remember(self, name: str, state: bytes, version: bytes) -> None:
+        """The namespace's state as this process last saw it (what the next change is made on)."""
+        known = self._known
+        known.pop(name, None)
+        known[name] = (state, version)
+        while len(known) > max(self.namespace_limit, 1):
+            known.popitem(last=False)
+
+    def written(self, space: Namespace, state: bytes, done: list[Any], evicted: list[Any]) -> None:
+        """After a namespace's change was written: its entries' call numbers, its version, and
+        this process's live views told of it (and of the namespaces it evicted)."""
+        version, numbers = done
+        journal = space.journal
+        assert isinstance(journal, JournalView)
+        for entry, number in zip(journal.added, numbers, strict=True):
+            entry.number = int(number)
+        self.remember(space.name, state, str(version).encode())
+        for gone in evicted:
+            name = unescape(gone.decode())
+            self._known.pop(name, None)
+            self.feed.publish("reset", name)
+        outbox = space.feed
+        assert isinstance(outbox, Outbox)
+        for kind, seq in outbox.sent:
+            self.feed.publish(kind, space.name, seq)
+
+    def writes(self, space: Namespace, state: bytes, snapshot: bytes) -> list[object]:
+        """What a script's ``write`` takes for the change made to ``space`` (its state now
+        ``state``, ``snapshot`` before)."""
+        journal = space.journal
+        assert isinstance(journal, JournalView)
+        args: list[object] = [
+            b"" if state == snapshot else state,
+            self.journal_limit,
+            self.journal_bytes,
+            self.store_limit,
+            self.store_bytes,
+            self.origin,
+            FEED_SIZE,
+            len(journal.added),
+        ]
+        for entry in journal.added:
+            args += [entry.seq, encode_entry(entry)]
+        changes = [
+            change
+            for shelf in (space.chat_completions, space.responses, space.conversations)
+            for change in _shelf(shelf).changes()
+        ]
+        args.append(len(changes))
+        for change in changes:
+            args += change
+        outbox = space.feed
+        assert isinstance(outbox, Outbox)
+        args.append(len(outbox.sent))
+        for kind, seq in outbox.sent:
+            args += [kind, seq]
+        return args
+
+    # -- primitives -----------------------------------------------------------------------
+
+    def namespace(self, name: str) -> _Held:
+        return _Held(self, name)
+
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``work`` done on the namespace ``name`` as one atomic change, in one round trip
+        when the state this process last saw is still the namespace's (see the module's
+        docstring); ``work`` may be done more than once, each time on a fresh namespace, and
+        only the last one counts (it must change nothing but the namespace)."""
+        known = None if name in self.held() else self._known.get(name)
+        for _ in range(TRIES):
+            if known is None:
+                break
+            outcome = self._try(name, work, *known)
+            if not isinstance(outcome, _Missed):
+                return outcome
+            known = outcome.known
+        with self.namespace(name) as space:
+            return work(space)
+
+    def _try(
+        self, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
+    ) -> T | _Missed:
+        """One attempt at a one-round-trip change: ``work``'s value, if written."""
+        held = self.held()
+        space = self.new_space(name, state)
+        space.feed = Outbox()
+        exchange = current_exchange.get()
+        journaled = len(exchange.entries) if exchange is not None else 0
+        held[name] = [space, 1, None, state]
+        failure: BaseException | None = None
+        value: T | None = None
+        try:
+            value = work(space)
+        except BaseException as exc:  # what it changed stands, as in memory; raised once written
+            failure = exc
+        finally:
+            del held[name]
+        now = self.codec.encode_state(space)
+        riding = self.completer.take()
+        got = self.run(
+            "try",
+            escape(name),
+            version,
+            self.namespace_limit,
+            self.origin,
+            FEED_SIZE,
+            len(riding) // 3,
+            *riding,
+            *self.writes(space, now, state),
+        )
+        if got[0] == 1:
+            self.written(space, now, got[1:3], got[3])
+            if failure is not None:
+                raise failure
+            return value  # type: ignore[return-value]  # work returned it: a T
+        if exchange is not None:  # made again: the entries this attempt journaled are not
+            del exchange.entries[journaled:]
+        if len(got) == 1 or not got[2]:  # held by another, or gone: the locked way
+            self._known.pop(name, None)
+            return _Missed(None)
+        return _Missed((got[1], got[2]))
+
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:
         state = self.call(lambda: self._redis.get(self.key(name, "state")))
@@ -270,23 +413,33 @@ class RedisStore(Store):
         return [unescape(m.decode()) for m in members]
 
     def reset(self, name: str) -> None:
-        self.run("reset", escape(name), self.origin, FEED_SIZE)
+        """Forget the namespace once no other process holds it (waiting as a turn would)."""
+        mine = self.held().get(name)
+        token = mine[2] if mine is not None and mine[2] is not None else ""
+        deadline = time.monotonic() + LOCK_WAIT
+        wait = 0.0005
+        while self.run("reset", escape(name), self.origin, FEED_SIZE, token)[0] != 1:
+            if time.monotonic() > deadline:
+                raise unavailable(self.url, f"namespace {name!r} stayed held by another process")
+            time.sleep(wait)
+            wait = min(wait * 2, 0.02)
+        self._known.pop(name, None)
         self.feed.publish("reset", name)
 
     def announce(self, kind: Kind, name: str, seq: int = 0) -> None:
-        self.run("reset", escape(name), self.origin, FEED_SIZE, kind, seq)
+        self.run("announce", escape(name), self.origin, FEED_SIZE, kind, seq)
         self.feed.publish(kind, name, seq)
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
-        def both() -> list[Any]:
+        def three() -> list[Any]:
             with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hget(self.key(name, "journal"), str(seq))
-                pipe.hget(self.key(name, "journal:times"), str(seq))
+                for suffix in ("journal", "journal:times", "journal:calls"):
+                    pipe.hget(self.key(name, suffix), str(seq))
                 replies: list[Any] = pipe.execute()
                 return replies
 
-        blob, times = self.call(both)
-        return None if blob is None else _timed(decode_entry(blob), times)
+        blob, times, number = self.call(three)
+        return None if blob is None else timed(decode_entry(blob), times, number)
 
     def journal(self, name: str) -> list[JournalEntry]:
         with self.view(name) as space:
@@ -360,15 +513,18 @@ class RedisStore(Store):
         return [(k.decode(), blobs[k]) for k in order if k in blobs]
 
     def journal_entries(self, name: str) -> list[JournalEntry]:
-        def both() -> list[Any]:
+        def three() -> list[Any]:
             with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hgetall(self.key(name, "journal"))
-                pipe.hgetall(self.key(name, "journal:times"))
+                for suffix in ("journal", "journal:times", "journal:calls"):
+                    pipe.hgetall(self.key(name, suffix))
                 replies: list[Any] = pipe.execute()
                 return replies
 
-        blobs, times = self.call(both)
-        entries = [_timed(decode_entry(blob), times.get(seq)) for seq, blob in blobs.items()]
+        blobs, times, numbers = self.call(three)
+        entries = [
+            timed(decode_entry(blob), times.get(seq), numbers.get(seq))
+            for seq, blob in blobs.items()
+        ]
         return sorted(entries, key=lambda e: e.seq)
 
     def feed_client(self) -> Any:
@@ -376,72 +532,12 @@ class RedisStore(Store):
         return _client(self.url, timeout=TIMEOUT + 2)
 
 
-def _timed(entry: JournalEntry, times: bytes | None) -> JournalEntry:
-    if times is not None:
-        entry.duration_ms, entry.timing, *cut = orjson.loads(times)
-        entry.cut = bool(cut and cut[0])
-    return entry
+@dataclass(frozen=True, slots=True)
+class _Missed:
+    """A one-round-trip change not written: the namespace's state and version to make it on
+    again (``None``: take the namespace locked)."""
 
-
-class Completer:
-    """Writes the journal's times: with the next request's first call to Redis (they ride
-    along), else, if none comes soon, in a thread of its own (started in the process that
-    first needs it: a thread does not survive a fork), all that waited in one call."""
-
-    def __init__(self, store: RedisStore) -> None:
-        self._store = store
-        self._waiting: list[object] = []
-        self._busy = False
-        self._ready = threading.Condition()
-        self._started_in: int | None = None
-        self._flushing = False
-        #: When the oldest of those waiting was added.
-        self._since = 0.0
-
-    def add(self, name: str, seq: int, times: bytes) -> None:
-        with self._ready:
-            if self._started_in != os.getpid():
-                self._started_in = os.getpid()
-                self._waiting, self._busy = [], False
-                threading.Thread(target=self._run, name="mockserver-journal", daemon=True).start()
-            if not self._waiting:
-                self._since = time.monotonic()
-            self._waiting += [name, seq, times]
-            self._ready.notify_all()
-
-    def take(self) -> list[object]:
-        """What waits to be written (the caller writes it)."""
-        with self._ready:
-            batch, self._waiting = self._waiting, []
-            return batch
-
-    def _run(self) -> None:
-        while True:
-            with self._ready:
-                while True:  # until the oldest has waited long enough for a request to come
-                    if not self._waiting:
-                        self._ready.wait()
-                        continue
-                    left = self._since + RIDE_ALONG - time.monotonic()
-                    if self._flushing or left <= 0:
-                        break
-                    self._ready.wait(left)
-                batch, self._waiting = self._waiting, []
-                if not batch:
-                    continue
-                self._busy = True
-            with suppress(StateUnavailableError):  # the outage is logged once, where it began
-                self._store.run("complete", self._store.origin, FEED_SIZE, *batch)
-            with self._ready:
-                self._busy = False
-                self._ready.notify_all()
-
-    def flush(self) -> None:
-        with self._ready:
-            self._flushing = True
-            self._ready.notify_all()
-            self._ready.wait_for(lambda: not self._waiting and not self._busy, timeout=10)
-            self._flushing = False
+    known: tuple[bytes, bytes] | None
 
 
 def _client(url: str, *, timeout: float) -> Any:
@@ -505,7 +601,7 @@ class _Held:
             if got[0] == 1:
                 break
             if time.monotonic() > deadline:
-                raise _unavailable(store.url, f"namespace {name!r} stayed held by another process")
+                raise unavailable(store.url, f"namespace {name!r} stayed held by another process")
             time.sleep(wait)
             wait = min(wait * 2, 0.02)
         _, state, fresh, evicted = got
@@ -513,7 +609,9 @@ class _Held:
         space.feed = Outbox()
         held[name] = [space, 1, token, state or b""]
         for gone in evicted:
-            store.feed.publish("reset", unescape(gone.decode()))
+            gone_name = unescape(gone.decode())
+            store._known.pop(gone_name, None)
+            store.feed.publish("reset", gone_name)
         return space
 
     def __exit__(self, *exc: object) -> None:
@@ -526,217 +624,10 @@ class _Held:
         del held[name]
         space, _, token, snapshot = record
         state = store.codec.encode_state(space)
-        journal = space.journal
-        assert isinstance(journal, JournalView)
-        args: list[object] = [
-            escape(name),
-            token,
-            b"" if state == snapshot else state,
-            store.journal_limit,
-            store.store_limit,
-            store.origin,
-            FEED_SIZE,
-            len(journal.added),
-        ]
-        for entry in journal.added:
-            args += [entry.seq, encode_entry(entry)]
-        changes = [
-            change
-            for shelf in (space.chat_completions, space.responses, space.conversations)
-            for change in _shelf(shelf).changes()
-        ]
-        args.append(len(changes))
-        for change in changes:
-            args += change
-        outbox = space.feed
-        assert isinstance(outbox, Outbox)
-        args.append(len(outbox.sent))
-        for kind, seq in outbox.sent:
-            args += [kind, seq]
         try:
-            store.run("commit", *args)
+            done = store.run("commit", escape(name), token, *store.writes(space, state, snapshot))
         except StateUnavailableError:
             store.orphaned(name, token)  # if it never ran, the namespace is still ours
+            store._known.pop(name, None)
             raise
-        for kind, seq in outbox.sent:
-            store.feed.publish(kind, name, seq)
-
-
-class Outbox(Feed):
-    """A held namespace's announcements, sent with its changes (and so only if they are)."""
-
-    def __init__(self) -> None:
-        super().__init__(size=1)
-        self.sent: list[tuple[Kind, int]] = []
-
-    def publish(self, kind: Kind, namespace: str, seq: int = 0) -> None:
-        self.sent.append((kind, seq))
-
-
-class JournalView:
-    """A namespace's journal on Redis: entries appended in a transaction are written with it;
-    reading fetches them all (one round trip), which only the control API and views do."""
-
-    def __init__(self, store: RedisStore, name: str) -> None:
-        self.store = store
-        self.name = name
-        self.added: list[JournalEntry] = []
-        #: How many entries Redis holds (from the namespace's journal number).
-        self.known = 0
-        self._loaded: list[JournalEntry] | None = None
-
-    def _all(self) -> list[JournalEntry]:
-        if self._loaded is None:
-            self._loaded = self.store.journal_entries(self.name)
-        kept = [*self._loaded, *self.added]
-        limit = self.store.journal_limit
-        return kept[-limit:] if limit else []
-
-    def append(self, entry: JournalEntry, /) -> None:
-        self.added.append(entry)
-
-    def __iter__(self) -> Iterator[JournalEntry]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return min(self.known + len(self.added), self.store.journal_limit)
-
-    def __getitem__(self, index: int, /) -> JournalEntry:
-        return self._all()[index]
-
-
-class RedisShelf(Generic[V]):
-    """The stored objects of one kind on Redis: each one read is fetched (and kept for the
-    transaction), and written back on commit only if it changed."""
-
-    def __init__(self, store: RedisStore, name: str, kind: str, *, key: Callable[[V], str]):
-        self.store = store
-        self.name = name
-        self.kind = kind
-        self.key = key
-        #: id → (object, the bytes it was read as; b"" for one put in this transaction).
-        self._seen: dict[str, tuple[V, bytes]] = {}
-        self._missing: set[str] = set()
-        self._deleted: set[str] = set()
-
-    def get(self, key: str, /) -> V | None:
-        seen = self._seen.get(key)
-        if seen is not None:
-            return seen[0]
-        if key in self._missing or key in self._deleted:
-            return None
-        blob = self.store.fetch(self.name, self.kind, key)
-        if blob is None:
-            self._missing.add(key)
-            return None
-        stored: V = decode_stored(blob)
-        self._seen[key] = (stored, blob)
-        return stored
-
-    def put(self, key: str, stored: V) -> None:
-        self._seen[key] = (stored, b"")
-        self._missing.discard(key)
-        self._deleted.discard(key)
-
-    def __getitem__(self, key: str, /) -> V:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def __contains__(self, key: object, /) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
-
-    def __delitem__(self, key: str, /) -> None:
-        self[key]  # a KeyError if there is none
-        self._seen.pop(key, None)
-        self._deleted.add(key)
-
-    def values(self) -> Reversible[V]:
-        found: dict[str, V] = {}
-        for key, blob in self.store.fetch_all(self.name, self.kind):
-            if key in self._deleted:
-                continue
-            seen = self._seen.get(key)
-            if seen is None:
-                seen = self._seen[key] = (decode_stored(blob), blob)
-            found[key] = seen[0]
-        for key, (stored, _) in self._seen.items():
-            found.setdefault(key, stored)
-        return list(found.values())
-
-    def __len__(self) -> int:
-        return len(list(self.values()))
-
-    def changes(self) -> Iterator[list[object]]:
-        """What to write on commit: ``[kind, 'set'/'del', id, bytes]`` each."""
-        for key in self._deleted:
-            yield [self.kind, "del", key, b""]
-        for key, (stored, blob) in self._seen.items():
-            now = encode_stored(stored)
-            if now != blob:
-                yield [self.kind, "set", key, now]
-
-
-class SharedFeed(Feed):
-    """This process's feed, which also hears every other process's changes: a reader thread
-    follows the shared Redis stream (started the first time a live view looks), skipping this
-    process's own changes (published here as they are made)."""
-
-    def __init__(self, store: RedisStore, *, size: int) -> None:
-        super().__init__(size=size)
-        self._store = store
-        self._started_in: int | None = None
-        self._stopping = threading.Event()
-        self._start_lock = threading.Lock()
-
-    def _follow(self) -> None:
-        with self._start_lock:
-            if self._started_in == os.getpid():
-                return
-            self._started_in = os.getpid()
-        client = self._store.feed_client()
-        stream = f"{self._store.prefix}:feed"
-        last = "0-0"
-        with suppress(redis.RedisError):  # if not, the reader below retries until it answers
-            last = self._deliver(client.xrange(stream, "-", "+"), last)
-        thread = threading.Thread(
-            target=self._read, args=(client, stream, last), name="mockserver-feed", daemon=True
-        )
-        thread.start()
-
-    def _deliver(self, entries: list[Any], last: str) -> str:
-        own = self._store.origin.encode()
-        for entry_id, fields in entries:
-            last = entry_id.decode()
-            if fields.get(b"o") == own:
-                continue
-            kind = fields[b"k"].decode()
-            name = unescape(fields[b"n"].decode())
-            super().publish(kind, name, int(fields[b"s"]))
-        return last
-
-    def _read(self, client: Any, stream: str, last: str) -> None:
-        while not self._stopping.is_set():
-            try:
-                found = client.xread({stream: last}, block=1000)
-            except redis.RedisError:
-                self._stopping.wait(0.5)
-                continue
-            for _, entries in found or ():
-                last = self._deliver(entries, last)
-
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def since(self, version: int) -> list[Change] | None:
-        self._follow()
-        return super().since(version)
-
-    def recent(self) -> tuple[int, list[Change]]:
-        self._follow()
-        return super().recent()
-
-    async def wait(self, version: int, *, timeout: float) -> bool:
-        self._follow()
-        return await super().wait(version, timeout=timeout)
+        store.written(space, state, done, [])

@@ -4,49 +4,160 @@ one step for every process sharing it.
 Keys, under a prefix ``P`` (``--state-prefix``) and a namespace's escaped name ``N`` (``%`` and
 ``:`` percent-escaped, so no name's keys run into another's)::
 
-    P:names            zset   namespaces, scored by last use (P:tick), oldest first
-    P:tick             int    the use counter (no wall clock: nothing ambient)
-    P:incarnations     int    numbers each namespace made anew
-    P:feed             stream the change feed (kind k, escaped name n, seq s, origin o)
-    P:scenario:DIGEST  string an uploaded scenario's YAML, by its digest
-    P:ns:N:state       string the namespace's counters, hits, scenario, queue, clock, budgets
-    P:ns:N:lock        string who holds it (a token; expires, so a dead process lets go)
-    P:ns:N:journal     hash   journal entries by number (written with their answers)
-    P:ns:N:journal:times hash how long each took, by number (written once it is sent)
-    P:ns:N:KIND        hash   stored objects by id (KIND: chat, responses, conversations)
-    P:ns:N:KIND:order  zset   their ids, oldest first
+    P:names              zset   namespaces, scored by last use (P:tick), oldest first
+    P:tick               int    the use counter (no wall clock: nothing ambient)
+    P:incarnations       int    numbers each namespace made anew
+    P:versions           int    numbers each namespace's written states (never twice)
+    P:calls              int    the server-wide call number (every process's journal entries)
+    P:feed               stream the change feed (kind k, escaped name n, seq s, origin o)
+    P:scenario:DIGEST    string an uploaded scenario's YAML, by its digest
+    P:ns:N:state         string the namespace's counters, hits, scenario, queue, clock, budgets
+    P:ns:N:ver           string which written state it is (a P:versions number)
+    P:ns:N:lock          string who holds it (a token; expires, so a dead process lets go)
+    P:ns:N:journal       hash   journal entries by number (written with their answers)
+    P:ns:N:journal:times hash   how long each took, by number (written once it is sent)
+    P:ns:N:journal:calls hash   each entry's server-wide call number
+    P:ns:N:journal:first int    the oldest entry's number still kept
+    P:ns:N:journal:bytes int    the bytes the kept entries hold
+    P:ns:N:KIND          hash   stored objects by id (KIND: chat, responses, conversations)
+    P:ns:N:KIND:order    zset   their ids, oldest first
+    P:ns:N:KIND:bytes    int    the bytes they hold
+
+A namespace changes in one of two ways. ``TRY`` writes a change made on the state this process
+last saw, if that state is still the namespace's (its ``ver``) and nobody holds the namespace:
+one round trip, the common case. Otherwise ``ACQUIRE`` takes the namespace's lock and reads it,
+and ``COMMIT`` writes and lets go.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACQUIRE", "COMMIT", "COMPLETE", "KINDS", "RELEASE", "RESET"]
+__all__ = ["ACQUIRE", "ANNOUNCE", "COMMIT", "COMPLETE", "KINDS", "RELEASE", "RESET", "TRY"]
 
 #: The kinds of stored object, by the key each is kept under.
 KINDS: Final = ("chat", "responses", "conversations")
 
-_FORGET: Final = """
+_SHARED: Final = """
 local function forget(p, n)
   local base = p .. ':ns:' .. n
-  redis.call('DEL', base .. ':state', base .. ':journal', base .. ':journal:times',
-    base .. ':chat', base .. ':chat:order',
-    base .. ':responses', base .. ':responses:order',
-    base .. ':conversations', base .. ':conversations:order')
+  redis.call('DEL', base .. ':state', base .. ':ver', base .. ':journal',
+    base .. ':journal:times', base .. ':journal:calls', base .. ':journal:first',
+    base .. ':journal:bytes',
+    base .. ':chat', base .. ':chat:order', base .. ':chat:bytes',
+    base .. ':responses', base .. ':responses:order', base .. ':responses:bytes',
+    base .. ':conversations', base .. ':conversations:order', base .. ':conversations:bytes')
   redis.call('ZREM', p .. ':names', n)
 end
 local function announce(p, maxlen, kind, n, seq, origin)
   redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*',
     'k', kind, 'n', n, 's', seq, 'o', origin)
 end
-local function complete(p, origin, maxlen, from)
-  for i = from, #ARGV, 3 do
+-- (name, seq, times) triples from ARGV[from] to ARGV[to]
+local function complete(p, origin, maxlen, from, to)
+  for i = from, to, 3 do
     local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
     if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
       redis.call('HSET', journal .. ':times', ARGV[i + 1], ARGV[i + 2])
     end
     announce(p, maxlen, 'entry', ARGV[i], ARGV[i + 1], origin)
   end
+end
+-- the namespace used now; the least recently used past the limit forgotten
+local function touch(p, n, limit, maxlen, origin)
+  redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
+  local evicted = {}
+  while redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
+    local oldest = redis.call('ZRANGE', p .. ':names', 0, 0)[1]
+    forget(p, oldest)
+    evicted[#evicted + 1] = oldest
+    announce(p, maxlen, 'reset', oldest, 0, origin)
+  end
+  return evicted
+end
+local function drop_entry(journal, seq)
+  local size = redis.call('HSTRLEN', journal, seq)
+  redis.call('HDEL', journal, seq)
+  redis.call('HDEL', journal .. ':times', seq)
+  redis.call('HDEL', journal .. ':calls', seq)
+  return redis.call('DECRBY', journal .. ':bytes', size)
+end
+local function drop_stored(shelf, id, weighed)
+  if weighed then redis.call('DECRBY', shelf .. ':bytes', redis.call('HSTRLEN', shelf, id)) end
+  redis.call('HDEL', shelf, id)
+end
+-- ARGV from ``at``: state ('' = unchanged), journal limit, journal bytes, store limit, store
+-- bytes, origin, feed length, then journal entries (count, then seq + blob each), stored-object
+-- changes (count, then kind + 'set'/'del' + id + blob each) and announcements (count, then
+-- kind + seq each). Returns {the state's new version, the entries' call numbers}.
+local function write(p, n, at)
+  local base = p .. ':ns:' .. n
+  if ARGV[at] ~= '' then redis.call('SET', base .. ':state', ARGV[at]) end
+  local jlimit, jbytes = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  local slimit, sbytes = tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
+  local origin, maxlen = ARGV[at + 5], ARGV[at + 6]
+  local journal = base .. ':journal'
+  local numbers = {}
+  local i = at + 7
+  local count = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, count do
+    local seq, blob = tonumber(ARGV[i]), ARGV[i + 1]
+    local number = redis.call('INCR', p .. ':calls')
+    numbers[#numbers + 1] = number
+    if jlimit > 0 then
+      redis.call('HSET', journal, seq, blob)
+      redis.call('HSET', journal .. ':calls', seq, number)
+      local total = redis.call('INCRBY', journal .. ':bytes', #blob)
+      redis.call('SET', journal .. ':first', seq, 'NX')
+      local first = tonumber(redis.call('GET', journal .. ':first'))
+      -- the oldest leave past either bound (never the newest: one big request is kept)
+      while first < seq and (seq - first + 1 > jlimit or total > jbytes) do
+        total = drop_entry(journal, first)
+        first = first + 1
+      end
+      redis.call('SET', journal .. ':first', first)
+    end
+    i = i + 2
+  end
+  count = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, count do
+    local kind, op, id = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    local shelf, order = base .. ':' .. kind, base .. ':' .. kind .. ':order'
+    local weighed = kind ~= 'conversations'  -- as in memory: completions and responses
+    if op == 'set' then
+      if not redis.call('ZSCORE', order, id) then
+        local last = redis.call('ZRANGE', order, -1, -1, 'WITHSCORES')
+        local score = 1
+        if #last > 0 then score = tonumber(last[2]) + 1 end
+        redis.call('ZADD', order, score, id)
+      end
+      local total = 0
+      if weighed then
+        local was = redis.call('HSTRLEN', shelf, id)
+        total = redis.call('INCRBY', shelf .. ':bytes', #ARGV[i + 3] - was)
+      end
+      redis.call('HSET', shelf, id, ARGV[i + 3])
+      while true do
+        local kept = redis.call('ZCARD', order)
+        if not (kept > slimit or (weighed and kept > 1 and total > sbytes)) then break end
+        local oldest = redis.call('ZPOPMIN', order)[1]
+        drop_stored(shelf, oldest, weighed)
+        if weighed then total = tonumber(redis.call('GET', shelf .. ':bytes')) end
+      end
+    else
+      drop_stored(shelf, id, weighed)
+      redis.call('ZREM', order, id)
+    end
+    i = i + 4
+  end
+  count = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, count do
+    announce(p, maxlen, ARGV[i], n, ARGV[i + 1], origin)
+    i = i + 2
+  end
+  local version = redis.call('INCR', p .. ':versions')
+  redis.call('SET', base .. ':ver', version)
+  return {version, numbers}
 end
 """
 
@@ -55,117 +166,100 @@ end
 #: Returns {0, ms the lock has left} if another holds the namespace, else
 #: {1, state ('' for a new namespace), its incarnation if new (else 0), names evicted}.
 ACQUIRE: Final = (
-    _FORGET
+    _SHARED
     + """
 local p, n, token = ARGV[1], ARGV[2], ARGV[3]
 local base = p .. ':ns:' .. n
-complete(p, ARGV[6], ARGV[7], 8)
+complete(p, ARGV[6], ARGV[7], 8, #ARGV)
 if not redis.call('SET', base .. ':lock', token, 'NX', 'PX', ARGV[4]) then
   return {0, redis.call('PTTL', base .. ':lock')}
 end
-local tick = redis.call('INCR', p .. ':tick')
 local state = redis.call('GET', base .. ':state')
 local fresh = 0
 if not state then
   fresh = redis.call('INCR', p .. ':incarnations')
   state = ''
 end
-redis.call('ZADD', p .. ':names', tick, n)
-local evicted = {}
-local limit = tonumber(ARGV[5])
-while redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
-  local oldest = redis.call('ZRANGE', p .. ':names', 0, 0)[1]
-  forget(p, oldest)
-  evicted[#evicted + 1] = oldest
-  announce(p, ARGV[7], 'reset', oldest, 0, ARGV[6])
-end
+local evicted = touch(p, n, tonumber(ARGV[5]), ARGV[7], ARGV[6])
 return {1, state, fresh, evicted}
 """
 )
 
-#: ARGV: prefix, name, token, state ('' = unchanged), journal limit, store limit, origin,
-#: feed length, then journal entries (count, then seq + blob each), stored-object changes
-#: (count, then kind + 'set'/'del' + id + blob each) and announcements (count, then kind +
-#: seq each). Written only while the caller still holds the namespace; then let go.
+#: ARGV: prefix, name, token, then what ``write`` takes (above). Written only while the caller
+#: still holds the namespace; then let go. Returns {version, call numbers}.
 COMMIT: Final = (
-    _FORGET
+    _SHARED
     + """
 local p, n, token = ARGV[1], ARGV[2], ARGV[3]
 local base = p .. ':ns:' .. n
 if redis.call('GET', base .. ':lock') ~= token then
   return redis.error_reply('MOCKSERVER_LOCK_LOST the namespace was held too long')
 end
-if ARGV[4] ~= '' then redis.call('SET', base .. ':state', ARGV[4]) end
 if not redis.call('ZSCORE', p .. ':names', n) then  -- evicted or reset while held: counted again
   redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
 end
-local jlimit, slimit = tonumber(ARGV[5]), tonumber(ARGV[6])
-local i = 9
-local count = tonumber(ARGV[i]); i = i + 1
-for _ = 1, count do
-  local seq = tonumber(ARGV[i])
-  if jlimit > 0 then redis.call('HSET', base .. ':journal', ARGV[i], ARGV[i + 1]) end
-  if seq > jlimit then
-    redis.call('HDEL', base .. ':journal', tostring(seq - jlimit))
-    redis.call('HDEL', base .. ':journal:times', tostring(seq - jlimit))
-  end
-  i = i + 2
-end
-count = tonumber(ARGV[i]); i = i + 1
-for _ = 1, count do
-  local kind, op, id = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local shelf, order = base .. ':' .. kind, base .. ':' .. kind .. ':order'
-  if op == 'set' then
-    if not redis.call('ZSCORE', order, id) then
-      local last = redis.call('ZRANGE', order, -1, -1, 'WITHSCORES')
-      local score = 1
-      if #last > 0 then score = tonumber(last[2]) + 1 end
-      redis.call('ZADD', order, score, id)
-    end
-    redis.call('HSET', shelf, id, ARGV[i + 3])
-    while redis.call('ZCARD', order) > slimit do
-      local oldest = redis.call('ZPOPMIN', order)
-      redis.call('HDEL', shelf, oldest[1])
-    end
-  else
-    redis.call('HDEL', shelf, id)
-    redis.call('ZREM', order, id)
-  end
-  i = i + 4
-end
-count = tonumber(ARGV[i]); i = i + 1
-for _ = 1, count do
-  announce(p, ARGV[8], ARGV[i], n, ARGV[i + 1], ARGV[7])
-  i = i + 2
-end
+local done = write(p, n, 4)
 redis.call('DEL', base .. ':lock')
-return 1
+return done
+"""
+)
+
+#: ARGV: prefix, name, the version the change was made on, namespace limit, origin, feed
+#: length, the count of completed journal entries riding along, their (name, seq, times), then
+#: what ``write`` takes. Returns {1, version, call numbers, names evicted} if written; {0} if
+#: another process holds the namespace; {0, state, version} if the namespace is no longer in
+#: that version (its state now: '' if it is gone).
+TRY: Final = (
+    _SHARED
+    + """
+local p, n, want = ARGV[1], ARGV[2], ARGV[3]
+local base = p .. ':ns:' .. n
+local riding = tonumber(ARGV[7])
+complete(p, ARGV[5], ARGV[6], 8, 7 + 3 * riding)
+if redis.call('EXISTS', base .. ':lock') == 1 then return {0} end
+local version = redis.call('GET', base .. ':ver')
+if version ~= want then
+  return {0, redis.call('GET', base .. ':state') or '', version or ''}
+end
+local evicted = touch(p, n, tonumber(ARGV[4]), ARGV[6], ARGV[5])
+local done = write(p, n, 8 + 3 * riding)
+return {1, done[1], done[2], evicted}
 """
 )
 
 #: ARGV: prefix, origin, feed length, then (name, seq, times) per completed entry: its times
 #: kept if it is still in its journal; announced.
 COMPLETE: Final = (
-    _FORGET
+    _SHARED
     + """
-complete(ARGV[1], ARGV[2], ARGV[3], 4)
+complete(ARGV[1], ARGV[2], ARGV[3], 4, #ARGV)
 return 1
 """
 )
 
-#: ARGV: prefix, name, origin, feed length, then kind + seq per announcement (none: forget
-#: the namespace and announce its reset).
+#: ARGV: prefix, name, origin, feed length, the token this caller holds the namespace by ('' if
+#: none): forget the namespace and announce its reset, unless another holds it (then {0, ms
+#: the lock has left}; the caller waits). Returns {1}.
 RESET: Final = (
-    _FORGET
+    _SHARED
     + """
 local p, n = ARGV[1], ARGV[2]
-if #ARGV == 4 then
-  forget(p, n)
-  announce(p, ARGV[4], 'reset', n, 0, ARGV[3])
-  return 1
+local holder = redis.call('GET', p .. ':ns:' .. n .. ':lock')
+if holder and holder ~= ARGV[5] then
+  return {0, redis.call('PTTL', p .. ':ns:' .. n .. ':lock')}
 end
+forget(p, n)
+announce(p, ARGV[4], 'reset', n, 0, ARGV[3])
+return {1}
+"""
+)
+
+#: ARGV: prefix, name, origin, feed length, then kind + seq per announcement.
+ANNOUNCE: Final = (
+    _SHARED
+    + """
 for i = 5, #ARGV, 2 do
-  announce(p, ARGV[4], ARGV[i], n, ARGV[i + 1], ARGV[3])
+  announce(ARGV[1], ARGV[4], ARGV[i], ARGV[2], ARGV[i + 1], ARGV[3])
 end
 return 1
 """

@@ -13,6 +13,7 @@ from collections import Counter
 
 import httpx
 
+from mockserver.http.workers import Supervisor
 from tests.support.fleet import Serve
 from tests.support.redis_server import RedisServer
 
@@ -88,6 +89,32 @@ def test_three_workers_share_one_port_and_one_namespace(redis_server: RedisServe
             for _ in range(10)
         )
         assert statuses == {200: 10}
+        deadline = time.monotonic() + 10  # and another takes its place
+        while workers[0] in (now := _children(serve.process.pid)) or len(now) < 3:
+            assert time.monotonic() < deadline, f"no worker replaced the lost one: {now}"
+            time.sleep(0.05)
     finally:
         assert serve.stop() == 1  # a worker died: the parent says so
-    assert re.search(r"worker \d exited \(-9\); 2 still serving", "".join(serve.output))
+    said = "".join(serve.output)
+    assert re.search(r"worker \d exited \(-9\); 2 still serving, starting another", said)
+
+
+def test_a_worker_that_dies_as_it_starts_is_not_started_again_and_again() -> None:
+    started: list[int] = []
+
+    def spawn(number: int) -> int:
+        pid = os.fork()
+        if pid == 0:  # a worker that cannot serve
+            os._exit(3)
+        started.append(number)
+        return pid
+
+    handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        supervisor = Supervisor(spawn)
+        supervisor.start(1)
+        assert supervisor.wait() == 1
+    finally:
+        signal.signal(signal.SIGTERM, handlers[0])
+        signal.signal(signal.SIGINT, handlers[1])
+    assert started == [1] * Supervisor.GIVE_UP

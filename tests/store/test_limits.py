@@ -110,3 +110,46 @@ def test_stored_objects_are_bounded_in_bytes_oldest_first() -> None:
         assert space.chat_completions.bytes == 800
         del space.chat_completions["chatcmpl-2"]  # a delete keeps the count right
         assert space.chat_completions.bytes == 400
+
+
+def test_every_backend_bounds_the_journal_in_bytes_oldest_first(new_store: NewStore) -> None:
+    from mockserver.store import Exchange, Unparsed
+
+    store = new_store(journal_limit=100, journal_bytes=10_000)
+    for _ in range(5):
+        with store.namespace("sk-a") as space:
+            big = Unparsed(b"x" * 4000, bytes)
+            entry = JournalEntry(seq=0, method="POST", path="/v1/x", status=200, request=big)
+            space.record(entry, announce=False)
+        store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
+    assert [e.seq for e in store.journal("sk-a")] == [4, 5]
+    with store.namespace("sk-a") as space:  # one over the bound alone is still journaled
+        huge = Unparsed(b"x" * 20_000, bytes)
+        entry = JournalEntry(seq=0, method="POST", path="/v1/x", status=200, request=huge)
+        space.record(entry, announce=False)
+    store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
+    assert [e.seq for e in store.journal("sk-a")] == [6]
+
+
+def test_every_backend_bounds_stored_completions_in_bytes_oldest_first(new_store: NewStore) -> None:
+    from mockserver.store import StoredChatCompletion
+
+    store = new_store(store_limit=100, store_bytes=10_000)
+    for number in range(4):
+        with store.namespace("sk-a") as space:
+            body = {"id": f"chatcmpl-{number}", "content": "x" * 4000}
+            store.put_chat_completion(space, StoredChatCompletion(body, [], {}, size=4100))
+    with store.namespace("sk-a") as space:
+        assert [kept.body["id"] for kept in space.chat_completions.values()] == [
+            "chatcmpl-2",
+            "chatcmpl-3",
+        ]
+        del space.chat_completions["chatcmpl-2"]  # a delete gives its bytes back
+    with store.namespace("sk-a") as space:
+        body = {"id": "chatcmpl-4", "content": "x" * 4000}
+        store.put_chat_completion(space, StoredChatCompletion(body, [], {}, size=4100))
+    with store.view("sk-a") as space:
+        assert [kept.body["id"] for kept in space.chat_completions.values()] == [
+            "chatcmpl-3",
+            "chatcmpl-4",
+        ]

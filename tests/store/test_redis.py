@@ -187,11 +187,39 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
         server.stop()
 
 
-def test_a_namespace_reset_while_another_process_holds_it_is_still_counted(
+def test_a_reset_waits_for_another_process_holding_the_namespace(
     pair: tuple[RedisStore, RedisStore],
 ) -> None:
     one, two = pair
+    reset = threading.Event()
+
+    def forget() -> None:
+        two.reset("sk-a")
+        reset.set()
+
     with one.namespace("sk-a") as space:
-        two.reset("sk-a")  # another process, in the middle of this one's change
         space.next_counter()
-    assert one.names() == ["sk-a"]  # so the namespace limit still bounds it
+        thread = threading.Thread(target=forget)
+        thread.start()
+        assert not reset.wait(0.3)  # not in the middle of this process's change
+    thread.join(timeout=5)
+    assert reset.is_set()
+    assert one.names() == []  # the reset came after the change, and forgot it
+    with one.view("sk-a") as space:
+        assert space.counter == 0
+
+
+def test_call_numbers_count_every_processs_calls_in_one_sequence(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    made = []
+    for n in range(6):
+        store, name = (one, "sk-a") if n % 2 else (two, "sk-b")
+        with store.namespace(name) as space:
+            entry = JournalEntry(seq=0, method="GET", path=f"/{n}", status=200)
+            space.record(entry, announce=False)
+        made.append(entry.number)
+    assert made == [1, 2, 3, 4, 5, 6]  # as written, told to the process that wrote each
+    read = [(e.path, e.number) for name in ("sk-a", "sk-b") for e in one.journal(name)]
+    assert sorted(read, key=lambda pair: pair[1]) == [(f"/{n}", n + 1) for n in range(6)]

@@ -38,7 +38,7 @@ from mockserver.http.lane.recipes import (
     Remake,
 )
 from mockserver.ids import monotonic
-from mockserver.store import JournalEntry, Unparsed
+from mockserver.store import JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
 
@@ -120,17 +120,25 @@ class Lane:
             rule=decision.rule,
             miss=recipe.miss,
         )
-        with engine.store.namespace(decision.namespace) as space:
+
+        def serve(space: Namespace) -> tuple[int, dict[str, str], bytes] | None:
             committed = engine.replay(space, decision, entry)  # journaled, announced when sent
             if committed is None:
                 return None
             counter, budget = committed
             answer_id = recipe.answer_id(counter)
             created = engine.now()
-            answer = recipe.fill(answer_id, created)
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
             if recipe.commit is not None:
                 recipe.commit(answer_id, created)
+            return counter, budget, recipe.fill(answer_id, created)
+
+        # One atomic change of the namespace (on a shared store, maybe made again: on the
+        # namespace as another process left it).
+        served = engine.store.transact(decision.namespace, serve)
+        if served is None:
+            return None
+        counter, budget, answer = served
         headers = engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )
