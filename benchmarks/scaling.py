@@ -25,9 +25,19 @@ from benchmarks.workloads import CHAT, Load, Workload, drive
 __all__ = ["run"]
 
 W1V = Workload("/v1/chat/completions", varied=True)
+#: The same, over 16 API keys (namespaces): what many clients of a load test look like.
+W1V_KEYS = Workload("/v1/chat/completions", varied=True, keys=16)
 #: Calls a request makes to Redis itself (commands inside a script are counted apart).
 _CALLS = ("cmdstat_evalsha", "cmdstat_eval", "cmdstat_hget", "cmdstat_hgetall", "cmdstat_exec")
-CONFIGS = (("memory", 1), ("redis", 1), ("redis", 2))
+#: (state, workers, API keys).
+CONFIGS = (
+    ("memory", 1, 1),
+    ("redis", 1, 1),
+    ("redis", 2, 1),
+    ("memory", 1, 16),
+    ("redis", 1, 16),
+    ("redis", 2, 16),
+)
 
 
 def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -78,12 +88,15 @@ def _calls(client: redis.Redis) -> int:
     return sum(int(stats[name]["calls"]) for name in _CALLS if name in stats)
 
 
-def _journaled(client: redis.Redis, prefix: str) -> int:
-    """Requests the benchmark's namespace has journaled (its journal number)."""
+def _journaled(client: redis.Redis, prefix: str, workload: Workload) -> int:
+    """Requests the benchmark's namespaces have journaled (their journal numbers)."""
     import pickle
 
-    state = client.get(f"{prefix}:ns:sk-bench:state")
-    return int(pickle.loads(state)[1]) if state else 0
+    total = 0
+    for n in range(workload.keys):
+        state = client.get(f"{prefix}:ns:{workload.key_of(n)}:state")
+        total += int(pickle.loads(state)[1]) if state else 0
+    return total
 
 
 def run(*, duration: float, rounds: int, driver: str) -> int:
@@ -93,22 +106,29 @@ def run(*, duration: float, rounds: int, driver: str) -> int:
         return 1
     process, url = _redis_server(binary)
     client = redis.Redis.from_url(url)
-    rates: dict[tuple[str, int], list[float]] = {config: [] for config in CONFIGS}
-    trips: dict[tuple[str, int], list[float]] = {config: [] for config in CONFIGS}
+    rates: dict[tuple[str, int, int], list[float]] = {config: [] for config in CONFIGS}
+    trips: dict[tuple[str, int, int], list[float]] = {config: [] for config in CONFIGS}
     try:
         for number in range(rounds):
             print(f"round {number + 1}/{rounds} …", file=sys.stderr, flush=True)
-            for state, workers in CONFIGS:
-                prefix = f"bench{number}{state}{workers}"
+            for state, workers, keys in CONFIGS:
+                workload = W1V_KEYS if keys > 1 else W1V
+                prefix = f"bench{number}{state}{workers}k{keys}"
                 server = _spawn(url if state == "redis" else None, workers, prefix)
                 try:
-                    drive(W1V, "mockserver", server.port, Load(4, min(0.3, duration), "python"))
-                    calls, journaled = _calls(client), _journaled(client, prefix)
-                    measured = drive(W1V, "mockserver", server.port, Load(16, duration, driver))
-                    rates[(state, workers)].append(measured.rate)
+                    drive(
+                        workload, "mockserver", server.port, Load(4, min(0.3, duration), "python")
+                    )
+                    calls, journaled = _calls(client), _journaled(client, prefix, workload)
+                    measured = drive(
+                        workload, "mockserver", server.port, Load(16, duration, driver)
+                    )
+                    rates[(state, workers, keys)].append(measured.rate)
                     if state == "redis":
-                        served = _journaled(client, prefix) - journaled
-                        trips[(state, workers)].append((_calls(client) - calls) / max(served, 1))
+                        served = _journaled(client, prefix, workload) - journaled
+                        trips[(state, workers, keys)].append(
+                            (_calls(client) - calls) / max(served, 1)
+                        )
                     if measured.errors:
                         print(f"  {state} × {workers}: {measured.errors} errors", file=sys.stderr)
                 finally:
@@ -116,10 +136,10 @@ def run(*, duration: float, rounds: int, driver: str) -> int:
     finally:
         process.terminate()
         process.wait(timeout=10)
-    print("row  state   workers  req/s (W1v, 16 conns)  Redis round trips/request")
-    for state, workers in CONFIGS:
-        rate = statistics.median(rates[(state, workers)])
-        found = trips[(state, workers)]
+    print("row  state   workers  keys  req/s (W1v, 16 conns)  Redis round trips/request")
+    for state, workers, keys in CONFIGS:
+        rate = statistics.median(rates[(state, workers, keys)])
+        found = trips[(state, workers, keys)]
         per = f"{statistics.median(found):.2f}" if found else "—"
-        print(f"W1v  {state:<7} {workers:<8} {rate:>21,.0f}  {per}")
+        print(f"W1v  {state:<7} {workers:<8} {keys:<5} {rate:>21,.0f}  {per}")
     return 0

@@ -37,6 +37,12 @@ class Workload:
     body: bytes = CHAT
     varied: bool = False
     base_path: str = "/v1/chat/completions"
+    #: Over how many API keys (namespaces) the requests spread: request ``n`` uses key
+    #: ``sk-bench-{n % keys}`` (one key: ``sk-bench``).
+    keys: int = 1
+
+    def key_of(self, n: int) -> str:
+        return "sk-bench" if self.keys == 1 else f"sk-bench-{n % self.keys}"
 
     def path_for(self, server: str) -> str:
         return self.base_path if server == "baseline" else self.path
@@ -46,6 +52,14 @@ class Workload:
         if not self.varied:
             request = raw_request("POST", path, self.body, port=port, key=key)
             return lambda n: request
+        if self.keys > 1:
+            return lambda n: raw_request(
+                "POST",
+                path,
+                f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(),
+                port=port,
+                key=self.key_of(n),
+            )
         return lambda n: raw_request(
             "POST", path, f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(), port=port, key=key
         )
@@ -100,6 +114,17 @@ def _lua(workload: Workload) -> str:
     )
     if not workload.varied:
         return head + f"wrk.body = {_lua_string(workload.body.decode())}\n"
+    if workload.keys > 1:
+        return head + (
+            "local n = 0\n"
+            "request = function()\n"
+            "  n = n + 1\n"
+            '  local headers = {["Content-Type"] = "application/json",\n'
+            f'    ["Authorization"] = "Bearer sk-bench-" .. (n % {workload.keys})}}\n'
+            f"  return wrk.format(nil, nil, headers, {_lua_string(VARIED_PREFIX)} .. n .. "
+            f"{_lua_string(VARIED_SUFFIX)})\n"
+            "end\n"
+        )
     return head + (
         "local n = 0\n"
         "request = function()\n"

@@ -137,9 +137,11 @@ class RedisStore(Store):
         self.journal_bytes = journal_bytes
         self.store_bytes = store_bytes
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
-        self._redis: Any = _client(url, timeout=timeout)
+        self._pooled: Any = _client(url, timeout=timeout)
+        #: Per thread (and process), a client that keeps one connection of the pool.
+        self._local = threading.local()
         self._scripts = {
-            name: self._redis.register_script(source)
+            name: self._pooled.register_script(source)
             for name, source in (
                 ("acquire", ACQUIRE),
                 ("announce", ANNOUNCE),
@@ -169,6 +171,19 @@ class RedisStore(Store):
         self.completer = Completer(self)
 
     # -- plumbing -------------------------------------------------------------------------
+
+    @property
+    def _redis(self) -> Any:
+        """This thread's client: a connection of its own, kept (taking one from the pool and
+        giving it back, as the pooled client does on every call, costs a request more than the
+        call itself); made anew in a forked worker."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            local.client = redis.Redis(
+                connection_pool=self._pooled.connection_pool, single_connection_client=True
+            )
+            local.pid = os.getpid()
+        return local.client
 
     @property
     def origin(self) -> str:
@@ -210,7 +225,8 @@ class RedisStore(Store):
         self._down_why = why
 
     def run(self, script: str, *args: object) -> Any:
-        return self.call(lambda: self._scripts[script](args=[self.prefix, *args]))
+        client = self._redis
+        return self.call(lambda: self._scripts[script](args=[self.prefix, *args], client=client))
 
     def orphaned(self, name: str, token: str) -> None:
         self._orphans.append((escape(name), token))
@@ -238,7 +254,8 @@ class RedisStore(Store):
     def close(self) -> None:
         self.flush()
         self.feed.stop()
-        self._redis.close()
+        self._pooled.connection_pool.disconnect()
+        self._pooled.close()
 
     def key(self, name: str, suffix: str) -> str:
         return f"{self.prefix}:ns:{escape(name)}:{suffix}"

@@ -80,6 +80,9 @@ class Completer:
         self._flushing = False
         #: When the oldest of those waiting was added.
         self._since = 0.0
+        #: The thread waits for nothing in particular (else it wakes by itself, soon): only
+        #: then does an entry wake it (a wake per request would cost each one a thread switch).
+        self._idle = False
 
     def add(self, name: str, seq: int, times: bytes) -> None:
         with self._ready:
@@ -90,7 +93,9 @@ class Completer:
             if not self._waiting:
                 self._since = time.monotonic()
             self._waiting += [name, seq, times]
-            self._ready.notify_all()
+            if self._idle:
+                self._idle = False
+                self._ready.notify_all()
 
     def take(self) -> list[object]:
         """What waits to be written (the caller writes it)."""
@@ -103,6 +108,7 @@ class Completer:
             with self._ready:
                 while True:  # until the oldest has waited long enough for a request to come
                     if not self._waiting:
+                        self._idle = True
                         self._ready.wait()
                         continue
                     left = self._since + RIDE_ALONG - time.monotonic()
