@@ -105,7 +105,7 @@ TIMEOUT = 1.0
 BREAK = 0.5
 #: How many times a one-round-trip change is made again on a state another process changed
 #: meanwhile, before the namespace is taken locked (which cannot miss).
-TRIES = 2
+TRIES = 4
 
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 
