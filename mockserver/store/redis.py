@@ -1,18 +1,9 @@
 """The Redis backend of the :class:`~mockserver.store.base.Store`: every namespace in one Redis,
 shared by any number of ``serve`` processes (workers, hosts), which then act as one server.
 
-A change to a namespace is one atomic step for every process, in one of two ways:
-
-- **One round trip** (:meth:`RedisStore.transact`, what a request's turn uses): the change is
-  made on the namespace's state as this process last wrote or read it, and one Lua call writes
-  it (state, journal entries, stored-object changes, announcements) if that state is still
-  the namespace's own (its version) and nobody holds it. If another process changed it in
-  between, the call answers with the state as it is now and the change is made again on that
-  (a turn is a function of the state and the request: made again, it is what it would have
-  been); after a few such misses, or for a namespace this process has not seen, the second way.
-- **Locked** (:meth:`RedisStore.namespace`): one Lua call takes the namespace's lock and reads
-  its state (counters, rule hits, scenario, one-off queue, clock, budgets: one small value),
-  another writes what changed and lets go, or nothing if the lock was lost.
+A change to a namespace is one atomic step for every process: usually one round trip, written
+on the state this process last saw if that state is still current (``redis_change.py`` says
+how, and when the namespace is taken under its lock instead).
 
 Either way a ``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent
 exactly once, whichever process serves the request. Stored objects and the journal are not
@@ -40,7 +31,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import orjson
@@ -57,12 +47,11 @@ from mockserver.store.model import (
     StoredChatCompletion,
     StoredConversation,
     StoredResponse,
-    current_exchange,
 )
+from mockserver.store.redis_change import LOCK_WAIT, Held, shelf_of, transact
 from mockserver.store.redis_codec import (
     ScenarioCodec,
     decode_entry,
-    encode_entry,
     escape,
     unescape,
 )
@@ -70,7 +59,6 @@ from mockserver.store.redis_parts import (
     FEED_SIZE,
     Completer,
     JournalView,
-    Outbox,
     RedisShelf,
     SharedFeed,
     StateUnavailableError,
@@ -95,18 +83,10 @@ log = logging.getLogger("mockserver")
 
 #: Keys start with this unless ``--state-prefix`` says otherwise.
 DEFAULT_PREFIX = "mockserver"
-#: How long a process may hold a namespace before another may take it (a process that died
-#: holding one lets go this late); and how long a request waits for one.
-LOCK_MS = 2000
-LOCK_WAIT = 2.5
 #: Each Redis call's socket timeout (seconds): a lost Redis is a 503 this soon, not a hang.
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
-#: How many times a one-round-trip change is made again on a state another process changed
-#: meanwhile, before the namespace is taken locked (which cannot miss).
-TRIES = 4
-
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 
 
@@ -161,7 +141,7 @@ class RedisStore(Store):
         #: Locks that may be ours though we never heard so (a call that timed out may run
         #: once Redis answers again): let go the next time Redis answers, so the namespace
         #: does not wait out the lock's expiry.
-        self._orphans: list[tuple[str, str]] = []
+        self.orphans: list[tuple[str, str]] = []
         #: Calls made to Redis (each one round trip; what the benchmarks count).
         self.round_trips = 0
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
@@ -229,15 +209,15 @@ class RedisStore(Store):
         return self.call(lambda: self._scripts[script](args=[self.prefix, *args], client=client))
 
     def orphaned(self, name: str, token: str) -> None:
-        self._orphans.append((escape(name), token))
+        self.orphans.append((escape(name), token))
 
     def release_orphans(self) -> None:
-        orphans, self._orphans = self._orphans, []
+        orphans, self.orphans = self.orphans, []
         args = [part for orphan in orphans for part in orphan]
         try:
             self.run("release", *args)
         except StateUnavailableError:
-            self._orphans[:0] = orphans
+            self.orphans[:0] = orphans
             raise
 
     def check(self) -> None:
@@ -293,6 +273,13 @@ class RedisStore(Store):
         space.journal.known = min(space.journal_seq, self.journal_limit)
         return space
 
+    def known(self, name: str) -> tuple[bytes, bytes] | None:
+        """The namespace's state (and version) as this process last saw it, if it did."""
+        return self._known.get(name)
+
+    def forget_known(self, name: str) -> None:
+        self._known.pop(name, None)
+
     def remember(self, name: str, state: bytes, version: bytes) -> None:
         """The namespace's state as this process last saw it (what the next change is made on)."""
         known = self._known
@@ -301,119 +288,17 @@ class RedisStore(Store):
         while len(known) > max(self.namespace_limit, 1):
             known.popitem(last=False)
 
-    def written(self, space: Namespace, state: bytes, done: list[Any], evicted: list[Any]) -> None:
-        """After a namespace's change was written: its entries' call numbers, its version, and
-        this process's live views told of it (and of the namespaces it evicted)."""
-        version, numbers = done
-        journal = space.journal
-        assert isinstance(journal, JournalView)
-        for entry, number in zip(journal.added, numbers, strict=True):
-            entry.number = int(number)
-        self.remember(space.name, state, str(version).encode())
-        for gone in evicted:
-            name = unescape(gone.decode())
-            self._known.pop(name, None)
-            self.feed.publish("reset", name)
-        outbox = space.feed
-        assert isinstance(outbox, Outbox)
-        for kind, seq in outbox.sent:
-            self.feed.publish(kind, space.name, seq)
-
-    def writes(self, space: Namespace, state: bytes, snapshot: bytes) -> list[object]:
-        """What a script's ``write`` takes for the change made to ``space`` (its state now
-        ``state``, ``snapshot`` before)."""
-        journal = space.journal
-        assert isinstance(journal, JournalView)
-        args: list[object] = [
-            b"" if state == snapshot else state,
-            self.journal_limit,
-            self.journal_bytes,
-            self.store_limit,
-            self.store_bytes,
-            self.origin,
-            FEED_SIZE,
-            len(journal.added),
-        ]
-        for entry in journal.added:
-            args += [entry.seq, encode_entry(entry)]
-        changes = [
-            change
-            for shelf in (space.chat_completions, space.responses, space.conversations)
-            for change in _shelf(shelf).changes()
-        ]
-        args.append(len(changes))
-        for change in changes:
-            args += change
-        outbox = space.feed
-        assert isinstance(outbox, Outbox)
-        args.append(len(outbox.sent))
-        for kind, seq in outbox.sent:
-            args += [kind, seq]
-        return args
-
     # -- primitives -----------------------------------------------------------------------
 
-    def namespace(self, name: str) -> _Held:
-        return _Held(self, name)
+    def namespace(self, name: str) -> Held:
+        return Held(self, name)
 
     def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
         """``work`` done on the namespace ``name`` as one atomic change, in one round trip
         when the state this process last saw is still the namespace's (see the module's
         docstring); ``work`` may be done more than once, each time on a fresh namespace, and
         only the last one counts (it must change nothing but the namespace)."""
-        known = None if name in self.held() else self._known.get(name)
-        for _ in range(TRIES):
-            if known is None:
-                break
-            outcome = self._try(name, work, *known)
-            if not isinstance(outcome, _Missed):
-                return outcome
-            known = outcome.known
-        with self.namespace(name) as space:
-            return work(space)
-
-    def _try(
-        self, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
-    ) -> T | _Missed:
-        """One attempt at a one-round-trip change: ``work``'s value, if written."""
-        held = self.held()
-        space = self.new_space(name, state)
-        space.feed = Outbox()
-        exchange = current_exchange.get()
-        journaled = len(exchange.entries) if exchange is not None else 0
-        held[name] = [space, 1, None, state]
-        failure: BaseException | None = None
-        value: T | None = None
-        try:
-            value = work(space)
-        except BaseException as exc:  # what it changed stands, as in memory; raised once written
-            failure = exc
-        finally:
-            del held[name]
-        now = self.codec.encode_state(space)
-        riding = self.completer.take()
-        got = self.run(
-            "try",
-            escape(name),
-            version,
-            self.namespace_limit,
-            self.origin,
-            FEED_SIZE,
-            len(riding) // 3,
-            *riding,
-            *self.writes(space, now, state),
-        )
-        if got[0] == 1:
-            self.written(space, now, got[1:3], got[3])
-            if failure is not None:
-                raise failure
-            return value  # type: ignore[return-value]  # work returned it: a T
-        if exchange is not None:  # made again: the entries this attempt journaled are not
-            del exchange.entries[journaled:]
-        if len(got) == 1 or not got[2]:  # held by another, or gone: the locked way
-            self._known.pop(name, None)
-            return _Missed(None)
-        return _Missed((got[1], got[2]))
+        return transact(self, name, work)
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:
@@ -440,7 +325,7 @@ class RedisStore(Store):
                 raise unavailable(self.url, f"namespace {name!r} stayed held by another process")
             time.sleep(wait)
             wait = min(wait * 2, 0.02)
-        self._known.pop(name, None)
+        self.forget_known(name)
         self.feed.publish("reset", name)
 
     def announce(self, kind: Kind, name: str, seq: int = 0) -> None:
@@ -502,13 +387,13 @@ class RedisStore(Store):
         self.completer.flush()
 
     def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        _shelf(space.chat_completions).put(stored.body["id"], stored)
+        shelf_of(space.chat_completions).put(stored.body["id"], stored)
 
     def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        _shelf(space.responses).put(stored.id, stored)
+        shelf_of(space.responses).put(stored.id, stored)
 
     def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        _shelf(space.conversations).put(stored.id, stored)
+        shelf_of(space.conversations).put(stored.id, stored)
 
     # -- reads of what a namespace keeps apart from its state --------------------------------
 
@@ -549,14 +434,6 @@ class RedisStore(Store):
         return _client(self.url, timeout=TIMEOUT + 2)
 
 
-@dataclass(frozen=True, slots=True)
-class _Missed:
-    """A one-round-trip change not written: the namespace's state and version to make it on
-    again (``None``: take the namespace locked)."""
-
-    known: tuple[bytes, bytes] | None
-
-
 def _client(url: str, *, timeout: float) -> Any:
     try:
         return redis.Redis.from_url(
@@ -568,83 +445,3 @@ def _client(url: str, *, timeout: float) -> Any:
         )
     except ValueError as exc:
         raise SettingsError(f"--state {url}: {exc}", setting="state") from None
-
-
-def _shelf(shelf: object) -> RedisShelf[Any]:
-    assert isinstance(shelf, RedisShelf)  # this backend's namespaces hold RedisShelves
-    return shelf
-
-
-class _Held:
-    """What :meth:`RedisStore.namespace` returns: the namespace locked and read on enter;
-    written and let go on exit (also when the block raises: what it changed stands, as in
-    memory). A thread may hold a namespace again inside (only the outermost writes)."""
-
-    __slots__ = ("name", "store")
-
-    def __init__(self, store: RedisStore, name: str) -> None:
-        self.store = store
-        self.name = name
-
-    def __enter__(self) -> Namespace:
-        store, name = self.store, self.name
-        held = store.held()
-        if name in held:
-            held[name][1] += 1
-            space: Namespace = held[name][0]
-            return space
-        token = secrets.token_hex(8)
-        deadline = time.monotonic() + LOCK_WAIT
-        wait = 0.0005
-        if store._orphans:
-            store.release_orphans()
-        riding = store.completer.take()
-        while True:
-            try:
-                got = store.run(
-                    "acquire",
-                    escape(name),
-                    token,
-                    LOCK_MS,
-                    store.namespace_limit,
-                    store.origin,
-                    FEED_SIZE,
-                    *riding,
-                )
-                riding = []
-            except StateUnavailableError:
-                store.orphaned(name, token)
-                raise
-            if got[0] == 1:
-                break
-            if time.monotonic() > deadline:
-                raise unavailable(store.url, f"namespace {name!r} stayed held by another process")
-            time.sleep(wait)
-            wait = min(wait * 2, 0.02)
-        _, state, fresh, evicted = got
-        space = store.new_space(name, state or None, incarnation=int(fresh))
-        space.feed = Outbox()
-        held[name] = [space, 1, token, state or b""]
-        for gone in evicted:
-            gone_name = unescape(gone.decode())
-            store._known.pop(gone_name, None)
-            store.feed.publish("reset", gone_name)
-        return space
-
-    def __exit__(self, *exc: object) -> None:
-        store, name = self.store, self.name
-        held = store.held()
-        record = held[name]
-        record[1] -= 1
-        if record[1] > 0:
-            return
-        del held[name]
-        space, _, token, snapshot = record
-        state = store.codec.encode_state(space)
-        try:
-            done = store.run("commit", escape(name), token, *store.writes(space, state, snapshot))
-        except StateUnavailableError:
-            store.orphaned(name, token)  # if it never ran, the namespace is still ours
-            store._known.pop(name, None)
-            raise
-        store.written(space, state, done, [])

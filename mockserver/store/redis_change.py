@@ -1,0 +1,252 @@
+"""How a namespace on Redis changes, written by one script either way.
+
+A change to a namespace is one atomic step for every process, in one of two ways:
+
+- **One round trip** (:meth:`RedisStore.transact`, what a request's turn uses): the change is
+  made on the namespace's state as this process last wrote or read it, and one Lua call writes
+  it (state, journal entries, stored-object changes, announcements) if that state is still
+  the namespace's own (its version) and nobody holds it. If another process changed it in
+  between, the call answers with the state as it is now and the change is made again on that
+  (a turn is a function of the state and the request: made again, it is what it would have
+  been); after a few such misses, or for a namespace this process has not seen, the second way.
+- **Locked** (:meth:`RedisStore.namespace`): one Lua call takes the namespace's lock and reads
+  its state (counters, rule hits, scenario, one-off queue, clock, budgets: one small value),
+  another writes what changed and lets go, or nothing if the lock was lost.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mockserver.store.model import Namespace, current_exchange
+from mockserver.store.redis_codec import encode_entry, escape, unescape
+from mockserver.store.redis_parts import (
+    FEED_SIZE,
+    JournalView,
+    Outbox,
+    RedisShelf,
+    StateUnavailableError,
+    unavailable,
+)
+
+if TYPE_CHECKING:
+    from mockserver.store.redis import RedisStore
+
+__all__ = ["Held", "transact"]
+
+T = TypeVar("T")
+
+#: How long a process may hold a namespace before another may take it (a process that died
+#: holding one lets go this late); and how long a request waits for one.
+LOCK_MS = 2000
+LOCK_WAIT = 2.5
+#: How many times a one-round-trip change is made again on a state another process changed
+#: meanwhile, before the namespace is taken locked (which cannot miss).
+TRIES = 4
+
+
+def transact(store: RedisStore, name: str, work: Callable[[Namespace], T]) -> T:
+    """``work`` done on the namespace ``name`` as one atomic change, in one round trip
+    when the state this process last saw is still the namespace's (see the module's
+    docstring); ``work`` may be done more than once, each time on a fresh namespace, and
+    only the last one counts (it must change nothing but the namespace)."""
+    known = None if name in store.held() else store.known(name)
+    for _ in range(TRIES):
+        if known is None:
+            break
+        outcome = _try(store, name, work, *known)
+        if not isinstance(outcome, _Missed):
+            return outcome
+        known = outcome.known
+    with store.namespace(name) as space:
+        return work(space)
+
+
+def _try(
+    store: RedisStore, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
+) -> T | _Missed:
+    """One attempt at a one-round-trip change: ``work``'s value, if written."""
+    held = store.held()
+    space = store.new_space(name, state)
+    space.feed = Outbox()
+    exchange = current_exchange.get()
+    journaled = len(exchange.entries) if exchange is not None else 0
+    held[name] = [space, 1, None, state]
+    failure: BaseException | None = None
+    value: T | None = None
+    try:
+        value = work(space)
+    except BaseException as exc:  # what it changed stands, as in memory; raised once written
+        failure = exc
+    finally:
+        del held[name]
+    now = store.codec.encode_state(space)
+    riding = store.completer.take()
+    got = store.run(
+        "try",
+        escape(name),
+        version,
+        store.namespace_limit,
+        store.origin,
+        FEED_SIZE,
+        len(riding) // 3,
+        *riding,
+        *writes(store, space, now, state),
+    )
+    if got[0] == 1:
+        written(store, space, now, got[1:3], got[3])
+        if failure is not None:
+            raise failure
+        return value  # type: ignore[return-value]  # work returned it: a T
+    if exchange is not None:  # made again: the entries this attempt journaled are not
+        del exchange.entries[journaled:]
+    if len(got) == 1 or not got[2]:  # held by another, or gone: the locked way
+        store.forget_known(name)
+        return _Missed(None)
+    return _Missed((got[1], got[2]))
+
+
+def written(
+    store: RedisStore, space: Namespace, state: bytes, done: list[Any], evicted: list[Any]
+) -> None:
+    """After a namespace's change was written: its entries' call numbers, its version, and
+    this process's live views told of it (and of the namespaces it evicted)."""
+    version, numbers = done
+    journal = space.journal
+    assert isinstance(journal, JournalView)
+    for entry, number in zip(journal.added, numbers, strict=True):
+        entry.number = int(number)
+    store.remember(space.name, state, str(version).encode())
+    for gone in evicted:
+        name = unescape(gone.decode())
+        store.forget_known(name)
+        store.feed.publish("reset", name)
+    outbox = space.feed
+    assert isinstance(outbox, Outbox)
+    for kind, seq in outbox.sent:
+        store.feed.publish(kind, space.name, seq)
+
+
+def writes(store: RedisStore, space: Namespace, state: bytes, snapshot: bytes) -> list[object]:
+    """What a script's ``write`` takes for the change made to ``space`` (its state now
+    ``state``, ``snapshot`` before)."""
+    journal = space.journal
+    assert isinstance(journal, JournalView)
+    args: list[object] = [
+        b"" if state == snapshot else state,
+        store.journal_limit,
+        store.journal_bytes,
+        store.store_limit,
+        store.store_bytes,
+        store.origin,
+        FEED_SIZE,
+        len(journal.added),
+    ]
+    for entry in journal.added:
+        args += [entry.seq, encode_entry(entry)]
+    changes = [
+        change
+        for shelf in (space.chat_completions, space.responses, space.conversations)
+        for change in shelf_of(shelf).changes()
+    ]
+    args.append(len(changes))
+    for change in changes:
+        args += change
+    outbox = space.feed
+    assert isinstance(outbox, Outbox)
+    args.append(len(outbox.sent))
+    for kind, seq in outbox.sent:
+        args += [kind, seq]
+    return args
+
+
+@dataclass(frozen=True, slots=True)
+class _Missed:
+    """A one-round-trip change not written: the namespace's state and version to make it on
+    again (``None``: take the namespace locked)."""
+
+    known: tuple[bytes, bytes] | None
+
+
+def shelf_of(shelf: object) -> RedisShelf[Any]:
+    assert isinstance(shelf, RedisShelf)  # this backend's namespaces hold RedisShelves
+    return shelf
+
+
+class Held:
+    """What :meth:`RedisStore.namespace` returns: the namespace locked and read on enter;
+    written and let go on exit (also when the block raises: what it changed stands, as in
+    memory). A thread may hold a namespace again inside (only the outermost writes)."""
+
+    __slots__ = ("name", "store")
+
+    def __init__(self, store: RedisStore, name: str) -> None:
+        self.store = store
+        self.name = name
+
+    def __enter__(self) -> Namespace:
+        store, name = self.store, self.name
+        held = store.held()
+        if name in held:
+            held[name][1] += 1
+            space: Namespace = held[name][0]
+            return space
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + LOCK_WAIT
+        wait = 0.0005
+        if store.orphans:
+            store.release_orphans()
+        riding = store.completer.take()
+        while True:
+            try:
+                got = store.run(
+                    "acquire",
+                    escape(name),
+                    token,
+                    LOCK_MS,
+                    store.namespace_limit,
+                    store.origin,
+                    FEED_SIZE,
+                    *riding,
+                )
+                riding = []
+            except StateUnavailableError:
+                store.orphaned(name, token)
+                raise
+            if got[0] == 1:
+                break
+            if time.monotonic() > deadline:
+                raise unavailable(store.url, f"namespace {name!r} stayed held by another process")
+            time.sleep(wait)
+            wait = min(wait * 2, 0.02)
+        _, state, fresh, evicted = got
+        space = store.new_space(name, state or None, incarnation=int(fresh))
+        space.feed = Outbox()
+        held[name] = [space, 1, token, state or b""]
+        for gone in evicted:
+            gone_name = unescape(gone.decode())
+            store.forget_known(gone_name)
+            store.feed.publish("reset", gone_name)
+        return space
+
+    def __exit__(self, *exc: object) -> None:
+        store, name = self.store, self.name
+        held = store.held()
+        record = held[name]
+        record[1] -= 1
+        if record[1] > 0:
+            return
+        del held[name]
+        space, _, token, snapshot = record
+        state = store.codec.encode_state(space)
+        try:
+            done = store.run("commit", escape(name), token, *writes(store, space, state, snapshot))
+        except StateUnavailableError:
+            store.orphaned(name, token)  # if it never ran, the namespace is still ours
+            store.forget_known(name)
+            raise
+        written(store, space, state, done, [])
