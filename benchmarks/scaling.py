@@ -27,9 +27,11 @@ __all__ = ["run"]
 W1V = Workload("/v1/chat/completions", varied=True)
 #: The same, over 16 API keys (namespaces): what many clients of a load test look like.
 W1V_KEYS = Workload("/v1/chat/completions", varied=True, keys=16)
+#: The same, each connection with an API key of its own.
+W1V_CONNECTIONS = Workload("/v1/chat/completions", varied=True, per_connection=True)
 #: Calls a request makes to Redis itself (commands inside a script are counted apart).
 _CALLS = ("cmdstat_evalsha", "cmdstat_eval", "cmdstat_hget", "cmdstat_hgetall", "cmdstat_exec")
-#: (state, workers, API keys).
+#: (state, workers, API keys: 0 for one per connection).
 CONFIGS = (
     ("memory", 1, 1),
     ("redis", 1, 1),
@@ -37,6 +39,9 @@ CONFIGS = (
     ("memory", 1, 16),
     ("redis", 1, 16),
     ("redis", 2, 16),
+    ("memory", 1, 0),
+    ("redis", 1, 0),
+    ("redis", 2, 0),
 )
 
 
@@ -88,13 +93,13 @@ def _calls(client: redis.Redis) -> int:
     return sum(int(stats[name]["calls"]) for name in _CALLS if name in stats)
 
 
-def _journaled(client: redis.Redis, prefix: str, workload: Workload) -> int:
+def _journaled(client: redis.Redis, prefix: str) -> int:
     """Requests the benchmark's namespaces have journaled (their journal numbers)."""
     import pickle
 
     total = 0
-    for n in range(workload.keys):
-        state = client.get(f"{prefix}:ns:{workload.key_of(n)}:state")
+    for key in client.scan_iter(match=f"{prefix}:ns:sk-bench*:state", count=1000):
+        state = client.get(key)
         total += int(pickle.loads(state)[1]) if state else 0
     return total
 
@@ -112,20 +117,20 @@ def run(*, duration: float, rounds: int, driver: str) -> int:
         for number in range(rounds):
             print(f"round {number + 1}/{rounds} …", file=sys.stderr, flush=True)
             for state, workers, keys in CONFIGS:
-                workload = W1V_KEYS if keys > 1 else W1V
-                prefix = f"bench{number}{state}{workers}k{keys}"
+                workload = W1V_KEYS if keys > 1 else W1V_CONNECTIONS if keys == 0 else W1V
+                prefix = f"bench{number}-{state}{workers}-k{keys}"
                 server = _spawn(url if state == "redis" else None, workers, prefix)
                 try:
                     drive(
                         workload, "mockserver", server.port, Load(4, min(0.3, duration), "python")
                     )
-                    calls, journaled = _calls(client), _journaled(client, prefix, workload)
+                    calls, journaled = _calls(client), _journaled(client, prefix)
                     measured = drive(
                         workload, "mockserver", server.port, Load(16, duration, driver)
                     )
                     rates[(state, workers, keys)].append(measured.rate)
                     if state == "redis":
-                        served = _journaled(client, prefix, workload) - journaled
+                        served = _journaled(client, prefix) - journaled
                         trips[(state, workers, keys)].append(
                             (_calls(client) - calls) / max(served, 1)
                         )
@@ -141,5 +146,6 @@ def run(*, duration: float, rounds: int, driver: str) -> int:
         rate = statistics.median(rates[(state, workers, keys)])
         found = trips[(state, workers, keys)]
         per = f"{statistics.median(found):.2f}" if found else "—"
-        print(f"W1v  {state:<7} {workers:<8} {keys:<5} {rate:>21,.0f}  {per}")
+        spread = "conn" if keys == 0 else str(keys)
+        print(f"W1v  {state:<7} {workers:<8} {spread:<5} {rate:>21,.0f}  {per}")
     return 0

@@ -40,8 +40,14 @@ class Workload:
     #: Over how many API keys (namespaces) the requests spread: request ``n`` uses key
     #: ``sk-bench-{n % keys}`` (one key: ``sk-bench``).
     keys: int = 1
+    #: Each connection its own API key instead (``sk-bench-c{connection}``): a load test's
+    #: clients, each on a connection of its own, whose namespace stays with one worker. With
+    #: wrk: a thread per connection (wrk's Lua knows threads, not connections).
+    per_connection: bool = False
 
     def key_of(self, n: int) -> str:
+        if self.per_connection:  # the bundled driver numbers connection c's requests c·10⁶ + k
+            return f"sk-bench-c{n // 1_000_000}"
         return "sk-bench" if self.keys == 1 else f"sk-bench-{n % self.keys}"
 
     def path_for(self, server: str) -> str:
@@ -52,7 +58,7 @@ class Workload:
         if not self.varied:
             request = raw_request("POST", path, self.body, port=port, key=key)
             return lambda n: request
-        if self.keys > 1:
+        if self.keys > 1 or self.per_connection:
             return lambda n: raw_request(
                 "POST",
                 path,
@@ -114,6 +120,22 @@ def _lua(workload: Workload) -> str:
     )
     if not workload.varied:
         return head + f"wrk.body = {_lua_string(workload.body.decode())}\n"
+    if workload.per_connection:
+        return head + (
+            "local threads = 0\n"
+            "function setup(thread)\n"
+            "  threads = threads + 1\n"
+            '  thread:set("connection", threads)\n'
+            "end\n"
+            "local n = 0\n"
+            "request = function()\n"
+            "  n = n + 1\n"
+            '  local headers = {["Content-Type"] = "application/json",\n'
+            '    ["Authorization"] = "Bearer sk-bench-c" .. connection}\n'
+            f"  return wrk.format(nil, nil, headers, {_lua_string(VARIED_PREFIX)} .. n .. "
+            f"{_lua_string(VARIED_SUFFIX)})\n"
+            "end\n"
+        )
     if workload.keys > 1:
         return head + (
             "local n = 0\n"
@@ -155,7 +177,7 @@ def _wrk(workload: Workload, server: str, port: int, load: Load) -> Measured:
         out = subprocess.run(
             [
                 "wrk",
-                "-t1",
+                f"-t{load.connections if workload.per_connection else 1}",
                 f"-c{load.connections}",
                 f"-d{seconds}s",
                 "--latency",

@@ -52,6 +52,13 @@ def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
         pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
     lines = benchmarks("--scaling", "--rounds", "1", "--duration", "0.3", "--driver", "python")
     rows = [line.split() for line in lines if line.startswith("W1v ")]
-    assert [row[1:3] for row in rows] == [["memory", "1"], ["redis", "1"], ["redis", "2"]]
-    assert rows[0][-1] == "—"
-    assert all(float(row[-1]) >= 1 for row in rows[1:])  # a turn is one round trip at least
+    assert [row[1:4] for row in rows] == [
+        [state, workers, keys]
+        for keys in ("1", "16", "conn")
+        for state, workers in (("memory", "1"), ("redis", "1"), ("redis", "2"))
+    ]
+    for row in rows:
+        if row[1] == "memory":
+            assert row[-1] == "—"
+        else:
+            assert float(row[-1]) >= 1  # a turn is one round trip at least
