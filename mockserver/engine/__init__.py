@@ -1,5 +1,6 @@
 """The order of one request, per API family (``chat``, ``responses``) over a shared ``core``."""
 
-from mockserver.engine.core import Engine, Turn
+from mockserver.engine.core import Engine
+from mockserver.engine.turn import Turn
 
 __all__ = ["Engine", "Turn"]

@@ -9,8 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 from mockserver import ids
-from mockserver.engine.core import Engine, Journaled, Turn
+from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,

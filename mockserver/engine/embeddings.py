@@ -9,7 +9,8 @@ from typing import Any
 
 import orjson
 
-from mockserver.engine.core import Engine, Turn
+from mockserver.engine.core import Engine
+from mockserver.engine.turn import Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.faults import BodyPlan, plan_body
 from mockserver.prompt import Message, Prompt

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mockserver import ids
-from mockserver.engine.core import Turn
+from mockserver.engine.turn import Turn
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.moderation import ModerationVerdict, moderate
 

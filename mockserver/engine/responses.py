@@ -14,7 +14,7 @@ from typing import Any
 
 from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
-from mockserver.engine.core import Engine, Journaled, Turn
+from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.responses_stored import (
     FINISHED,
@@ -22,6 +22,7 @@ from mockserver.engine.responses_stored import (
     join_conversation,
     stored_response,
 )
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.faults import (
     IMMEDIATE,

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.engine import Engine
-from mockserver.engine.core import Journaled, Turn
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.http.lane.recipes import (
     HANDOFF,
     Handoff,

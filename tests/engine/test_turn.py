@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mockserver.engine import Engine
-from mockserver.engine.core import Journaled
+from mockserver.engine.turn import Journaled
 from mockserver.errors import APIError, NoMatchError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver import ids
-from mockserver.engine.core import Decision
+from mockserver.engine.turn import Decision
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, current_exchange

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mockserver.engine import Engine
-from mockserver.engine.core import SERVICE_HEADERS
+from mockserver.engine.turn import SERVICE_HEADERS
 from mockserver.errors import (
     APIError,
     PayloadTooLargeError,

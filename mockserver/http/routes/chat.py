@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat
-from mockserver.engine.core import Journaled, Turn, summarize
+from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import TurnEndpoint, turn_route
 from mockserver.http.lane import template

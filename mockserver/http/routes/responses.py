@@ -14,9 +14,9 @@ from starlette.routing import Route
 
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
-from mockserver.engine.core import Journaled, Turn, summarize
 from mockserver.engine.responses import ResponseResult, create_response, replay_store
 from mockserver.engine.responses import response_id as response_id_of
+from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import TurnEndpoint, turn_route
 from mockserver.http.lane import template
