@@ -878,3 +878,20 @@ def test_one_of_literal_branches_give_a_value_of_exactly_one(branches: list[Any]
         assert_valid(schema, value)
         assert "b" not in value  # in two branches
         assert 1 not in [v for v in value if not isinstance(v, bool)]  # 1 == 1.0, not True
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "pattern": "^(?=(a|a)+b)a{28}$"},  # backtracks 2²⁸ times on aaa…
+        {
+            "type": "object",
+            "patternProperties": {"^(a|a)+b$": {"type": "integer"}},
+            "properties": {"a" * 28: {"type": "integer"}},
+            "required": ["a" * 28],
+        },
+    ],
+)
+def test_a_pattern_too_slow_to_check_is_refused_at_once(schema: dict[str, Any]) -> None:
+    with pytest.raises(UnsatisfiableSchemaError, match="takes too long to check"):
+        value_for_schema(schema, rng=random.Random(1), faker=Faker())

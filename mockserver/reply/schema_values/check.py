@@ -17,8 +17,8 @@ from mockserver.reply.schema_values.keywords import (
     _is_num,
     _multiple_ok,
     _prop_parts,
-    _regex,
     _same,
+    pattern_search,
 )
 
 _Checker = Callable[["_Checks", Mapping[str, Any], Any, str], "str | None"]
@@ -60,7 +60,7 @@ def _check_scalar(g: _Checks, s: Mapping[str, Any], v: Any, path: str) -> str | 
         return None
     if not s.get("minLength", 0) <= len(v) <= s.get("maxLength", math.inf):
         return f"{path}: length of {v!r} is out of bounds in {_brief(s)}"
-    if "pattern" in s and not _regex(s["pattern"]).search(v):
+    if "pattern" in s and not pattern_search(s["pattern"], v):
         return f"{path}: {v!r} does not match {s['pattern']!r}"
     fmt_ok = _FORMAT_CHECKS.get(s.get("format", ""))
     return f"{path}: {v!r} is not a valid {s['format']}" if fmt_ok and not fmt_ok(v) else None

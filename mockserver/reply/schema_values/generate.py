@@ -20,6 +20,7 @@ from mockserver.reply.schema_values.check import _Checks
 from mockserver.reply.schema_values.costs import not_json, too_costly
 from mockserver.reply.schema_values.formats import _DEFAULT_NUM, _num_rule, _snake
 from mockserver.reply.schema_values.keywords import (
+    PatternTooSlowError,
     UnsatisfiableSchemaError,
     _array_parts,
     _branch_cost,
@@ -67,12 +68,16 @@ def value_for_schema(
         for _ in range(_ATTEMPTS):
             try:
                 value = gen.gen(schema, name, "$", 0)
+            except PatternTooSlowError:
+                raise
             except UnsatisfiableSchemaError as exc:
                 problem = str(exc)
                 continue
             problem = gen.final_check(schema, value) or not_json(value)
             if problem is None:
                 return value
+    except UnsatisfiableSchemaError:  # a pattern too slow to check, said as it is
+        raise
     except RecursionError as exc:
         raise UnsatisfiableSchemaError("$: the schema nests too deeply") from exc
     except MemoryError:

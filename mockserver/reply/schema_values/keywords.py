@@ -30,6 +30,16 @@ class UnsatisfiableSchemaError(ValueError):
     """No value satisfies the schema, or it uses something this generator cannot handle."""
 
 
+class PatternTooSlowError(UnsatisfiableSchemaError):
+    """A ``pattern`` took longer than ``PATTERN_SECONDS`` to check a string (catastrophic
+    backtracking): the schema is refused at once, not tried again."""
+
+
+#: How long one ``pattern`` (or ``patternProperties`` key) may take to check one string: a
+#: client's schema must not hold the server (the scenario's regexes have a budget of their own).
+PATTERN_SECONDS = 0.05
+
+
 def _merge_kw(dst: dict[str, Any], key: str, val: Any, path: str) -> None:
     if key not in dst:
         dst[key] = val
@@ -134,7 +144,8 @@ def _with_dependents(s: Mapping[str, Any], keys: list[str]) -> list[str]:
 def _prop_parts(s: Mapping[str, Any], key: str, fallback: Any) -> list[Any]:
     props = s.get("properties", {})
     parts = [props[key]] if key in props else []
-    parts += [sub for pat, sub in s.get("patternProperties", {}).items() if _regex(pat).search(key)]
+    patterned = s.get("patternProperties", {})
+    parts += [sub for pat, sub in patterned.items() if pattern_search(pat, key)]
     return parts or [fallback]
 
 
@@ -173,11 +184,28 @@ def _is_num(v: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
+def _regex(pattern: str) -> Any:
+    """``pattern`` compiled by the ``regex`` package, whose searches can be given a time
+    limit (``re``'s cannot); loaded with the first schema pattern, like the scenario's."""
+    import regex  # a plain request never checks a schema pattern
+
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        re.compile(pattern)  # the sampler reads re's parse tree: it must be re's syntax too
+        return regex.compile(pattern)
+    except (re.error, regex.error) as exc:
         raise UnsatisfiableSchemaError(f"invalid pattern {pattern!r}: {exc}") from exc
+
+
+def pattern_search(pattern: str, text: str) -> bool:
+    """Does ``pattern`` match somewhere in ``text`` (JSON Schema's ``pattern``)? A search past
+    ``PATTERN_SECONDS`` is :class:`PatternTooSlowError`."""
+    try:
+        return _regex(pattern).search(text, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        raise PatternTooSlowError(
+            f"pattern {pattern!r} takes too long to check a value (over "
+            f"{PATTERN_SECONDS * 1000:.0f} ms: catastrophic backtracking); simplify it"
+        ) from None
 
 
 def _multiple_ok(v: Any, m: Any) -> bool:
