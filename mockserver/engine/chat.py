@@ -11,7 +11,9 @@ from typing import Any
 from mockserver import ids
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.recorded import recorded_chat_completion
 from mockserver.engine.turn import Journaled, Turn
+from mockserver.errors import RecordedAnswer
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,
@@ -66,7 +68,13 @@ class ChatResult:
 def complete_chat(
     engine: Engine, prompt: Prompt, *, namespace: str, journal: Journaled | None = None
 ) -> ChatResult:
-    turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    try:
+        turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    except RecordedAnswer as answer:  # replayed as recorded: a stored one kept as recorded
+        recorded = recorded_chat_completion(answer)
+        if recorded is not None and prompt.params.get("store") is True:
+            _store(engine, namespace, recorded, prompt, size=journal.size if journal else 1024)
+        raise
     moderation = moderate_turn(turn, prompt.params)
     moderation_body = None
     if moderation is not None:

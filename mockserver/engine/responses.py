@@ -16,6 +16,7 @@ from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.recorded import recorded_response, stored_recorded_response
 from mockserver.engine.responses_stored import (
     FINISHED,
     context_of,
@@ -23,7 +24,7 @@ from mockserver.engine.responses_stored import (
     stored_response,
 )
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.errors import InvalidRequestError, NotFoundError
+from mockserver.errors import InvalidRequestError, NotFoundError, RecordedAnswer
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,
@@ -213,7 +214,20 @@ def create_response(
 ) -> ResponseResult:
     context = resolve_context(engine, body, namespace=namespace)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
-    turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    try:
+        turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    except RecordedAnswer as answer:  # replayed as recorded: kept, for what continues it
+        response = recorded_response(answer)
+        if response is not None:
+            kept = stored_recorded_response(
+                response,
+                body,
+                history=context.history,
+                inputs=context.input,
+                size=journal.size if journal else 1024,
+            )
+            _keep(engine, body, kept, namespace=namespace)
+        raise
     moderation = moderate_turn(turn, body)
     if moderation is not None:
         turn = replace(turn, reply=moderation.reply)

@@ -135,6 +135,8 @@ class StoredResponse:
     error: Json | None = None
     #: About the bytes it holds (its request's, parsed; see ``Journaled.size``).
     size: int = 0
+    #: The Response object as an upstream sent it (an exact replay's): retrieved as it is.
+    recorded: Json | None = None
 
     @property
     def id(self) -> str:
