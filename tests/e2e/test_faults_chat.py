@@ -244,3 +244,19 @@ def test_an_error_given_only_its_status_says_what_that_status_means(
         client.chat.completions.create(**ASK)
     assert teapot.value.status_code == 418
     assert teapot.value.body["type"] == "invalid_request_error"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [{"error_after": 2, "error": {"preset": "server_error"}}, {"no_done": True}],
+    ids=["error_after", "no_done"],
+)
+def test_the_journal_keeps_what_a_faulted_stream_sent(
+    control: httpx.Client, server: BackgroundServer, api_key: str, fault: dict[str, Any]
+) -> None:
+    from mockserver.render.sse import decode_stream
+
+    script(control, fault=fault)
+    sent = raw_stream(server, api_key)
+    [entry] = [c for c in control.get("/calls").json()["data"] if c["stream"]][-1:]
+    assert entry["response"] == decode_stream(sent)

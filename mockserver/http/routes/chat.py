@@ -58,7 +58,11 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
 
     def encode(self, result: ChatResult) -> Encoded[ChatResult]:
         if result.chunks is not None:
-            return encode_stream(result, [sse.frame(c) for c in result.chunks], [sse.DONE])
+            frames = [sse.frame(c) for c in result.chunks]
+            errors = [sse.frame(result.stream_error)] if result.stream_plan.cut else []
+            return encode_stream(
+                result, frames, [sse.DONE], plan=result.stream_plan, error_frames=errors
+            )
         return encode_body(result, result.body)
 
     @staticmethod

@@ -14,7 +14,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import orjson
 from starlette.responses import Response
 
-from mockserver.faults import BodyPlan, StreamPlan
+from mockserver.faults import UNPACED, BodyPlan, StreamPlan
 from mockserver.http.routes.base import (
     JSONAnswer,
     PlannedJSONResponse,
@@ -39,10 +39,24 @@ class Encoded(NamedTuple, Generic[Result]):
     tail: list[bytes]
     #: The whole answer: the body, or every frame joined.
     whole: bytes
+    #: What a stream's fault does to it, and the frames a scripted error sends instead of the
+    #: rest (what the journal keeps is what is sent).
+    plan: StreamPlan = UNPACED
+    error_frames: tuple[bytes, ...] = ()
 
     def journaled(self) -> Unparsed:
-        """The answer as the journal keeps it (its JSON, parsed when read)."""
-        return Unparsed(self.whole, orjson.loads if self.frames is None else sse.decode_stream)
+        """The answer as the journal keeps it (its JSON, parsed when read): what is sent, so a
+        stream a scripted error ends shows its ``error`` event where the rest would have been,
+        and one without its terminator shows none."""
+        if self.frames is None:
+            return Unparsed(self.whole, orjson.loads)
+        kind, after = self.plan.cut or ("", 0)
+        sent = self.whole
+        if kind == "error":
+            sent = b"".join([*self.frames[:after], *self.error_frames])
+        elif kind == "no_done":
+            sent = b"".join(self.frames)
+        return Unparsed(sent, sse.decode_stream)
 
     def body_response(self, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
         if plan.plain:
@@ -65,5 +79,13 @@ def encode_body(result: Result, body: Any) -> Encoded[Result]:
     return Encoded(result, None, [], sse.encode_json_pretty(body))
 
 
-def encode_stream(result: Result, frames: list[bytes], tail: list[bytes]) -> Encoded[Result]:
-    return Encoded(result, frames, tail, b"".join([*frames, *tail]))
+def encode_stream(
+    result: Result,
+    frames: list[bytes],
+    tail: list[bytes],
+    *,
+    plan: StreamPlan = UNPACED,
+    error_frames: Sequence[bytes] = (),
+) -> Encoded[Result]:
+    joined = b"".join([*frames, *tail])
+    return Encoded(result, frames, tail, joined, plan, tuple(error_frames))

@@ -98,8 +98,11 @@ class Responses(TurnEndpoint[None, ResponseResult]):
         if result.events is None:
             return encode_body(result, result.body)
         frames = [sse.event_frame(e["type"], e) for e in result.events]
+        errors = [sse.event_frame(e["type"], e) for e in result.stream_error]
         # the terminal event: what a ``no_done`` fault leaves out
-        return encode_stream(result, frames[:-1], frames[-1:])
+        return encode_stream(
+            result, frames[:-1], frames[-1:], plan=result.stream_plan, error_frames=errors
+        )
 
     @staticmethod
     def turn_of(result: ResponseResult) -> Turn:
