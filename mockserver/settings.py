@@ -151,6 +151,10 @@ class Settings:
     #: Per namespace: about the bytes stored chat completions, and stored responses, may hold
     #: (each kind; the oldest leave first past it).
     store_bytes: int = 256 * 1024 * 1024
+    #: Seconds a background response is kept when its request did not say ``store: true``
+    #: (on the namespace's clock), as the API does for a zero-data-retention or modified
+    #: abuse monitoring project (``None``: kept like any stored response, a plain project's).
+    background_retention: int | None = None
     #: Seconds a client has to send a request's headers (from its first byte, or from the
     #: connection's opening), and then its body; past either it gets a 408 and is closed.
     header_timeout: float = 10.0
@@ -306,6 +310,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "namespace_limit": _integer(low=1),
     "journal_bytes": _integer(low=1),
     "store_bytes": _integer(low=1),
+    "background_retention": _integer(low=1, optional=True),
     "header_timeout": _seconds,
     "body_timeout": _seconds,
     "replay": _boolean,

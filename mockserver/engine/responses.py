@@ -21,6 +21,7 @@ from mockserver.engine.responses_stored import (
     FINISHED,
     context_of,
     join_conversation,
+    live_response,
     stored_response,
 )
 from mockserver.engine.turn import Journaled, Turn
@@ -114,8 +115,8 @@ def conversation_of(body: Mapping[str, Any]) -> str | None:
     return raw if isinstance(raw, str) else str(raw["id"])
 
 
-def _previous(space: Namespace, response_id: str) -> list[Json]:
-    stored = space.responses.get(response_id)
+def _previous(space: Namespace, response_id: str, *, now: float) -> list[Json]:
+    stored = live_response(space, response_id, now=now)
     if stored is None:  # a 400, not a 404: the request names it, the path does not
         raise InvalidRequestError(
             f"Previous response with id '{response_id}' not found.",
@@ -151,7 +152,8 @@ def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) 
     with engine.store.namespace(namespace) as space:
         history: list[Json] = []
         if body.get("previous_response_id") is not None:
-            history = _previous(space, str(body["previous_response_id"]))
+            previous = str(body["previous_response_id"])
+            history = _previous(space, previous, now=engine.now_in(space))
         conversation = conversation_of(body)
         if conversation is not None:
             history = _conversation_items(space, conversation)
@@ -349,6 +351,9 @@ def _keep(
 ) -> None:
     """Store the response (unless ``store: false``); a finished one joins its conversation."""
     with engine.store.namespace(namespace) as space:
+        retention = engine.settings.background_retention
+        if stored.background and retention is not None and body.get("store") is not True:
+            stored.expires_at = engine.now_in(space) + retention
         if body.get("store") is not False:
             engine.store.put_response(space, stored)
         if stored.status in FINISHED:

@@ -41,10 +41,25 @@ _SENT_BY: Final[Mapping[str, frozenset[str]]] = {
 }
 
 
-def stored_response(space: Namespace, response_id: str) -> StoredResponse:
-    stored = space.responses.get(response_id)
+def stored_response(
+    space: Namespace, response_id: str, *, now: float | None = None
+) -> StoredResponse:
+    """The response stored as ``response_id``, unless it is not, or was forgotten by ``now``
+    (the namespace's clock; a background one past its retention)."""
+    stored = live_response(space, response_id, now=now)
     if stored is None:
         raise NotFoundError(f"Response with id '{response_id}' not found.")
+    return stored
+
+
+def live_response(
+    space: Namespace, response_id: str, *, now: float | None
+) -> StoredResponse | None:
+    stored = space.responses.get(response_id)
+    expires = stored.expires_at if stored is not None else None
+    if expires is not None and now is not None and now >= expires:  # the API deletes it then
+        del space.responses[response_id]
+        return None
     return stored
 
 
@@ -111,7 +126,7 @@ def retrieve_response(
     engine: Engine, response_id: str, *, namespace: str, include: Sequence[str] = ()
 ) -> Json:
     with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
+        stored = stored_response(space, response_id, now=engine.now_in(space))
         _advance(engine, space, stored)
         return _render(stored, include)
 
@@ -128,7 +143,7 @@ def retrieve_events(
     the real stream stays open until then), so this look completes it like the last poll
     would; a cancelled one's stream ends where it stopped."""
     with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
+        stored = stored_response(space, response_id, now=engine.now_in(space))
         while stored.status in _RUNNING:
             _advance(engine, space, stored)
         meta = replace(stored.meta, obfuscation=obfuscation)
@@ -147,7 +162,7 @@ def retrieve_events(
 
 def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
     with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
+        stored = stored_response(space, response_id, now=engine.now_in(space))
         if not stored.background:
             raise InvalidRequestError("Cannot cancel a synchronous response.")
         if stored.status in _RUNNING:
@@ -157,7 +172,7 @@ def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json
 
 def delete_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
     with engine.store.namespace(namespace) as space:
-        stored_response(space, response_id)
+        stored_response(space, response_id, now=engine.now_in(space))
         del space.responses[response_id]
     return {"id": response_id, "object": "response.deleted", "deleted": True}
 
@@ -170,7 +185,7 @@ def list_input_items(
     query: PageQuery,
 ) -> Page:
     with engine.store.namespace(namespace) as space:
-        stored = stored_response(space, response_id)
+        stored = stored_response(space, response_id, now=engine.now_in(space))
         return paginate(
             stored.input_items,
             key=lambda item: str(item["id"]),

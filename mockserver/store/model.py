@@ -137,6 +137,8 @@ class StoredResponse:
     size: int = 0
     #: The Response object as an upstream sent it (an exact replay's): retrieved as it is.
     recorded: Json | None = None
+    #: When (the namespace's clock) it is forgotten (``Settings.background_retention``).
+    expires_at: float | None = None
 
     @property
     def id(self) -> str:

@@ -208,3 +208,28 @@ def test_streamed_retrieve_with_a_non_boolean_include_obfuscation_is_a_400(
     )
     assert answer.status_code == 400
     assert answer.json()["error"]["param"] == "include_obfuscation"
+
+
+def test_a_background_response_is_forgotten_after_its_retention_unless_stored() -> None:
+    from mockserver.http.app import create_app
+    from mockserver.settings import Settings
+
+    settings = Settings(port=0, clock="frozen", background_retention=600)
+    with BackgroundServer(create_app(settings)) as server:
+        sdk = openai.OpenAI(base_url=server.base_url, api_key="sk-zdr", max_retries=0)
+        kept = sdk.responses.create(model=MODEL, input="keep me", background=True, store=True)
+        polled = sdk.responses.create(model=MODEL, input="poll me", background=True)
+        assert sdk.responses.retrieve(polled.id).status == "in_progress"
+        control = httpx.Client(
+            base_url=server.url + "/__mockserver", headers={"Authorization": "Bearer sk-zdr"}
+        )
+        assert control.post("/clock", json={"advance": 599}).status_code == 200
+        assert sdk.responses.retrieve(polled.id).status == "completed"  # still within its 10 min
+        assert control.post("/clock", json={"advance": 1}).status_code == 200
+        with pytest.raises(openai.NotFoundError, match="not found"):
+            sdk.responses.retrieve(polled.id)
+        with pytest.raises(openai.BadRequestError, match="not found"):
+            sdk.responses.create(model=MODEL, input="and?", previous_response_id=polled.id)
+        assert sdk.responses.retrieve(kept.id).status == "in_progress"  # store: true keeps it
+        control.close()
+        sdk.close()
