@@ -258,9 +258,10 @@ def test_a_stream_ended_by_a_scripted_error_shows_the_events_sent_before_it(
     got = [json.loads(line[6:]) for line in sent.splitlines() if line.startswith("data: {")]
     assert "error" in got[-1]
     open_call(page, 1)
-    assert page.locator("#timeline-svg .mark.sent").count() == len(got) - 1 == 3
-    assert page.locator("#timeline-svg .mark").count() == len(ended["response"])
-    assert "ended after 3 of" in page.text_content("#timeline-note")
+    assert ended["response"] == got  # the journal keeps what was sent, its error event last
+    assert page.locator("#timeline-svg .mark.sent").count() == len(got) == 4
+    assert page.locator("#timeline-svg .mark.bad").count() == 1
+    assert "ended after 3 events" in page.text_content("#timeline-note")
     assert page.text_content("#answer-text") == chat_deltas(got[:-1])
     assert page.is_visible("#answer-ended")
     assert errors == []

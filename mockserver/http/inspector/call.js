@@ -300,12 +300,11 @@
     if (full.cut) {
       return { mode: "cut", sent: Math.min(timing.length, events.length), times: events.map((_, i) => (i < timing.length ? timing[i] : null)) };
     }
-    if (timing.length > 1 && timing.length < events.length) {
-      // Written event by event, but fewer writes than events: a scripted error replaced the
-      // rest (its error event and the closing write are the last two writes; the journal keeps
-      // the events that were planned).
-      const sent = Math.max(0, timing.length - 2);
-      return { mode: "early", sent, times: events.map((_, i) => (i < sent ? timing[i] : null)), endedAt: timing[timing.length - 1] };
+    const errorAt = events.findIndex((e) => isObj(e) && (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))));
+    if (errorAt >= 0 && timing.length > 1) {
+      // A scripted error ended it: the journal keeps what was sent, the events before the
+      // error, then its error event (and, on the Responses API, the response.failed after it).
+      return { mode: "early", sent: errorAt, times: events.map((_, i) => (i < timing.length ? timing[i] : null)), endedAt: timing[Math.min(errorAt, timing.length - 1)] };
     }
     if (timing.length >= events.length && timing.length > 1) {
       return { mode: "paced", sent: events.length, times: events.map((_, i) => timing[i]), extra: timing.length - events.length };
@@ -337,7 +336,7 @@
     if (gap > 0) parts.push("longest gap " + ms(gap) + " before event " + (gapAt + 1));
     if (plan.mode === "cut") parts.push("cut after " + plan.sent + " of " + events.length + " events: the rest never reached the client");
     if (plan.mode === "early") {
-      parts.push("ended after " + plan.sent + " of " + events.length + " events: a scripted error took the place of the rest (the raw view lists the events planned, not the error event sent)");
+      parts.push("ended after " + plan.sent + " events: a scripted error took the place of the rest (its error event is listed where they would have been)");
     }
     if (plan.extra > 2) parts.push("the stream also wrote " + (plan.extra - 2) + " keep-alive comments, so times are approximate");
     parts.push("done at +" + ms(full.duration_ms || 0));
