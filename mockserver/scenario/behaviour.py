@@ -8,14 +8,24 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_
 
 from mockserver.scenario.terms import Category
 
-__all__ = ["Category", "ErrorSpec", "FaultSpec", "LatencySpec", "ModerationSpec", "RateLimitSpec"]
+__all__ = [
+    "Category",
+    "ErrorSpec",
+    "FaultSpec",
+    "LatencySpec",
+    "ModerationSpec",
+    "RateLimitSpec",
+    "Strict",
+]
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """A scenario model: unknown keys are an error, values are frozen."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
 
 
-class LatencySpec(_Strict):
+class LatencySpec(Strict):
     """Timing on the socket. Streams: ``ttft`` then one chunk per ``chunk`` tokens."""
 
     delay: float = Field(default=0, ge=0, le=3600, description="seconds before the answer starts")
@@ -42,7 +52,7 @@ class LatencySpec(_Strict):
         return bool(self.delay or self.ttft or self.tokens_per_second or self.chunk_interval)
 
 
-class ErrorSpec(_Strict):
+class ErrorSpec(Strict):
     """An HTTP error instead of a reply: a preset, with any field overridden by hand."""
 
     preset: (
@@ -72,7 +82,7 @@ class ErrorSpec(_Strict):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
-class FaultSpec(_Strict):
+class FaultSpec(Strict):
     """Breaking the answer after it started (streams) or instead of it (non-streamed)."""
 
     disconnect_after: StrictInt | None = Field(
@@ -105,7 +115,7 @@ class FaultSpec(_Strict):
     )
 
 
-class ModerationSpec(_Strict):
+class ModerationSpec(Strict):
     """Categories the moderation model flags, on the request's input and/or the reply."""
 
     input: list[Category] = Field(default_factory=list)
@@ -115,7 +125,7 @@ class ModerationSpec(_Strict):
     )
 
 
-class RateLimitSpec(_Strict):
+class RateLimitSpec(Strict):
     """Per-namespace budgets; exceeding one gives a real 429 with a correct Retry-After."""
 
     requests_per_minute: StrictInt | None = Field(default=None, ge=1)
