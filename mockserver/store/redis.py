@@ -138,6 +138,8 @@ class RedisStore(Store):
         #: Per namespace, the state this process last wrote or read and its version: what a
         #: one-round-trip change is made on (the least recently used leave past the limit).
         self._known: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+        #: Per namespace, the namespace a one-round-trip change last wrote, and its version.
+        self._spaces: dict[str, tuple[bytes, Namespace]] = {}
         #: Locks that may be ours though we never heard so (a call that timed out may run
         #: once Redis answers again): let go the next time Redis answers, so the namespace
         #: does not wait out the lock's expiry.
@@ -279,14 +281,37 @@ class RedisStore(Store):
 
     def forget_known(self, name: str) -> None:
         self._known.pop(name, None)
+        self._spaces.pop(name, None)
 
-    def remember(self, name: str, state: bytes, version: bytes) -> None:
-        """The namespace's state as this process last saw it (what the next change is made on)."""
+    def remember(
+        self, name: str, state: bytes, version: bytes, space: Namespace | None = None
+    ) -> None:
+        """The namespace's state as this process last saw it (what the next change is made
+        on), and the namespace it was written from, if it may be made on again as it is."""
         known = self._known
         known.pop(name, None)
         known[name] = (state, version)
+        self._spaces.pop(name, None)
+        if space is not None:
+            self._spaces[name] = (version, space)
         while len(known) > max(self.namespace_limit, 1):
-            known.popitem(last=False)
+            gone, _ = known.popitem(last=False)
+            self._spaces.pop(gone, None)
+
+    def reused_space(self, name: str, version: bytes) -> Namespace | None:
+        """The namespace as this process wrote it in ``version``, for a change made on that
+        version (decoding the state again would make the same values): taken, so that no
+        two changes share it; its journal and stored objects seen anew."""
+        found = self._spaces.pop(name, None)
+        if found is None or found[0] != version:
+            return None
+        space = found[1]
+        space.journal = journal = JournalView(self, name)
+        journal.known = min(space.journal_seq, self.journal_limit)
+        space.chat_completions = RedisShelf(self, name, "chat", key=lambda s: s.body["id"])
+        space.responses = RedisShelf(self, name, "responses", key=lambda s: s.id)
+        space.conversations = RedisShelf(self, name, "conversations", key=lambda s: s.id)
+        return space
 
     # -- primitives -----------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ def _try(
 ) -> T | _Missed:
     """One attempt at a one-round-trip change: ``work``'s value, if written."""
     held = store.held()
-    space = store.new_space(name, state)
+    space = store.reused_space(name, version) or store.new_space(name, state)
     space.feed = Outbox()
     exchange = current_exchange.get()
     journaled = len(exchange.entries) if exchange is not None else 0
@@ -98,7 +98,7 @@ def _try(
         *writes(store, space, now, state),
     )
     if got[0] == 1:
-        written(store, space, now, got[1:3], got[3])
+        written(store, space, now, got[1:3], got[3], reuse=True)
         if failure is not None:
             raise failure
         return value  # type: ignore[return-value]  # work returned it: a T
@@ -111,16 +111,23 @@ def _try(
 
 
 def written(
-    store: RedisStore, space: Namespace, state: bytes, done: list[Any], evicted: list[Any]
+    store: RedisStore,
+    space: Namespace,
+    state: bytes,
+    done: list[Any],
+    evicted: list[Any],
+    *,
+    reuse: bool = False,
 ) -> None:
-    """After a namespace's change was written: its entries' call numbers, its version, and
-    this process's live views told of it (and of the namespaces it evicted)."""
+    """After a namespace's change was written: its entries' call numbers, its version (and,
+    with ``reuse``, ``space`` kept to make the next change on), and this process's live views
+    told of it (and of the namespaces it evicted)."""
     version, numbers = done
     journal = space.journal
     assert isinstance(journal, JournalView)
     for entry, number in zip(journal.added, numbers, strict=True):
         entry.number = int(number)
-    store.remember(space.name, state, str(version).encode())
+    store.remember(space.name, state, str(version).encode(), space if reuse else None)
     for gone in evicted:
         name = unescape(gone.decode())
         store.forget_known(name)
