@@ -13,7 +13,16 @@ from pathlib import Path
 from benchmarks.driver import LoadResult, Target, run_load
 from benchmarks.servers import HOST, raw_request
 
-__all__ = ["CHAT", "Load", "Measured", "Workload", "drive", "wrk_version"]
+__all__ = [
+    "CHAT",
+    "VARIED_RESPONSES",
+    "VARIED_RESPONSES_STREAM",
+    "Load",
+    "Measured",
+    "Workload",
+    "drive",
+    "wrk_version",
+]
 
 CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
 #: 17 content tokens: an opener, 17 deltas, the finish chunk and [DONE] = 20 events, as in
@@ -24,9 +33,17 @@ CHAT_STREAM = (
 )
 #: 16 is the API's smallest ``max_output_tokens``: 24 events (8 more than the text deltas).
 RESPONSES_STREAM = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
-#: A different user message on every request: ``{n}`` is the request's number.
+#: A different user message on every request: the request's number goes between the two.
 VARIED_PREFIX = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Tell me about order '
 VARIED_SUFFIX = ' and where it ships next week"}]}'
+#: The same for Responses: a different input on every request, whole or streamed (the stream
+#: with W4's ``max_output_tokens``).
+_RESPONSES_HEAD = '{"model":"gpt-4o-mini","input":"Tell me about order '
+VARIED_RESPONSES = (_RESPONSES_HEAD, ' and where it ships next week"}')
+VARIED_RESPONSES_STREAM = (
+    _RESPONSES_HEAD,
+    ' and where it ships next week","stream":true,"max_output_tokens":16}',
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +54,8 @@ class Workload:
     body: bytes = CHAT
     varied: bool = False
     base_path: str = "/v1/chat/completions"
+    #: A varied body: the request's number between these two.
+    halves: tuple[str, str] = (VARIED_PREFIX, VARIED_SUFFIX)
 
     def path_for(self, server: str) -> str:
         return self.base_path if server == "baseline" else self.path
@@ -46,9 +65,8 @@ class Workload:
         if not self.varied:
             request = raw_request("POST", path, self.body, port=port, key=key)
             return lambda n: request
-        return lambda n: raw_request(
-            "POST", path, f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(), port=port, key=key
-        )
+        head, tail = self.halves
+        return lambda n: raw_request("POST", path, f"{head}{n}{tail}".encode(), port=port, key=key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +122,8 @@ def _lua(workload: Workload) -> str:
         "local n = 0\n"
         "request = function()\n"
         "  n = n + 1\n"
-        f"  return wrk.format(nil, nil, nil, {_lua_string(VARIED_PREFIX)} .. n .. "
-        f"{_lua_string(VARIED_SUFFIX)})\n"
+        f"  return wrk.format(nil, nil, nil, {_lua_string(workload.halves[0])} .. n .. "
+        f"{_lua_string(workload.halves[1])})\n"
         "end\n"
     )
 
