@@ -23,6 +23,8 @@ from benchmarks.workloads import (
     CHAT,
     CHAT_STREAM,
     RESPONSES_STREAM,
+    VARIED_RESPONSES,
+    VARIED_RESPONSES_STREAM,
     Load,
     Workload,
     drive,
@@ -32,13 +34,15 @@ from benchmarks.workloads import (
 
 __all__ = ["main"]
 
-ROWS = ("W1", "W1v", "W2", "W3", "W4", "W5", "W6", "W7")
+ROWS = ("W1", "W1v", "W2", "W3", "W4", "W4v", "W5", "W6", "W7", "W8")
 NAMES = ("baseline", "mockserver")
 
 W1 = Workload("/v1/chat/completions")
 W1V = Workload("/v1/chat/completions", varied=True)
 W3 = Workload("/v1/chat/completions", CHAT_STREAM, base_path="/v1/stream")
 W4 = Workload("/v1/responses", RESPONSES_STREAM, base_path="/v1/stream")
+W4V = Workload("/v1/responses", varied=True, halves=VARIED_RESPONSES_STREAM, base_path="/v1/stream")
+W8 = Workload("/v1/responses", varied=True, halves=VARIED_RESPONSES)
 
 
 @dataclass
@@ -94,6 +98,8 @@ def _metrics() -> list[Metric]:
         Metric("W3", "  time to first chunk", "ms"),
         Metric("W4", "Responses streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
         Metric("W4", "  time to first chunk", "ms"),
+        Metric("W4v", "Responses streams/s, new input each", "streams/s"),
+        Metric("W8", "Responses req/s, new input each", "req/s"),
         Metric("W5", "RSS after start", "MiB", ("ratio", "<=", 1.3)),
         Metric("W5", "RSS after W1", "MiB", ("ratio", "<=", 1.3)),
         Metric("W6", "cold start (spawn → 200)", "ms", ("ratio", "<=", 1.2)),
@@ -162,6 +168,9 @@ class Bench:
                 for name, server in servers.items():
                     ttfc = first_chunk_ms(workload, name, server.port, duration=self._short())
                     self.metric(row, "time to first chunk").add(name, ttfc)
+        for row, workload in (("W4v", W4V), ("W8", W8)):
+            if row in self.only:
+                self.throughput(row, workload, 16, servers)
 
     def _short(self) -> float:
         return min(1.0, float(self.args.duration))

@@ -13,7 +13,16 @@ from pathlib import Path
 from benchmarks.driver import LoadResult, Target, run_load
 from benchmarks.servers import HOST, raw_request
 
-__all__ = ["CHAT", "Load", "Measured", "Workload", "drive", "wrk_version"]
+__all__ = [
+    "CHAT",
+    "VARIED_RESPONSES",
+    "VARIED_RESPONSES_STREAM",
+    "Load",
+    "Measured",
+    "Workload",
+    "drive",
+    "wrk_version",
+]
 
 CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
 #: 17 content tokens: an opener, 17 deltas, the finish chunk and [DONE] = 20 events, as in
@@ -24,9 +33,17 @@ CHAT_STREAM = (
 )
 #: 16 is the API's smallest ``max_output_tokens``: 24 events (8 more than the text deltas).
 RESPONSES_STREAM = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
-#: A different user message on every request: ``{n}`` is the request's number.
+#: A different user message on every request: the request's number goes between the two.
 VARIED_PREFIX = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Tell me about order '
 VARIED_SUFFIX = ' and where it ships next week"}]}'
+#: The same for Responses: a different input on every request, whole or streamed (the stream
+#: with W4's ``max_output_tokens``).
+_RESPONSES_HEAD = '{"model":"gpt-4o-mini","input":"Tell me about order '
+VARIED_RESPONSES = (_RESPONSES_HEAD, ' and where it ships next week"}')
+VARIED_RESPONSES_STREAM = (
+    _RESPONSES_HEAD,
+    ' and where it ships next week","stream":true,"max_output_tokens":16}',
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +54,8 @@ class Workload:
     body: bytes = CHAT
     varied: bool = False
     base_path: str = "/v1/chat/completions"
+    #: A varied body: the request's number between these two.
+    halves: tuple[str, str] = (VARIED_PREFIX, VARIED_SUFFIX)
     #: Over how many API keys (namespaces) the requests spread: request ``n`` uses key
     #: ``sk-bench-{n % keys}`` (one key: ``sk-bench``).
     keys: int = 1
@@ -58,17 +77,12 @@ class Workload:
         if not self.varied:
             request = raw_request("POST", path, self.body, port=port, key=key)
             return lambda n: request
+        head, tail = self.halves
         if self.keys > 1 or self.per_connection:
             return lambda n: raw_request(
-                "POST",
-                path,
-                f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(),
-                port=port,
-                key=self.key_of(n),
+                "POST", path, f"{head}{n}{tail}".encode(), port=port, key=self.key_of(n)
             )
-        return lambda n: raw_request(
-            "POST", path, f"{VARIED_PREFIX}{n}{VARIED_SUFFIX}".encode(), port=port, key=key
-        )
+        return lambda n: raw_request("POST", path, f"{head}{n}{tail}".encode(), port=port, key=key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +146,8 @@ def _lua(workload: Workload) -> str:
             "  n = n + 1\n"
             '  local headers = {["Content-Type"] = "application/json",\n'
             '    ["Authorization"] = "Bearer sk-bench-c" .. connection}\n'
-            f"  return wrk.format(nil, nil, headers, {_lua_string(VARIED_PREFIX)} .. n .. "
-            f"{_lua_string(VARIED_SUFFIX)})\n"
+            f"  return wrk.format(nil, nil, headers, {_lua_string(workload.halves[0])} .. n .. "
+            f"{_lua_string(workload.halves[1])})\n"
             "end\n"
         )
     if workload.keys > 1:
@@ -143,16 +157,16 @@ def _lua(workload: Workload) -> str:
             "  n = n + 1\n"
             '  local headers = {["Content-Type"] = "application/json",\n'
             f'    ["Authorization"] = "Bearer sk-bench-" .. (n % {workload.keys})}}\n'
-            f"  return wrk.format(nil, nil, headers, {_lua_string(VARIED_PREFIX)} .. n .. "
-            f"{_lua_string(VARIED_SUFFIX)})\n"
+            f"  return wrk.format(nil, nil, headers, {_lua_string(workload.halves[0])} .. n .. "
+            f"{_lua_string(workload.halves[1])})\n"
             "end\n"
         )
     return head + (
         "local n = 0\n"
         "request = function()\n"
         "  n = n + 1\n"
-        f"  return wrk.format(nil, nil, nil, {_lua_string(VARIED_PREFIX)} .. n .. "
-        f"{_lua_string(VARIED_SUFFIX)})\n"
+        f"  return wrk.format(nil, nil, nil, {_lua_string(workload.halves[0])} .. n .. "
+        f"{_lua_string(workload.halves[1])})\n"
         "end\n"
     )
 

@@ -36,6 +36,16 @@ def test_one_short_round_prints_the_table() -> None:
     assert row.split()[-1] in ("PASS", "MISS")
 
 
+def test_new_responses_requests_whole_and_streamed_are_reported_as_ratios() -> None:
+    lines = benchmarks(
+        "--rounds", "1", "--duration", "0.3", "--only", "W4v,W8", "--driver", "python"
+    )
+    rows = {line.split()[0]: line for line in lines if line.startswith(("W4v ", "W8 "))}
+    assert set(rows) == {"W4v", "W8"}, lines
+    for row in rows.values():
+        assert row.split()[-1].endswith("×"), row  # a ratio, and no target
+
+
 def test_the_in_process_costs_print_a_line_per_path() -> None:
     lines = benchmarks("--inprocess", "--rounds", "1", "--requests", "40")
     assert lines[0].startswith("in-process cost of one request")

@@ -50,6 +50,21 @@ class _Events:
             event["obfuscation"] = self.pad(number, len(text))
         self.events.append(event)
 
+    def text_delta(self, text: str, at: Json) -> None:
+        """An ``output_text`` delta without logprobs: :meth:`delta`'s event, made without its
+        keyword arguments (a stream has one per chunk of text)."""
+        number = len(self.events)
+        event = {
+            "type": "response.output_text.delta",
+            "sequence_number": number,
+            **at,
+            "delta": text,
+            "logprobs": [],
+        }
+        if self.meta.obfuscation:
+            event["obfuscation"] = self.pad(number, len(text))
+        self.events.append(event)
+
     def deltas(self, kind: str, text: str, at: Json) -> None:
         for piece in tokenize(text):
             self.delta(kind, piece, at)
@@ -69,7 +84,7 @@ def _text_part(events: _Events, at: Json, part: Json, reply: Reply) -> None:
             events.delta("response.output_text.delta", text, at, logprobs=logprobs)
     else:  # the tokens' texts alone: logprobs are scored only to be shown
         for text in group_texts(reply.token_texts, events.meta.chunk):
-            events.delta("response.output_text.delta", text, at, logprobs=[])
+            events.text_delta(text, at)
     for number, annotation in enumerate(part["annotations"]):
         events.emit(
             "response.output_text.annotation.added",

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-import regex
-
 from mockserver.scenario.bounds import Deadline
 
 if TYPE_CHECKING:  # a precompiled scenario's regexes are built without pydantic
+    import regex
     from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import core_schema
@@ -80,8 +79,10 @@ class Regex:
     __slots__ = ("compiled", "pattern")
 
     def __init__(self, pattern: str) -> None:
+        import regex  # on first use: ~8 ms of a cold start, and most scenarios have no regex
+
         self.pattern = pattern
-        self.compiled = regex.compile(pattern)
+        self.compiled: regex.Pattern[str] = regex.compile(pattern)
 
     def search(self, text: str, *, deadline: Deadline | None = None) -> bool:
         """Does the pattern match somewhere in ``text``, within ``deadline``?"""
@@ -123,6 +124,8 @@ class Regex:
 
         if not isinstance(value, str):
             raise PydanticCustomError("string_type", "Input should be a valid string")
+        import regex  # see __init__
+
         try:
             return cls(value)
         except regex.error as exc:

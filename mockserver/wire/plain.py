@@ -1,9 +1,11 @@
 """Requests simple enough to need no validator.
 
-Most requests a test sends are a model and a few text messages. Such a request is accepted by
-the full validation whatever its texts (``tests/wire/test_plain_requests.py`` checks that
-claim against it), so :func:`check_chat_body` lets it through without importing the wire
-models; anything else is validated in full, with the API's exact 400s.
+Most requests a test sends are a model and a few text messages (chat) or a text input
+(Responses). Such a request is accepted by the full validation whatever its texts
+(``tests/wire/test_plain_requests.py`` checks that claim against it), so
+:func:`check_chat_body` lets it through without importing the wire models, and
+:func:`check_responses_body` without running them (a tenth of a new Responses request's
+time); anything else is validated in full, with the API's exact 400s.
 """
 
 from __future__ import annotations
@@ -11,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_chat_body", "is_plain_chat_request"]
+__all__ = [
+    "check_chat_body",
+    "check_responses_body",
+    "is_plain_chat_request",
+    "is_plain_responses_request",
+]
 
 
 #: Roles whose message is complete with a string ``content`` alone.
@@ -52,3 +59,36 @@ def check_chat_body(data: Mapping[str, Any]) -> None:
         from mockserver.wire.chat import parse_chat_request
 
         parse_chat_request(data)
+
+
+#: The smallest ``max_output_tokens`` the API takes.
+_MIN_OUTPUT_TOKENS = 16
+
+
+def is_plain_responses_request(data: Mapping[str, Any]) -> bool:
+    """Is ``data`` a Responses create of the simplest shape: a non-empty ``model`` string, a
+    string ``input``, and at most a ``stream`` boolean and a ``max_output_tokens`` integer
+    (16 or more) besides? The schema and the cross-field checks accept every such request
+    (``tests/wire/test_plain_requests.py`` checks that against them)."""
+    model = data.get("model")
+    if type(model) is not str or not model or type(data.get("input")) is not str:
+        return False
+    for key, value in data.items():
+        if key == "stream":
+            if type(value) is not bool:
+                return False
+        elif key == "max_output_tokens":
+            if type(value) is not int or value < _MIN_OUTPUT_TOKENS:
+                return False
+        elif key != "model" and key != "input":
+            return False
+    return True
+
+
+def check_responses_body(data: Mapping[str, Any]) -> None:
+    """Raise the API's 400 for a Responses create body it would reject; a plain one passes
+    without the wire models."""
+    if not is_plain_responses_request(data):
+        from mockserver.wire.responses import parse_responses_request
+
+        parse_responses_request(data)

@@ -88,6 +88,75 @@ NOT_AT_START = (
 )
 
 
+#: What the ``serve`` verb itself must not load before its first answer, on top of the above:
+#: each costs the cold start milliseconds that only another verb, a flag or a scenario needs.
+NOT_IN_SERVE = (
+    # ``--version`` reads the distribution's metadata (and email, zipfile) when asked.
+    "importlib.metadata",
+    "zipfile",
+    # Only a scenario with a ``regex`` lookup compiles one.
+    "regex",
+    "mockserver.scenario.lookups",
+    # Recording, reports, shared state and the upstream's client: their flags load them.
+    "httpx",
+    "redis",
+    "mockserver.record",
+    "mockserver.report",
+    "mockserver.http.proxy",
+    "mockserver.http.drift",
+    "mockserver.http.reload",
+    "mockserver.http.inspector",
+)
+
+_SERVE_FIRST = """
+import json, os, signal, socket, sys, threading, time
+from mockserver.cli import main
+
+with socket.socket() as probe:
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+body = sys.argv[1].encode()
+request = (
+    f"POST /v1/chat/completions HTTP/1.1\\r\\nHost: 127.0.0.1:{port}\\r\\n"
+    f"Content-Type: application/json\\r\\nContent-Length: {len(body)}\\r\\n\\r\\n"
+).encode() + body
+seen = {}
+
+def first() -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                sock.sendall(request)
+                seen["status"] = int(sock.recv(65536).split(b" ", 2)[1])
+                break
+        except ConnectionRefusedError:
+            time.sleep(0.01)
+    seen["modules"] = sorted(sys.modules)
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=first, daemon=True).start()
+seen["code"] = main(["serve", "--port", str(port), "--log-level", "warning"])
+print(json.dumps(seen))
+"""
+
+
+def test_serve_answers_its_first_request_without_what_other_verbs_and_flags_need() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _SERVE_FIRST, json.dumps(CHAT)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    seen = json.loads(out.stdout.splitlines()[-1])
+    assert (seen["status"], seen["code"]) == (200, 0)
+    loaded = set(seen["modules"])
+    assert "mockserver.http.server" in loaded  # the script did serve
+    unwanted = {*NOT_AT_START, *NOT_IN_SERVE}
+    assert loaded.isdisjoint(unwanted), sorted(loaded & unwanted)
+
+
 def lazy_groups() -> list[LazyRoutes]:
     return [
         group

@@ -1,8 +1,10 @@
 """The plain-request shortcut: every request it lets through, the full validation accepts.
 
 ``check_chat_body`` skips building the request schema's validator for the simplest requests
-(a model, text messages, maybe ``stream``); that is only sound if the schema and the
-cross-field checks accept each of them, which these tests check against the real thing.
+(a model, text messages, maybe ``stream``), and ``check_responses_body`` skips running it for
+the simplest Responses creates (a model, a text input, maybe ``stream`` and
+``max_output_tokens``); that is only sound if the schema and the cross-field checks accept each
+of them, which these tests check against the real thing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from hypothesis import strategies as st
 
 from mockserver.errors import InvalidRequestError
 from mockserver.wire.chat import parse_chat_request
-from mockserver.wire.plain import check_chat_body, is_plain_chat_request
+from mockserver.wire.plain import (
+    check_chat_body,
+    check_responses_body,
+    is_plain_chat_request,
+    is_plain_responses_request,
+)
+from mockserver.wire.responses import parse_responses_request
 
 ROLES = ("system", "developer", "user", "assistant")
 
@@ -109,3 +117,79 @@ def test_check_chat_body_still_rejects_what_is_not_plain() -> None:
     with pytest.raises(InvalidRequestError) as caught:
         check_chat_body({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 2})
     assert caught.value.param == "n"
+
+
+plain_responses_requests = st.builds(
+    lambda model, text, extras: {"model": model, "input": text, **extras},
+    st.text(min_size=1),
+    st.text(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "stream": st.booleans(),
+            "max_output_tokens": st.integers(min_value=16, max_value=2**70),
+        },
+    ),
+)
+
+
+@st.composite
+def near_plain_responses_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A plain Responses create with one key added, removed or given another value."""
+    request: dict[str, Any] = draw(plain_responses_requests)
+    keys = ["model", "input", "stream", "max_output_tokens", "store", "tools", "stream_options"]
+    key = draw(st.sampled_from(keys))
+    if draw(st.booleans()):
+        request.pop(key, None)
+    else:
+        request[key] = draw(json_values | st.integers(min_value=-5, max_value=40))
+    return request
+
+
+def responses_accepted(request: dict[str, Any]) -> bool:
+    try:
+        parse_responses_request(request)
+    except InvalidRequestError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_responses_requests)
+def test_every_plain_responses_request_is_recognised_and_valid(request: dict[str, Any]) -> None:
+    assert is_plain_responses_request(request)
+    assert responses_accepted(request)
+
+
+@settings(max_examples=500, deadline=None)
+@given(near_plain_responses_requests())
+def test_the_responses_shortcut_never_lets_through_what_validation_rejects(
+    request: dict[str, Any],
+) -> None:
+    if is_plain_responses_request(request):
+        assert responses_accepted(request), request
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"model": "", "input": "hi"},
+        {"model": "m"},
+        {"model": "m", "input": ["hi"]},
+        {"model": "m", "input": "hi", "stream": 1},
+        {"model": "m", "input": "hi", "max_output_tokens": 15},
+        {"model": "m", "input": "hi", "max_output_tokens": True},
+        {"model": "m", "input": "hi", "max_output_tokens": 16.0},
+        {"model": "m", "input": "hi", "store": False},
+        {"model": "m", "input": "hi", "stream": True, "stream_options": {}},
+    ],
+)
+def test_any_other_responses_create_takes_the_full_validation(request_: dict[str, Any]) -> None:
+    assert not is_plain_responses_request(request_)
+
+
+def test_check_responses_body_still_rejects_what_is_not_plain() -> None:
+    check_responses_body({"model": "m", "input": "hi", "max_output_tokens": 16})
+    with pytest.raises(InvalidRequestError) as caught:
+        check_responses_body({"model": "m", "input": "hi", "max_output_tokens": 15})
+    assert caught.value.param == "max_output_tokens"

@@ -37,11 +37,11 @@ from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
 from mockserver.store import Unparsed
 from mockserver.wire.json_body import Body
+from mockserver.wire.plain import check_responses_body
 from mockserver.wire.responses import (
     INCLUDABLE,
     parse_compact_request,
     parse_input_tokens_request,
-    parse_responses_request,
 )
 
 __all__ = ["Responses", "routes"]
@@ -79,7 +79,7 @@ class Responses(TurnEndpoint[None, ResponseResult]):
     path = "/v1/responses"
 
     def check(self, body: Body, headers: Mapping[str, str]) -> None:
-        parse_responses_request(body)
+        check_responses_body(body)
 
     def take(
         self,
