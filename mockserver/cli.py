@@ -11,13 +11,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from mockserver.cli_record import (
+    access_flags,
+    check_drift,
+    import_verb,
+    record_verb,
+    recorder_for,
+    recording_banner,
+    recording_flags,
+    run_import,
+)
 from mockserver.errors import MockServerError, ScenarioError
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine
-    from mockserver.record.recorder import Recorder
     from mockserver.scenario.model import Scenario
-    from mockserver.settings import Settings
 
 __all__ = ["main"]
 
@@ -96,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a web page origin allowed to call the server (repeatable; default * on loopback)",
     )
-    _access_flags(serve)
+    access_flags(serve)
     serve.add_argument(
         "--api-key",
         action="append",
@@ -131,9 +139,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="N processes on one port (N > 1 needs --state; default 1)",
     )
-    _recording_flags(serve)
-    _record_verb(verbs)
-    _import_verb(verbs)
+    recording_flags(serve)
+    record_verb(verbs)
+    import_verb(verbs)
     validate = verbs.add_parser(
         "validate",
         help="check scenario files; exit 1 on any problem (the summary on stdout, each problem "
@@ -152,149 +160,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     verbs.add_parser("scenarios", help="list the built-in scenarios")
     return parser
-
-
-def _recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> None:
-    """Record & replay's flags: ``serve --record PATH`` and ``mockserver record`` share them."""
-    if not verb:
-        parser.add_argument(
-            "--record",
-            metavar="PATH",
-            help="record to (or replay from) this scenario file through --upstream",
-        )
-    parser.add_argument(
-        "--upstream",
-        metavar="URL",
-        help="the OpenAI-compatible base URL to record from, …/v1 "
-        "(default: env MOCKSERVER_UPSTREAM_URL)",
-    )
-    parser.add_argument(
-        "--mode" if verb else "--record-mode",
-        dest="record_mode",
-        choices=["once", "new_episodes", "none", "all"],
-        default="once",
-        help="once: record if the file is absent, else replay (default); new_episodes: replay "
-        "what is recorded, record the rest; none: replay only; all: re-record",
-    )
-    _written_flags(parser, form="--form" if verb else "--record-form", dest="record_form")
-    parser.add_argument(
-        "--connect-timeout",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help="an upstream not connected within this is the client's 502 (default 5)",
-    )
-    parser.add_argument(
-        "--read-timeout",
-        type=float,
-        default=120.0,
-        metavar="SECONDS",
-        help="an upstream silent for this long is the client's 504 (default 120)",
-    )
-
-
-def _written_flags(parser: argparse.ArgumentParser, *, form: str, dest: str) -> None:
-    """How a recording is written (``record``, ``serve --record``, ``import``)."""
-    parser.add_argument(
-        form,
-        dest=dest,
-        choices=["exact", "distilled"],
-        default="exact",
-        help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
-    )
-    parser.add_argument(
-        "--redact",
-        action="append",
-        metavar="REGEX",
-        default=[],
-        help="mask text matching REGEX in everything written (repeatable)",
-    )
-
-
-def _access_flags(parser: argparse.ArgumentParser) -> None:
-    """The flags that guard the control plane (``serve`` and ``record`` alike)."""
-    parser.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        help="required by /__mockserver/ (and to listen on a non-loopback address); every "
-        "local user can read the command line (ps, /proc/PID/cmdline): prefer "
-        "--admin-token-file or MOCKSERVER_ADMIN_TOKEN(_FILE)",
-    )
-    parser.add_argument(
-        "--admin-token-file",
-        metavar="PATH",
-        help="read the admin token from this file (env MOCKSERVER_ADMIN_TOKEN_FILE)",
-    )
-    parser.add_argument(
-        "--allowed-host",
-        action="append",
-        metavar="NAME",
-        help="a Host name the control plane answers besides loopback names and IP addresses "
-        "(repeatable; .example.com: it and its subdomains; * any, which lets any web page "
-        "reach /__mockserver/ by DNS rebinding)",
-    )
-
-
-def _record_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    record = verbs.add_parser(
-        "record", help="record an upstream's answers into a scenario file (a proxy; Ctrl-C stops)"
-    )
-    record.add_argument("--out", metavar="PATH", help="the scenario file to write")
-    record.add_argument(
-        "--check",
-        metavar="PATH",
-        help="replay PATH's requests against --upstream and report where the answers' shape "
-        "changed (exit 1 on drift); writes nothing",
-    )
-    record.add_argument("--host", help="address to bind (default 127.0.0.1, loopback only)")
-    record.add_argument("--port", type=int, help="port to listen on (default 8000; 0 = any free)")
-    record.add_argument("--seed", type=int, help="seed for what mockserver itself answers")
-    _access_flags(record)
-    record.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
-    _recording_flags(record, verb=True)
-    record.set_defaults(
-        clock=None,
-        scenario=None,
-        watch=False,
-        requests_per_minute=None,
-        tokens_per_minute=None,
-        cors_origin=None,
-        api_key=None,
-    )
-
-
-def _import_verb(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    imports = verbs.add_parser(
-        "import", help="write a scenario from recordings you have (vcr cassettes, HAR files)"
-    )
-    kinds = imports.add_subparsers(dest="kind", metavar="<kind>")
-    kinds.required = True
-    for kind, what, name in (
-        ("vcr", "vcrpy / pytest-recording cassettes (YAML or JSON) of OpenAI calls", "CASSETTE"),
-        ("har", "a browser's HAR export (DevTools → Network → Export HAR)", "FILE"),
-    ):
-        parser = kinds.add_parser(kind, help=what)
-        parser.add_argument("paths", nargs="+", metavar=name, help="the files, read in order")
-        parser.add_argument("--out", required=True, metavar="PATH", help="the scenario to write")
-        _written_flags(parser, form="--form", dest="form")
-        parser.add_argument(
-            "--append", action="store_true", help="add to the scenario PATH instead of a new one"
-        )
-
-
-def _import(args: argparse.Namespace) -> int:
-    from mockserver.record.imports import import_files
-
-    report = import_files(
-        args.kind,
-        [Path(p) for p in args.paths],
-        out=Path(args.out),
-        form=args.form,
-        redact=tuple(args.redact),
-        append=args.append,
-    )
-    print(report.text())
-    return 0
 
 
 @contextmanager
@@ -367,7 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         workers = getattr(args, "workers", 1)
         check_workers(workers, shared=settings.state_url is not None)
-        recorder = _recorder(args, settings)
+        recorder = recorder_for(args, settings)
         if recorder is not None and recorder.scenario is not None:  # the cassette replays
             settings = settings.replace(scenario=str(recorder.recording.path))
         # loads the scenario first: a broken file fails before binding
@@ -449,57 +314,9 @@ def _report_writer(engine: Engine) -> Callable[[], None] | None:
     return write
 
 
-def _recorder(args: argparse.Namespace, settings: Settings) -> Recorder | None:
-    """The recorder ``serve --record`` / ``record --out`` asks for (``None``: not recording)."""
-    path = getattr(args, "out", None) or getattr(args, "record", None)
-    if path is None:
-        return None
-    if args.scenario:
-        raise MockServerError("--scenario and --record: the recorded file is the scenario")
-    from mockserver.record.recorder import Recorder, Recording
-
-    return Recorder(
-        Recording(
-            Path(path),
-            upstream=args.upstream or settings.upstream_url,
-            api_key=settings.upstream_key,
-            mode=args.record_mode,
-            form=args.record_form,
-            redact=tuple(args.redact),
-            connect_timeout=args.connect_timeout,
-            read_timeout=args.read_timeout,
-        )
-    )
-
-
-def recording_banner(recorder: Recorder) -> str:
-    recording = recorder.recording
-    doing = "recording" if recorder.records else "replaying"
-    if recorder.records and recorder.replays:
-        doing = "replaying what is recorded, recording the rest"
-    source = f" from {recording.upstream}" if recorder.records else ""
-    return f"record: {doing} {recording.path}{source} (mode {recording.mode}, {recording.form})"
-
-
 def _record(args: argparse.Namespace) -> int:
     if args.check:
-        from mockserver.settings import Settings
-
-        settings = Settings.from_env()
-        upstream = args.upstream or settings.upstream_url
-        if not upstream:
-            raise MockServerError("record --check needs --upstream URL to replay against")
-        from mockserver.http.drift import check_cassette
-
-        report = check_cassette(
-            Path(args.check),
-            upstream=upstream,
-            api_key=settings.upstream_key,
-            connect_timeout=args.connect_timeout,
-            read_timeout=args.read_timeout,
-        )
-        print(report.text(), file=sys.stdout)
-        return 1 if report.drifted else 0
+        return check_drift(args)
     if not args.out:
         raise MockServerError("record needs --out PATH (or --check PATH)")
     args.record = args.out
@@ -586,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verb == "record":
             return _record(args)
         if args.verb == "import":
-            return _import(args)
+            return run_import(args)
         if args.verb == "validate":
             return _validate(args)
         if args.verb == "schema":
