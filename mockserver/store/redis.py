@@ -35,8 +35,6 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from mockserver.errors import SettingsError
 from mockserver.store.base import Store
@@ -62,6 +60,7 @@ from mockserver.store.redis_parts import (
     RedisShelf,
     SharedFeed,
     StateUnavailableError,
+    redis_client,
     timed,
     unavailable,
 )
@@ -117,7 +116,7 @@ class RedisStore(Store):
         self.journal_bytes = journal_bytes
         self.store_bytes = store_bytes
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
-        self._pooled: Any = _client(url, timeout=timeout)
+        self._pooled: Any = redis_client(url, timeout=timeout)
         #: Per thread (and process), a client that keeps one connection of the pool.
         self._local = threading.local()
         self._scripts = {
@@ -139,7 +138,7 @@ class RedisStore(Store):
         #: one-round-trip change is made on (the least recently used leave past the limit).
         self._known: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
         #: Per namespace, the namespace a one-round-trip change last wrote, and its version.
-        self._spaces: dict[str, tuple[bytes, Namespace]] = {}
+        self.spaces: dict[str, tuple[bytes, Namespace]] = {}
         #: Locks that may be ours though we never heard so (a call that timed out may run
         #: once Redis answers again): let go the next time Redis answers, so the namespace
         #: does not wait out the lock's expiry.
@@ -281,7 +280,7 @@ class RedisStore(Store):
 
     def forget_known(self, name: str) -> None:
         self._known.pop(name, None)
-        self._spaces.pop(name, None)
+        self.spaces.pop(name, None)
 
     def remember(
         self, name: str, state: bytes, version: bytes, space: Namespace | None = None
@@ -291,27 +290,12 @@ class RedisStore(Store):
         known = self._known
         known.pop(name, None)
         known[name] = (state, version)
-        self._spaces.pop(name, None)
+        self.spaces.pop(name, None)
         if space is not None:
-            self._spaces[name] = (version, space)
+            self.spaces[name] = (version, space)
         while len(known) > max(self.namespace_limit, 1):
             gone, _ = known.popitem(last=False)
-            self._spaces.pop(gone, None)
-
-    def reused_space(self, name: str, version: bytes) -> Namespace | None:
-        """The namespace as this process wrote it in ``version``, for a change made on that
-        version (decoding the state again would make the same values): taken, so that no
-        two changes share it; its journal and stored objects seen anew."""
-        found = self._spaces.pop(name, None)
-        if found is None or found[0] != version:
-            return None
-        space = found[1]
-        space.journal = journal = JournalView(self, name)
-        journal.known = min(space.journal_seq, self.journal_limit)
-        space.chat_completions = RedisShelf(self, name, "chat", key=lambda s: s.body["id"])
-        space.responses = RedisShelf(self, name, "responses", key=lambda s: s.id)
-        space.conversations = RedisShelf(self, name, "conversations", key=lambda s: s.id)
-        return space
+            self.spaces.pop(gone, None)
 
     # -- primitives -----------------------------------------------------------------------
 
@@ -456,17 +440,4 @@ class RedisStore(Store):
 
     def feed_client(self) -> Any:
         """A client of its own for the feed's reader (it blocks on a read)."""
-        return _client(self.url, timeout=TIMEOUT + 2)
-
-
-def _client(url: str, *, timeout: float) -> Any:
-    try:
-        return redis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            # No retries: a script sent again after a lost answer could take a lock twice.
-            retry=Retry(NoBackoff(), 0),
-        )
-    except ValueError as exc:
-        raise SettingsError(f"--state {url}: {exc}", setting="state") from None
+        return redis_client(self.url, timeout=TIMEOUT + 2)

@@ -71,7 +71,7 @@ def _try(
 ) -> T | _Missed:
     """One attempt at a one-round-trip change: ``work``'s value, if written."""
     held = store.held()
-    space = store.reused_space(name, version) or store.new_space(name, state)
+    space = reused_space(store, name, version) or store.new_space(name, state)
     space.feed = Outbox()
     exchange = current_exchange.get()
     journaled = len(exchange.entries) if exchange is not None else 0
@@ -108,6 +108,22 @@ def _try(
         store.forget_known(name)
         return _Missed(None)
     return _Missed((got[1], got[2]))
+
+
+def reused_space(store: RedisStore, name: str, version: bytes) -> Namespace | None:
+    """The namespace as this process wrote it in ``version``, for a change made on that
+    version (decoding the state again would make the same values): taken, so that no
+    two changes share it; its journal and stored objects seen anew."""
+    found = store.spaces.pop(name, None)
+    if found is None or found[0] != version:
+        return None
+    space = found[1]
+    space.journal = journal = JournalView(store, name)
+    journal.known = min(space.journal_seq, store.journal_limit)
+    space.chat_completions = RedisShelf(store, name, "chat", key=lambda s: s.body["id"])
+    space.responses = RedisShelf(store, name, "responses", key=lambda s: s.id)
+    space.conversations = RedisShelf(store, name, "conversations", key=lambda s: s.id)
+    return space
 
 
 def written(

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import orjson
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
-from mockserver.errors import ServiceUnavailableError
+from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.store.feed import Change, Feed
 from mockserver.store.model import JournalEntry
 from mockserver.store.redis_codec import decode_stored, encode_stored, unescape
@@ -29,6 +31,7 @@ __all__ = [
     "RedisShelf",
     "SharedFeed",
     "StateUnavailableError",
+    "redis_client",
     "timed",
     "unavailable",
 ]
@@ -311,3 +314,18 @@ class SharedFeed(Feed):
     async def wait(self, version: int, *, timeout: float) -> bool:
         self._follow()
         return await super().wait(version, timeout=timeout)
+
+
+def redis_client(url: str, *, timeout: float) -> Any:
+    """A client of ``url`` that never sends a call twice (a script sent again after a lost
+    answer could take a lock twice)."""
+    try:
+        return redis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            # No retries: a script sent again after a lost answer could take a lock twice.
+            retry=Retry(NoBackoff(), 0),
+        )
+    except ValueError as exc:
+        raise SettingsError(f"--state {url}: {exc}", setting="state") from None
