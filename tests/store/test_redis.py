@@ -12,7 +12,7 @@ import pytest
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.scenario.model import Reply, Rule, Scenario
-from mockserver.store import Exchange, JournalEntry, StoredConversation, Unparsed
+from mockserver.store import Exchange, JournalEntry, Namespace, StoredConversation, Unparsed
 from mockserver.store.redis import RedisStore
 from tests.support.redis_server import RedisServer, find_redis_server
 
@@ -223,3 +223,38 @@ def test_call_numbers_count_every_processs_calls_in_one_sequence(
     assert made == [1, 2, 3, 4, 5, 6]  # as written, told to the process that wrote each
     read = [(e.path, e.number) for name in ("sk-a", "sk-b") for e in one.journal(name)]
     assert sorted(read, key=lambda pair: pair[1]) == [(f"/{n}", n + 1) for n in range(6)]
+
+
+def test_one_round_trip_changes_are_exactly_once_under_contention(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    """Four threads over two stores (two processes) change one namespace at once, each turn
+    made on the state its store last saw: every number is taken once, no entry is lost."""
+    taken: list[int] = []
+    made: list[JournalEntry] = []
+    lock = threading.Lock()
+
+    def turn(space: Namespace) -> tuple[int, JournalEntry]:
+        entry = JournalEntry(seq=0, method="POST", path="/v1/x", status=200)
+        space.record(entry, announce=False)
+        return space.next_counter(), entry
+
+    def work(store: RedisStore) -> None:
+        for _ in range(50):
+            counter, entry = store.transact("sk-a", turn)
+            with lock:
+                taken.append(counter)
+                made.append(entry)
+
+    threads = [threading.Thread(target=work, args=(store,)) for store in (*pair, *pair)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == list(range(1, 201))
+    assert sorted(entry.seq for entry in made) == list(range(1, 201))
+    assert len({entry.number for entry in made}) == 200
+    one, _ = pair
+    with one.view("sk-a") as space:
+        assert space.counter == 200
+        assert [entry.seq for entry in space.journal][-10:] == list(range(191, 201))
