@@ -258,3 +258,15 @@ def test_one_round_trip_changes_are_exactly_once_under_contention(
     with one.view("sk-a") as space:
         assert space.counter == 200
         assert [entry.seq for entry in space.journal][-10:] == list(range(191, 201))
+
+
+def test_scripts_redis_forgot_are_loaded_again(
+    pair: tuple[RedisStore, RedisStore], redis_server: RedisServer
+) -> None:
+    one, _ = pair
+    with one.namespace("sk-a") as space:
+        space.next_counter()
+    redis_server.client().script_flush()  # as a restarted Redis without persistence has
+    assert one.transact("sk-a", lambda space: space.next_counter()) == 2
+    with one.namespace("sk-a") as space:
+        assert space.next_counter() == 3
