@@ -55,11 +55,13 @@ from mockserver.store.redis_codec import (
 )
 from mockserver.store.redis_parts import (
     FEED_SIZE,
+    PACKS,
     Completer,
     JournalView,
     RedisShelf,
     SharedFeed,
     StateUnavailableError,
+    evalsha,
     redis_client,
     timed,
     unavailable,
@@ -86,12 +88,6 @@ DEFAULT_PREFIX = "mockserver"
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
-_pack: Callable[[tuple[Any, ...]], bytes] | None
-try:  # hiredis (the redis extra installs it) packs a command in C; without it, redis-py's path
-    from hiredis import pack_command as _pack
-except ImportError:  # pragma: no cover
-    _pack = None
-
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 
 
@@ -213,31 +209,12 @@ class RedisStore(Store):
 
     def run(self, script: str, *args: object) -> Any:
         client = self._redis
-        if _pack is None:
+        if not PACKS:
             return self.call(
                 lambda: self._scripts[script](args=[self.prefix, *args], client=client)
             )
-        return self.call(lambda: self._evalsha(client, script, args))
-
-    def _evalsha(self, client: Any, script: str, args: tuple[object, ...]) -> Any:
-        """``EVALSHA`` on this thread's connection, packed by hiredis and sent as one write:
-        the client's own command path (its packing, retries and checks) costs a request more
-        than the round trip's own work. A script Redis does not know (restarted, flushed) is
-        loaded and sent again."""
         registered = self._scripts[script]
-        connection = client.connection
-        command = ("EVALSHA", registered.sha, 0, self.prefix, *args)
-        assert _pack is not None
-        try:
-            connection.send_packed_command([_pack(command)], check_health=False)
-            return connection.read_response()
-        except redis.exceptions.NoScriptError:
-            client.script_load(registered.script)
-            connection.send_packed_command([_pack(command)], check_health=False)
-            return connection.read_response()
-        except (redis.ConnectionError, redis.TimeoutError):
-            connection.disconnect()  # an answer may still be on its way: never read it as the next
-            raise
+        return self.call(lambda: evalsha(client, registered, self.prefix, args))
 
     def orphaned(self, name: str, token: str) -> None:
         self.orphans.append((escape(name), token))

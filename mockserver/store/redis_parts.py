@@ -25,16 +25,26 @@ if TYPE_CHECKING:
     from mockserver.store.redis import RedisStore
 
 __all__ = [
+    "PACKS",
     "Completer",
     "JournalView",
     "Outbox",
     "RedisShelf",
     "SharedFeed",
     "StateUnavailableError",
+    "evalsha",
     "redis_client",
     "timed",
     "unavailable",
 ]
+
+_pack: Callable[[tuple[Any, ...]], bytes] | None
+try:  # hiredis (the redis extra installs it) packs a command in C; without it, redis-py's path
+    from hiredis import pack_command as _pack
+except ImportError:  # pragma: no cover
+    _pack = None
+#: Can a script call go the short way (:func:`evalsha`)?
+PACKS = _pack is not None
 
 V = TypeVar("V")
 Kind = Literal["entry", "state", "reset"]
@@ -329,3 +339,23 @@ def redis_client(url: str, *, timeout: float) -> Any:
         )
     except ValueError as exc:
         raise SettingsError(f"--state {url}: {exc}", setting="state") from None
+
+
+def evalsha(client: Any, script: Any, prefix: str, args: tuple[object, ...]) -> Any:
+    """``EVALSHA`` of ``script`` (a registered one) on ``client``'s own connection, packed by
+    hiredis and sent as one write: the client's command path (its packing, retries and checks)
+    costs a call more than the round trip's own work. A script Redis does not know (restarted,
+    flushed) is loaded and sent again."""
+    assert _pack is not None
+    connection = client.connection
+    command = _pack(("EVALSHA", script.sha, 0, prefix, *args))
+    try:
+        connection.send_packed_command([command], check_health=False)
+        return connection.read_response()
+    except redis.exceptions.NoScriptError:
+        client.script_load(script.script)
+        connection.send_packed_command([command], check_health=False)
+        return connection.read_response()
+    except (redis.ConnectionError, redis.TimeoutError):
+        connection.disconnect()  # an answer may still be on its way: never read it as the next
+        raise
