@@ -199,8 +199,14 @@ class RecordedAnswer(APIError):
         body: str | None = None,
         events: Sequence[tuple[str | None, str]] | None = None,
         complete: bool = True,
+        waits: Sequence[float] = (),
+        delay: float = 0.0,
     ) -> None:
         super().__init__(f"replayed as recorded (status {status})", status=status)
+        #: At the recorded pace: seconds before each event (empty: all at once), and before a
+        #: body.
+        self.waits = tuple(waits)
+        self.delay = delay
         self.recorded_headers = dict(headers)
         #: The body's exact text (a non-streamed answer).
         self.recorded_body = body

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from mockserver.errors import RecordedAnswer
@@ -113,12 +114,19 @@ def summarize(reply: Reply) -> str:
 def recorded_answer(recorded: RecordedSpec) -> RecordedAnswer:
     """The answer a ``recorded:`` reply replays, for the HTTP layer to send as recorded."""
     events = None
+    waits: list[float] = []
     if recorded.events is not None:
         events = [(e.event, e.data) for e in recorded.events]
+        if recorded.pace:  # each event at its offset: the gap since the one before
+            offsets = [0.0, *(e.offset_ms for e in recorded.events)]
+            waits = [max(b - a, 0.0) / 1000 for a, b in pairwise(offsets)]
+    delay = (recorded.elapsed_ms or 0.0) / 1000 if recorded.pace and events is None else 0.0
     return RecordedAnswer(
         status=recorded.status,
         headers=recorded.headers,
         body=recorded.body,
         events=events,
         complete=recorded.complete,
+        waits=waits,
+        delay=delay,
     )

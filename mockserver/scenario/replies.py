@@ -135,6 +135,11 @@ class RecordedSpec(_Strict):
         default=None, description="the request as recorded (read by record --check, not replay)"
     )
     elapsed_ms: float | None = Field(default=None, ge=0, description="how long the answer took")
+    pace: StrictBool = Field(
+        default=False,
+        description="replay at the recorded pace: each event at its offset_ms, a body after "
+        "elapsed_ms (default: at once)",
+    )
 
     @model_validator(mode="after")
     def _body_or_events(self) -> RecordedSpec:
