@@ -52,12 +52,12 @@ def scenario_error(exc: ScenarioError) -> InvalidRequestError:
     return InvalidRequestError(str(exc), code="mockserver_scenario_error")
 
 
-def _scenario_body(
-    engine: Engine, space: Namespace, request: Request, *, written: str | None = None
-) -> Json:
+def _scenario_body(engine: Engine, space: Namespace, request: Request) -> tuple[Json, Scenario]:
+    """What ``/scenario`` says of the namespace's scenario (its YAML apart: see
+    :func:`_described`), and the scenario."""
     scenario = engine.active_scenario(space)
     hits = space.rule_hits.get(scenario.name, {})
-    return {
+    body = {
         "namespace": shown(request, space.name),
         "name": scenario.name,
         "description": scenario.description,
@@ -74,8 +74,21 @@ def _scenario_body(
             }
             for rule in scenario.rules
         ],
-        "yaml": written if written is not None else scenario_to_yaml(scenario),
     }
+    return body, scenario
+
+
+async def _described(
+    engine: Engine, name: str, request: Request, *, written: str | None = None
+) -> Response:
+    """The namespace's scenario as ``/scenario`` shows it, its YAML written in a worker thread
+    (a large scenario takes a while to write, and the event loop serves every client)."""
+    with engine.store.view(name) as space:
+        body, scenario = _scenario_body(engine, space, request)
+    if written is None:
+        written = await run_in_threadpool(scenario_to_yaml, scenario)
+    body["yaml"] = written
+    return json_response(body)
 
 
 def _control_json(raw: bytes) -> Json:
@@ -104,8 +117,7 @@ async def _scenario_from_request(request: Request, engine: Engine) -> tuple[Scen
 @control_endpoint
 async def get_scenario(request: Request) -> Response:
     engine = engine_of(request)
-    with engine.store.view(namespace_of(request)) as space:
-        return json_response(_scenario_body(engine, space, request))
+    return await _described(engine, namespace_of(request), request)
 
 
 @control_endpoint
@@ -117,8 +129,7 @@ async def put_scenario(request: Request) -> Response:
         raise scenario_error(exc) from None
     name = namespace_of(request)
     engine.store.switch_scenario(name, scenario)
-    with engine.store.view(name) as space:
-        return json_response(_scenario_body(engine, space, request, written=written))
+    return await _described(engine, name, request, written=written)
 
 
 @control_endpoint
@@ -126,8 +137,7 @@ async def delete_scenario(request: Request) -> Response:
     engine = engine_of(request)
     name = namespace_of(request)
     engine.store.switch_scenario(name, None)
-    with engine.store.view(name) as space:
-        return json_response(_scenario_body(engine, space, request))
+    return await _described(engine, name, request)
 
 
 @control_endpoint
