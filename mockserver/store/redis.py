@@ -267,19 +267,33 @@ class RedisStore(Store):
         return table
 
     def new_space(self, name: str, state: bytes | None, *, incarnation: int = 0) -> Namespace:
-        space = Namespace(
-            name=name,
-            journal=JournalView(self, name),
-            chat_completions=RedisShelf(self, name, "chat", key=lambda s: s.body["id"]),
-            responses=RedisShelf(self, name, "responses", key=lambda s: s.id),
-            conversations=RedisShelf(self, name, "conversations", key=lambda s: s.id),
-            incarnation=incarnation,
-        )
+        space = Namespace(name=name, journal=JournalView(self, name), incarnation=incarnation)
         if state:
             self.codec.decode_state(state, space)
-        assert isinstance(space.journal, JournalView)
-        space.journal.known = min(space.journal_seq, self.journal_limit)
+        return self.seen_anew(space)
+
+    def seen_anew(self, space: Namespace) -> Namespace:
+        """``space`` with its journal and stored objects as a new transaction sees them
+        (fetched when read, nothing added yet)."""
+        name = space.name
+        space.journal = journal = JournalView(self, name)
+        journal.known = min(space.journal_seq, self.journal_limit)
+        space.chat_completions = RedisShelf(self, name, "chat", key=lambda s: s.body["id"])
+        space.responses = RedisShelf(self, name, "responses", key=lambda s: s.id)
+        space.conversations = RedisShelf(self, name, "conversations", key=lambda s: s.id)
         return space
+
+    def until_free(self, name: str, attempt: Callable[[], T | None]) -> T:
+        """``attempt()`` again, backing off, until it is not ``None`` (the namespace was free),
+        or the API's 503 once a namespace's lock would have expired."""
+        deadline = time.monotonic() + LOCK_WAIT
+        wait = 0.0005
+        while (got := attempt()) is None:
+            if time.monotonic() > deadline:
+                raise unavailable(self.url, f"namespace {name!r} stayed held by another process")
+            time.sleep(wait)
+            wait = min(wait * 2, 0.02)
+        return got
 
     def known(self, name: str) -> tuple[bytes, bytes] | None:
         """The namespace's state (and version) as this process last saw it, if it did."""
@@ -334,13 +348,8 @@ class RedisStore(Store):
         """Forget the namespace once no other process holds it (waiting as a turn would)."""
         mine = self.held().get(name)
         token = mine[2] if mine is not None and mine[2] is not None else ""
-        deadline = time.monotonic() + LOCK_WAIT
-        wait = 0.0005
-        while self.run("reset", escape(name), self.origin, FEED_SIZE, token)[0] != 1:
-            if time.monotonic() > deadline:
-                raise unavailable(self.url, f"namespace {name!r} stayed held by another process")
-            time.sleep(wait)
-            wait = min(wait * 2, 0.02)
+        reset = ("reset", escape(name), self.origin, FEED_SIZE, token)
+        self.until_free(name, lambda: True if self.run(*reset)[0] == 1 else None)
         self.forget_known(name)
         self.feed.publish("reset", name)
 

@@ -17,7 +17,6 @@ A change to a namespace is one atomic step for every process, in one of two ways
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -30,7 +29,6 @@ from mockserver.store.redis_parts import (
     Outbox,
     RedisShelf,
     StateUnavailableError,
-    unavailable,
 )
 
 if TYPE_CHECKING:
@@ -117,13 +115,7 @@ def reused_space(store: RedisStore, name: str, version: bytes) -> Namespace | No
     found = store.spaces.pop(name, None)
     if found is None or found[0] != version:
         return None
-    space = found[1]
-    space.journal = journal = JournalView(store, name)
-    journal.known = min(space.journal_seq, store.journal_limit)
-    space.chat_completions = RedisShelf(store, name, "chat", key=lambda s: s.body["id"])
-    space.responses = RedisShelf(store, name, "responses", key=lambda s: s.id)
-    space.conversations = RedisShelf(store, name, "conversations", key=lambda s: s.id)
-    return space
+    return store.seen_anew(found[1])
 
 
 def written(
@@ -219,14 +211,14 @@ class Held:
             space: Namespace = held[name][0]
             return space
         token = secrets.token_hex(8)
-        deadline = time.monotonic() + LOCK_WAIT
-        wait = 0.0005
         if store.orphans:
             store.release_orphans()
         riding = store.completer.take()
-        while True:
+
+        def acquire() -> list[Any] | None:
+            nonlocal riding
             try:
-                got = store.run(
+                got: list[Any] = store.run(
                     "acquire",
                     escape(name),
                     token,
@@ -236,16 +228,13 @@ class Held:
                     FEED_SIZE,
                     *riding,
                 )
-                riding = []
             except StateUnavailableError:
                 store.orphaned(name, token)
                 raise
-            if got[0] == 1:
-                break
-            if time.monotonic() > deadline:
-                raise unavailable(store.url, f"namespace {name!r} stayed held by another process")
-            time.sleep(wait)
-            wait = min(wait * 2, 0.02)
+            riding = []  # written with the first call, taken or not
+            return got if got[0] == 1 else None
+
+        got = store.until_free(name, acquire)
         _, state, fresh, evicted = got
         space = store.new_space(name, state or None, incarnation=int(fresh))
         space.feed = Outbox()
