@@ -135,12 +135,14 @@ def _conversation_items(space: Namespace, conversation_id: str) -> list[Json]:
     return list(stored.items.values())
 
 
-def _referenced(space: Namespace, item_id: str, index: int) -> Json:
+def _referenced(space: Namespace, item_id: str, index: int, *, now: float) -> Json:
     """The stored item an ``item_reference`` names (newest owner first)."""
     for conversation in reversed(space.conversations.values()):
         if item_id in conversation.items:
             return dict(conversation.items[item_id])
     for response in reversed(space.responses.values()):
+        if response.expired(now):
+            continue  # forgotten, and its items with it
         for item in context_of(response):
             if item.get("id") == item_id:
                 return dict(item)
@@ -159,7 +161,9 @@ def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) 
             history = _conversation_items(space, conversation)
         raw = input_items(body)
         resolved = [
-            _referenced(space, str(item["id"]), n) if item["type"] == "item_reference" else item
+            _referenced(space, str(item["id"]), n, now=engine.now_in(space))
+            if item["type"] == "item_reference"
+            else item
             for n, item in enumerate(raw)
         ]
     _outputs_answer_calls([*history, *resolved])

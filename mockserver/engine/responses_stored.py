@@ -56,8 +56,7 @@ def live_response(
     space: Namespace, response_id: str, *, now: float | None
 ) -> StoredResponse | None:
     stored = space.responses.get(response_id)
-    expires = stored.expires_at if stored is not None else None
-    if expires is not None and now is not None and now >= expires:  # the API deletes it then
+    if stored is not None and stored.expired(now):  # the API deletes it then
         del space.responses[response_id]
         return None
     return stored

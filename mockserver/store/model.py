@@ -144,6 +144,10 @@ class StoredResponse:
     def id(self) -> str:
         return self.meta.id
 
+    def expired(self, now: float | None) -> bool:
+        """Forgotten by ``now`` (the namespace's clock): past its retention, if it has one."""
+        return self.expires_at is not None and now is not None and now >= self.expires_at
+
     def _built(self) -> tuple[list[Json], list[Json]]:
         if callable(self.items):
             self.items = self.items()
