@@ -18,6 +18,7 @@ from mockserver.errors import RecordedAnswer
 from mockserver.render.responses import ResponseMeta, echo_params
 from mockserver.render.responses_items import stored_item
 from mockserver.reply.model import Reply, ToolCall, Usage
+from mockserver.scenario.captured import captured_reply
 from mockserver.store import StoredResponse
 
 __all__ = ["recorded_chat_completion", "recorded_response", "stored_recorded_response"]
@@ -82,7 +83,7 @@ def stored_recorded_response(
     )
     return StoredResponse(
         meta=meta,
-        reply=_reply(response, output),
+        reply=_reply(response),
         status=str(response.get("status") or "completed"),
         items=(stored_inputs, [*history, *stored_inputs, *output]),
         completed_at=response.get("completed_at"),
@@ -91,35 +92,27 @@ def stored_recorded_response(
     )
 
 
-def _reply(response: Mapping[str, Any], output: list[Json]) -> Reply:
-    """The recorded output as a reply (what a stored response's stream is rendered from)."""
-    text: list[str] = []
-    refusal: list[str] = []
-    calls: list[ToolCall] = []
-    for item in output:
-        if item.get("type") == "message":
-            for part in item.get("content") or ():
-                if part.get("type") == "output_text":
-                    text.append(str(part.get("text", "")))
-                elif part.get("type") == "refusal":
-                    refusal.append(str(part.get("refusal", "")))
-        elif item.get("type") == "function_call":
-            calls.append(
-                ToolCall(
-                    call_id=str(item.get("call_id", "")),
-                    name=str(item.get("name", "")),
-                    arguments=str(item.get("arguments") or "{}"),
-                )
-            )
-    usage = response.get("usage") or {}
-    reason = (response.get("incomplete_details") or {}).get("reason")
+def _reply(response: Mapping[str, Any]) -> Reply:
+    """The recorded output as a reply (what a stored response's stream is rendered from), read
+    as a pasted Response is (``scenario/captured.py``)."""
+    said = captured_reply(response) or {}
+    usage = said.get("usage") or {}
+    calls = tuple(
+        ToolCall(
+            call_id=str(call.get("id", "")),
+            name=str(call.get("name", "")),
+            arguments=str(call.get("arguments") or "{}"),
+            kind="custom" if call.get("kind") == "custom" else "function",
+        )
+        for call in said.get("tool_calls") or ()
+    )
     return Reply(
         usage=Usage(
-            prompt_tokens=int(usage.get("input_tokens") or 0),
-            completion_tokens=int(usage.get("output_tokens") or 0),
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
         ),
-        text="".join(text) if text else None,
-        refusal="".join(refusal) or None,
-        tool_calls=tuple(calls),
-        finish_reason="length" if reason == "max_output_tokens" else "stop",
+        text=said.get("text") or None,
+        refusal=said.get("refusal"),
+        tool_calls=calls,
+        finish_reason="length" if said.get("finish_reason") == "length" else "stop",
     )
