@@ -42,7 +42,7 @@ log = logging.getLogger("mockserver")
 
 #: The uvicorn releases (``major.minor``) whose protocol internals this module was written for
 #: and tested with.
-SUPPORTED_UVICORN = frozenset({"0.54"})
+SUPPORTED_UVICORN = frozenset({"0.54", "0.55"})
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
 
