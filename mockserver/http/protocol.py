@@ -92,11 +92,21 @@ class Deadlines:
     ``header_timeout`` seconds (of the connection's opening, or of the request's first byte),
     then its body within ``body_timeout``; past either the client gets the API's 408 (if no
     answer has started) and the connection is closed. And a request the parser refuses gets
-    the API's JSON 400, not uvicorn's plain text."""
+    the API's JSON 400, not uvicorn's plain text.
+
+    The deadline moves twice per request, and most requests end long before it: so moving it
+    only notes the new time, and one timer per connection, set for no later than the deadline,
+    looks when it fires and is set again for the deadline as it is then (no timer made and
+    cancelled twice per request)."""
 
     header_timeout: float
     body_timeout: float
-    _deadline: asyncio.TimerHandle | None = None
+    #: The deadline (the loop's time; 0: none), what it is for, and its length in seconds.
+    _deadline = 0.0
+    _deadline_for: tuple[str, float] = ("", 0.0)
+    #: The connection's timer, and when it fires.
+    _timer: asyncio.TimerHandle | None = None
+    _timer_at = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
@@ -116,23 +126,44 @@ class Deadlines:
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.disarm()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)  # type: ignore[misc]
 
     def body_deadline(self) -> None:
         self._arm(self.body_timeout, "body")
 
     def disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self._deadline = 0.0
 
     def _arm(self, seconds: float, part: str) -> None:
-        self.disarm()
         loop: asyncio.AbstractEventLoop = self.loop  # type: ignore[attr-defined]
-        self._deadline = loop.call_later(seconds, self._too_slow, part, seconds)
+        deadline = loop.time() + seconds
+        self._deadline, self._deadline_for = deadline, (part, seconds)
+        timer = self._timer
+        if timer is None or self._timer_at > deadline:  # none, or one that would fire late
+            if timer is not None:
+                timer.cancel()
+            self._timer_at = deadline
+            self._timer = loop.call_at(deadline, self._look)
+
+    def _look(self) -> None:
+        """The timer fired: past the deadline (if one is set) the client was too slow;
+        before it, wait for it."""
+        self._timer = None
+        deadline = self._deadline
+        if not deadline:
+            return
+        loop: asyncio.AbstractEventLoop = self.loop  # type: ignore[attr-defined]
+        if loop.time() < deadline:
+            self._timer_at = deadline
+            self._timer = loop.call_at(deadline, self._look)
+            return
+        self._deadline = 0.0
+        self._too_slow(*self._deadline_for)
 
     def _too_slow(self, part: str, seconds: float) -> None:
-        self._deadline = None
         transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
         if transport.is_closing():
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -86,6 +87,33 @@ def test_a_complete_request_is_not_cut_by_the_deadline(impatient: BackgroundServ
                 json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}]},
             )
             assert answer.status_code == 200
+
+
+def test_a_later_request_on_a_connection_gets_its_own_whole_deadline(
+    impatient: BackgroundServer,
+) -> None:
+    # The first request arms the connection's timer for 0.3 s after it began; the second
+    # begins 0.15 s later and stalls. Its 408 must come 0.3 s after *its* start (the timer
+    # looks at 0.3 s, finds a later deadline and waits for it), not when the first would have.
+    chat = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}]}'
+    whole = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(chat), chat)
+    )
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=10) as sock:
+        sock.sendall(whole)
+        first = sock.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 OK\r\n")
+        time.sleep(0.15)
+        began = time.monotonic()
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        waited = time.monotonic() - began
+    assert data.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+    assert b"did not arrive within 0.3 seconds" in data
+    assert waited >= 0.25  # not the first request's deadline, 0.15 s after this one began
 
 
 @pytest.mark.parametrize(
