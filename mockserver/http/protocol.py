@@ -373,7 +373,8 @@ def http_protocol(
     if not supported(version):
         log.warning(
             "uvicorn %s is not one mockserver's fast HTTP path was written for (%s): serving "
-            "through plain ASGI (the same answers, a little slower)",
+            "through plain ASGI (the same answers, a little slower; slow clients get no 408, "
+            "a malformed request uvicorn's plain-text 400)",
             version,
             ", ".join(sorted(SUPPORTED_UVICORN)),
         )

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import cast
 
-from mockserver.http.lane.template import CREATED, ID, Template, pad_sentinel
+import pytest
+
+from mockserver.http.lane.template import (
+    CREATED,
+    ID,
+    Derive,
+    Pad,
+    Template,
+    item_sentinel,
+    pad_sentinel,
+)
 
 
 def render(answer_id: str, created: int, pad: str) -> bytes:
@@ -49,3 +59,71 @@ def test_recipes_in_use_outlive_those_filed_later() -> None:
     assert replays.get(keys[0]) is recipe
     assert replays.get(keys[1]) is None  # the least recently used left
     assert len(replays) == 2
+
+
+def test_the_written_fill_gives_the_slot_by_slot_bytes_and_calls() -> None:
+    item, later = item_sentinel("msg_", 0), item_sentinel("fc_", 2)
+    rendered = (
+        f'{{"id":"{ID}","created":{CREATED},"o":"{pad_sentinel(0, 7)}","item":"{item}",'
+        f'"again":"{item}","o2":"{pad_sentinel(4, 31)}","x":"{later}","é":1}}'
+    ).encode()
+    cut = Template.cut(rendered)
+    assert cut is not None
+    assert len(cut.items) == 3
+    assert len(cut.pads) == 2
+    calls: list[list[object]] = [[], []]
+
+    def recording(log: list[object]) -> tuple[Pad, Derive]:
+        def pad(number: int, size: int) -> str:
+            log.append(("pad", number, size))
+            return f"p{number}.{size}"
+
+        def derive(prefix: str, index: int) -> str:
+            log.append(("derive", prefix, index))
+            return f"{prefix}{index}z"
+
+        return pad, derive
+
+    written = cut.fill("resp_1", 1_800_000_000, *recording(calls[0]))
+    looped = cut.fill_slot_by_slot("resp_1", 1_800_000_000, *recording(calls[1]))
+    assert written == looped
+    assert b'"item":"msg_0z","again":"msg_0z"' in written
+    assert b'"x":"fc_2z"' in written
+    assert calls[0] == calls[1]  # the same values asked for, in the same order, once each
+    assert written == cut.fill("resp_1", 1_800_000_000, *recording([]))  # written once, reused
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        (
+            "/v1/chat/completions",
+            b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"stream":true}',
+        ),
+        ("/v1/responses", b'{"model":"gpt-4o-mini","input":"Hi","stream":true}'),
+        ("/v1/responses", b'{"model":"gpt-4o-mini","input":"Hi"}'),
+    ],
+    ids=["chat-stream", "responses-stream", "responses"],
+)
+def test_a_replayed_answer_is_filled_as_the_slot_by_slot_fill_fills_it(
+    path: str, body: bytes
+) -> None:
+    from mockserver import ids
+    from mockserver.http.app import create_app
+    from mockserver.http.lane.recipes import Answered
+    from mockserver.settings import Settings
+
+    lane = create_app(Settings(seed=3)).state.lane
+    key = (path, body, ((b"content-type", b"application/json"),))
+    for _ in range(3):  # the second files the recipe, the third is replayed from it
+        answered = lane.answer(key)
+        assert isinstance(answered, Answered)
+    recipe = lane.replays.get(key)
+    assert recipe is not None
+    assert lane.replays.served == 1
+    for answer_id in ("resp_0123abcd", "chatcmpl-XyZ"):
+        derive = recipe.derive(answer_id) if recipe.derive else None
+        pad = ids.obfuscator(answer_id)
+        looped = recipe.template.fill_slot_by_slot(answer_id, 1_800_000_123, pad, derive)
+        assert recipe.fill(answer_id, 1_800_000_123) == looped
+        assert answer_id.encode() in looped
