@@ -2,8 +2,10 @@
 
 The table's rows say how fast the server is; this says where a request's time goes before any
 byte reaches a socket. Each path is driven in this process, the way the server drives it: the
-lane's paths with the ``(path, body, headers)`` key the HTTP protocol makes of a request, and
-the full path as an ASGI call on the app (no HTTP parsing, no socket). Each line is the best of
+lane's paths with the ``(path, body, headers)`` key the HTTP protocol makes of a request, the
+full path as an ASGI call on the app (no HTTP parsing, no socket), and the two lane paths once
+more through the HTTP protocol itself (the request's bytes parsed by httptools and answered by
+the protocol ``serve`` runs, into a transport that only counts: no socket). Each line is the best of
 ``rounds`` runs of ``requests`` requests, after a warm-up; every answer is checked (status 200,
 answered by the path the line names), so a line never times an error.
 """
@@ -17,11 +19,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import uvicorn
 from starlette.types import Message
+from uvicorn.server import ServerState
 
 from mockserver.http.app import create_app
 from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.recipes import Answered, Key
+from mockserver.http.protocol import http_protocol
 from mockserver.settings import Settings
 
 __all__ = ["run"]
@@ -58,7 +63,8 @@ class Path:
     body: Callable[[int], bytes]
     target: str = CHAT
     #: ``"replayed"`` / ``"fresh"``: answered by the lane's recipe or its fresh turn;
-    #: ``"asgi"``: the full path, the lane off.
+    #: ``"asgi"``: the full path, the lane off; ``"protocol"``: the request's HTTP bytes
+    #: handed to the server's HTTP protocol.
     via: str = "fresh"
     repeat: bool = False
 
@@ -74,6 +80,8 @@ PATHS = (
         target=RESPONSES,
     ),
     Path("chat, a new message each, lane off (ASGI app)", _chat, via="asgi"),
+    Path("chat, the same request, HTTP bytes in", _chat, via="protocol", repeat=True),
+    Path("chat, a new message each, HTTP bytes in", _chat, via="protocol"),
 )
 
 
@@ -170,13 +178,94 @@ def _asgi_cost(path: Path, requests: int, rounds: int) -> float:
     return asyncio.run(measure())
 
 
+class _Counting(asyncio.Transport):
+    """A transport that keeps nothing: it counts the answers written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes += 1
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(
+            name, default
+        )
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _protocol_cost(path: Path, requests: int, rounds: int) -> float:
+    app = create_app(Settings())
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
+    config.http = http_protocol(app.state.lane)
+    if isinstance(config.http, str):
+        raise RuntimeError(f"{path.label}: this uvicorn gets plain ASGI, not our protocol")
+    config.load()
+    numbers = _numbers(path)
+
+    def request(number: int) -> bytes:
+        body = path.body(number)
+        head = b"POST %b HTTP/1.1\r\n%b" % (
+            path.target.encode(),
+            b"".join(b"%b: %b\r\n" % pair for pair in HEADERS),
+        )
+        return b"%bcontent-length: %d\r\n\r\n%b" % (head, len(body), body)
+
+    async def measure() -> float:
+        state = ServerState()
+        state.default_headers = [(b"date", b"Thu, 03 Dec 2026 12:00:00 GMT")]
+        protocol = config.http_protocol_class(config=config, server_state=state, app_state={})
+        transport = _Counting()
+        protocol.connection_made(transport)
+        lane: Lane = app.state.lane
+
+        async def batch(size: int) -> float:
+            sent = [request(next(numbers)) for _ in range(size)]
+            writes, served, fresh = transport.writes, lane.replays.served, lane.fresh_answers
+            started = time.perf_counter()
+            for data in sent:
+                protocol.data_received(data)
+            elapsed = time.perf_counter() - started
+            await asyncio.sleep(0)  # the timers and writes the step left
+            answered = (lane.replays.served - served) + (lane.fresh_answers - fresh)
+            if transport.writes - writes != size or answered != size:
+                raise RuntimeError(f"{path.label}: {answered} of {size} answered by the lane")
+            return elapsed / size
+
+        if path.repeat:  # the recipe is filed the second time the request is asked
+            await batch(2)
+        await batch(max(requests // 5, 1))
+        return min([await batch(requests) for _ in range(rounds)])
+
+    return asyncio.run(measure())
+
+
+_COSTS: dict[str, Callable[[Path, int, int], float]] = {
+    "asgi": _asgi_cost,
+    "protocol": _protocol_cost,
+}
+
+
 def run(*, requests: int = 5000, rounds: int = 3) -> int:
     print(
-        f"in-process cost of one request, in Python (no HTTP parsing, no socket): "
+        f"in-process cost of one request, in Python (no socket; HTTP parsing only where a "
+        f"line says HTTP bytes in): "
         f"best of {rounds} × {requests:,} requests per path"
     )
     print(f"{'path':54}  {'µs/request':>10}  {'CPU-bound rate (req/s)':>22}")
     for path in PATHS:
-        cost = (_asgi_cost if path.via == "asgi" else _lane_cost)(path, requests, rounds)
+        cost = _COSTS.get(path.via, _lane_cost)(path, requests, rounds)
         print(f"{path.label:54}  {cost * 1e6:10.1f}  {1 / cost:22,.0f}", flush=True)
     return 0
