@@ -315,6 +315,11 @@ class OneWriteTransport:
         self._flush()
         self._transport.close()
 
+    def is_closing(self) -> bool:
+        # Asked once per answer (uvicorn's on_response_complete): through __getattr__, each
+        # ask first raised and caught an AttributeError.
+        return self._transport.is_closing()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
 
