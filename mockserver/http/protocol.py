@@ -87,6 +87,11 @@ def error_answer(status_line: bytes, defaults: bytes, error: APIError) -> bytes:
     )
 
 
+#: How early a timer may fire and still count as on time (uvloop's timers count whole
+#: milliseconds, so one set for a deadline can fire a fraction of one before it).
+_TIMER_SLACK = 0.002
+
+
 class Deadlines:
     """A mixin for uvicorn's httptools protocol: a request must send its headers within
     ``header_timeout`` seconds (of the connection's opening, or of the request's first byte),
@@ -156,7 +161,7 @@ class Deadlines:
         if not deadline:
             return
         loop: asyncio.AbstractEventLoop = self.loop  # type: ignore[attr-defined]
-        if loop.time() < deadline:
+        if loop.time() + _TIMER_SLACK < deadline:  # moved on since it was set: wait again
             self._timer_at = deadline
             self._timer = loop.call_at(deadline, self._look)
             return
