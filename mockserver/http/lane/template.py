@@ -89,8 +89,8 @@ class Template:
     def fill(
         self, answer_id: str, created: int, pad: Pad | None, derive: Derive | None = None
     ) -> bytes:
-        """The answer with these values in its slots. A Responses stream's template has a
-        hundred slots, a fifth of them ids derived from the answer's, and is filled on every
+        """The answer with these values in its slots. A Responses stream's template has some
+        forty slots, half of them ids derived from the answer's, and is filled on every
         replay: so it is filled by a function written out for it (one join of its parts and
         values, each derived id made once: :meth:`_written`). The loop over the slots
         (:meth:`fill_slot_by_slot`, which the tests compare it with) fills a template whose
