@@ -7,6 +7,11 @@ cannot be pickled, or must not be, has a serialized form: a scenario goes by nam
 built-in one, which every process has) or by its YAML (an uploaded one: stored once, parsed
 once per process); a one-off reply as its JSON; a journal answer as the bytes that were sent;
 a stored response's items are built before they are written.
+
+A journal entry, written with every request, is pickled as a tuple of its fields: a dataclass
+with slots pickles through ``dataclasses``' Python ``__getstate__``, five times the time for
+more bytes (the rate-limit buckets in the state say how they pickle themselves, for the same
+reason). An entry as an older version wrote it (the dataclass itself) still reads back.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import hashlib
 import pickle
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from mockserver.store.model import JournalEntry, Namespace, StoredResponse, Unparsed
@@ -36,19 +42,38 @@ def unescape(name: str) -> str:
     return name.replace("%3A", ":").replace("%25", "%")
 
 
+#: A journal entry's fields, in order (its tuple, as written).
+_ENTRY_FIELDS = tuple(field.name for field in fields(JournalEntry))
+_entry_values = attrgetter(*_ENTRY_FIELDS)
+#: Where the request and the answer are in that tuple.
+_REQUEST, _RESPONSE = _ENTRY_FIELDS.index("request"), _ENTRY_FIELDS.index("response")
+
+
 def encode_entry(entry: JournalEntry) -> bytes:
     """A journal entry, its answer as the bytes that were sent (an answer kept as what remakes
-    it is made now: another process cannot run this one's recipe)."""
-    answer = entry.response
-    if isinstance(answer, Unparsed) and not isinstance(answer.raw, bytes):
-        entry = replace(entry, response=Unparsed(answer.raw(), answer.parse))
-    return pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+    it is made now: another process cannot run this one's recipe). Written as the tuple of its
+    fields after a number saying which of the request and the answer were kept unparsed (as
+    their bytes and how to parse them)."""
+    values = list(_entry_values(entry))
+    unparsed = 0
+    for bit, at in ((1, _REQUEST), (2, _RESPONSE)):
+        kept = values[at]
+        if isinstance(kept, Unparsed):
+            raw = kept.raw
+            values[at] = (raw if isinstance(raw, bytes) else raw(), kept.parse)
+            unparsed |= bit
+    return pickle.dumps((unparsed, *values), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def decode_entry(blob: bytes) -> JournalEntry:
-    entry = pickle.loads(blob)
-    assert isinstance(entry, JournalEntry)
-    return entry
+    written = pickle.loads(blob)
+    if isinstance(written, JournalEntry):  # as an older version wrote it
+        return written
+    unparsed, *values = written
+    for bit, at in ((1, _REQUEST), (2, _RESPONSE)):
+        if unparsed & bit:
+            values[at] = Unparsed(*values[at])
+    return JournalEntry(*values)
 
 
 def encode_stored(stored: object) -> bytes:

@@ -93,8 +93,10 @@ class Completer:
         self._flushing = False
         #: When the oldest of those waiting was added.
         self._since = 0.0
+        #: Entries added so far (the thread tells by it whether any came while it waited).
+        self._added = 0
         #: The thread waits for nothing in particular (else it wakes by itself, soon): only
-        #: then does an entry wake it (a wake per request would cost each one a thread switch).
+        #: then does an entry wake it.
         self._idle = False
 
     def add(self, name: str, seq: int, times: bytes) -> None:
@@ -106,6 +108,7 @@ class Completer:
             if not self._waiting:
                 self._since = time.monotonic()
             self._waiting += [name, seq, times]
+            self._added += 1
             if self._idle:
                 self._idle = False
                 self._ready.notify_all()
@@ -117,12 +120,22 @@ class Completer:
             return batch
 
     def _run(self) -> None:
+        # While entries keep coming, the thread wakes by itself every RIDE_ALONG (most often
+        # to find that requests took them along) and is never woken by an entry: a wake per
+        # entry would cost each request a switch of threads and of the GIL (the thread would
+        # wake only once the request let go of the GIL, to find its entry already taken). It
+        # sleeps until woken only after a whole RIDE_ALONG with no entry.
+        seen = -1
         while True:
             with self._ready:
                 while True:  # until the oldest has waited long enough for a request to come
                     if not self._waiting:
-                        self._idle = True
-                        self._ready.wait()
+                        if self._added == seen and not self._flushing:
+                            self._idle = True
+                            self._ready.wait()
+                        else:
+                            seen = self._added
+                            self._ready.wait(RIDE_ALONG)
                         continue
                     left = self._since + RIDE_ALONG - time.monotonic()
                     if self._flushing or left <= 0:

@@ -117,6 +117,46 @@ def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes_and_timed_later
     assert found.duration_ms == 1.5
 
 
+def test_times_are_written_when_no_request_comes_to_take_them_along(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    one, two = pair
+    for n in (1, 2):  # the second after the completer went back to sleep
+        entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
+        with one.namespace("sk-a") as space:
+            space.record(entry, announce=False)
+        one.complete(Exchange([("sk-a", entry)]), duration_ms=float(n), timing=None)
+        deadline = time.monotonic() + 5
+        while (found := two.entry("sk-a", n)) is None or found.duration_ms != float(n):
+            assert time.monotonic() < deadline, "the entry's times were never written"
+            time.sleep(0.01)
+        time.sleep(0.1)  # several RIDE_ALONG: the completer sleeps until woken
+
+
+def test_the_completer_is_not_woken_by_each_entry_while_requests_take_them_along(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    """A request takes the times waiting along with its own call; the completer's thread then
+    wakes by itself now and then, never for an entry (a wake per request cost each one a switch
+    of threads and of the GIL)."""
+    one, _ = pair
+    completer = one.completer
+    woken = 0
+    notify = completer._ready.notify_all
+
+    def counted() -> None:
+        nonlocal woken
+        woken += 1
+        notify()
+
+    completer._ready.notify_all = counted  # type: ignore[method-assign]
+    for n in range(40):
+        completer.add("sk-a", n, b"[1.0,null,false]")
+        assert completer.take() == ["sk-a", n, b"[1.0,null,false]"]  # as a request would
+        time.sleep(0.002)
+    assert woken <= 3  # the first entry, and a pause of the machine or two; one per entry before
+
+
 def test_every_process_hears_every_change(pair: tuple[RedisStore, RedisStore]) -> None:
     one, two = pair
     version, _ = two.feed.recent()  # starts following the shared feed
