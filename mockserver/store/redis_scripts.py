@@ -64,10 +64,11 @@ local function complete(p, origin, maxlen, from, to)
   end
 end
 -- the namespace used now; the least recently used past the limit forgotten
+-- (only a name new to the set can take it past the limit: a known one is only moved)
 local function touch(p, n, limit, maxlen, origin)
-  redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
+  local added = redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
   local evicted = {}
-  while redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
+  while added == 1 and redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
     local oldest = redis.call('ZRANGE', p .. ':names', 0, 0)[1]
     forget(p, oldest)
     evicted[#evicted + 1] = oldest
@@ -108,14 +109,14 @@ local function write(p, n, at)
       redis.call('HSET', journal, seq, blob)
       redis.call('HSET', journal .. ':calls', seq, number)
       local total = redis.call('INCRBY', journal .. ':bytes', #blob)
-      redis.call('SET', journal .. ':first', seq, 'NX')
-      local first = tonumber(redis.call('GET', journal .. ':first'))
+      local kept = tonumber(redis.call('GET', journal .. ':first'))
+      local first = kept or seq
       -- the oldest leave past either bound (never the newest: one big request is kept)
       while first < seq and (seq - first + 1 > jlimit or total > jbytes) do
         total = drop_entry(journal, first)
         first = first + 1
       end
-      redis.call('SET', journal .. ':first', first)
+      if first ~= kept then redis.call('SET', journal .. ':first', first) end
     end
     i = i + 2
   end
@@ -216,8 +217,9 @@ local p, n, want = ARGV[1], ARGV[2], ARGV[3]
 local base = p .. ':ns:' .. n
 local riding = tonumber(ARGV[7])
 complete(p, ARGV[5], ARGV[6], 8, 7 + 3 * riding)
-if redis.call('EXISTS', base .. ':lock') == 1 then return {0} end
-local version = redis.call('GET', base .. ':ver')
+local held = redis.call('MGET', base .. ':lock', base .. ':ver')
+if held[1] then return {0} end
+local version = held[2]
 if version ~= want then
   return {0, redis.call('GET', base .. ':state') or '', version or ''}
 end
