@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 import orjson
@@ -95,6 +95,35 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """The engine's turn, rendered, encoded and journaled (the engine wrote the entry in
         the turn's commit; the answer joins it here, as the bytes that are sent; the request is
         kept as the ``raw`` bytes it came in)."""
+        # One atomic change for the whole turn (the engine's steps hold the namespace again
+        # inside): on a shared store, one transaction per request, written with its answer,
+        # and maybe made again, on the namespace as another process left it.
+        work = self._work(checked, body, namespace=namespace, headers=headers, raw=raw)
+        return self.engine.store.transact(namespace, work)
+
+    async def turn_soon(
+        self,
+        checked: Checked,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        raw: bytes,
+    ) -> Encoded[Result]:
+        """:meth:`turn` from the route: a shared store's round trip is awaited, and the server
+        answers other requests meanwhile."""
+        work = self._work(checked, body, namespace=namespace, headers=headers, raw=raw)
+        return await self.engine.store.transact_soon(namespace, work)
+
+    def _work(
+        self,
+        checked: Checked,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        raw: bytes,
+    ) -> Callable[[Namespace], Encoded[Result]]:
         journal = Journaled(self.path, Unparsed(raw, orjson.loads))
 
         def turn(_: Namespace) -> Encoded[Result]:
@@ -103,10 +132,7 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             self.engine.answered(self.turn_of(result), response=encoded.journaled())
             return encoded
 
-        # One atomic change for the whole turn (the engine's steps hold the namespace again
-        # inside): on a shared store, one transaction per request, written with its answer,
-        # and maybe made again, on the namespace as another process left it.
-        return self.engine.store.transact(namespace, turn)
+        return turn
 
     @staticmethod
     @abstractmethod
@@ -133,7 +159,9 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         checked = self.check(body, request.headers)
         raw: bytes = request.state.raw_body
         namespace = namespace_of(request)
-        encoded = self.turn(checked, body, namespace=namespace, headers=request.headers, raw=raw)
+        encoded = await self.turn_soon(
+            checked, body, namespace=namespace, headers=request.headers, raw=raw
+        )
         response = self.answer(encoded)
         key = replay_key(request)
         if key is not None:  # the lane asked for a recipe (the request was asked before)

@@ -197,6 +197,10 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
     """``base`` (uvicorn's ``HttpToolsProtocol``) answering what ``lane`` can, its transport
     wrapped in ``wrap`` (which sends one step's writes at once, and has ``send_now()``)."""
 
+    # uvicorn's cycle, for a request the lane answers later and then hands to the full path
+    # (``base`` is uvicorn's httptools protocol, on a release this module was written for).
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as cycle_class
+
     class LaneProtocol(base):  # type: ignore[misc]
         _held: bytearray | None = None
         _held_path = ""
@@ -250,6 +254,9 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_message_complete()
                 return
             key: Key = (self._held_path, bytes(held), tuple(self.headers))
+            if lane.waits:  # the turn waits on another process: answered when it is written
+                self._answer_later(key)
+                return
             try:
                 answered = lane.answer(key)
             except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
@@ -266,6 +273,76 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             lane.complete(answered, self._held_since)
             self.on_response_complete()
 
+        def _answer_later(self, key: Key) -> None:
+            """Answer ``key`` from a task that awaits the store, the connection's current
+            cycle a :class:`_Waiting` meanwhile: a request the client sends after it on this
+            connection (pipelined) is queued behind it by uvicorn, as behind any answer not
+            yet complete."""
+            body = bytes(self._held or b"")
+            self._held = None
+            self.disarm()
+            waiting = _Waiting()
+            self.cycle: Any = waiting
+            scope = self.scope
+            parsed = httptools.parse_url(self.url)
+            scope["method"] = "POST"
+            scope["path"] = self._held_path
+            scope["raw_path"] = self.root_path.encode("ascii") + parsed.path
+            scope["query_string"] = parsed.query or b""
+            task = self.loop.create_task(self._later(key, waiting, scope, body, self._held_since))
+            task.add_done_callback(self.tasks.discard)
+            self.tasks.add(task)
+
+        async def _later(
+            self, key: Key, waiting: _Waiting, scope: dict[str, Any], body: bytes, since: float
+        ) -> None:
+            try:
+                answered = await lane.answer_soon(key)
+            except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
+                scope[LANE_ERROR] = exc
+                answered = None
+            if not isinstance(answered, Answered):  # the full path answers (a handoff's turn)
+                lane.let_through(key, scope, answered)
+                self._run_cycle(waiting, scope, body)
+                return
+            waiting.response_complete = True
+            if not self.transport.is_closing():
+                self.transport.send_now(encode_answer(answered, self._default_lines()))
+            lane.complete(answered, since)
+            if self.transport.is_closing():
+                return
+            if not waiting.keep_alive:  # the server is shutting down
+                self.transport.close()
+                return
+            self.on_response_complete()
+
+        def _run_cycle(self, waiting: _Waiting, scope: dict[str, Any], body: bytes) -> None:
+            """The full path for a request answered later: its ASGI cycle, made here (the
+            parser may have moved on to a request pipelined behind it), in its place."""
+            cycle: Any = cycle_class(
+                scope=scope,  # type: ignore[arg-type]  # an HTTP scope, as uvicorn made it
+                transport=self.transport,
+                flow=self.flow,
+                logger=self.logger,
+                access_logger=self.access_logger,
+                access_log=self.access_log,
+                default_headers=self.server_state.default_headers,
+                message_event=asyncio.Event(),
+                expect_100_continue=False,
+                keep_alive=waiting.keep_alive,
+                on_response=self.on_response_complete,
+            )
+            cycle.body = body  # the whole request is in: as uvicorn's on_message_complete
+            cycle.more_body = False
+            cycle.disconnected = waiting.disconnected
+            cycle.message_event.set()
+            if self.cycle is waiting:
+                self.cycle = cycle
+            waiting.response_complete = True
+            task = self.loop.create_task(cycle.run_asgi(self.app))
+            task.add_done_callback(self.tasks.discard)
+            self.tasks.add(task)
+
         def _default_lines(self) -> bytes:
             current = self.server_state.default_headers
             seen, lines = self._defaults
@@ -275,6 +352,24 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             return lines
 
     return LaneProtocol
+
+
+class _Waiting:
+    """A connection's current cycle while its answer waits on the store: what uvicorn reads
+    of a cycle not yet complete (it queues a pipelined request behind it; a lost connection
+    marks it ``disconnected``; a shutdown asks it not to keep the connection alive)."""
+
+    __slots__ = ("disconnected", "keep_alive", "message_event", "response_complete")
+
+    response_started = False
+    more_body = False
+    body = b""
+
+    def __init__(self) -> None:
+        self.response_complete = False
+        self.disconnected = False
+        self.keep_alive = True
+        self.message_event = asyncio.Event()
 
 
 class OneWriteTransport:

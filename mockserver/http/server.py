@@ -93,6 +93,25 @@ def _log_like_uvicorn(level: str) -> None:
     ours.propagate = False
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling the app's store when its event loop serves and when it
+    stops (a shared store keeps a pipe to Redis on the loop, closed before the loop is)."""
+
+    def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
+        super().__init__(config)
+        self._store = getattr(getattr(app.state, "engine", None), "store", None)
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        store = self._store
+        if store is not None:
+            store.loop_starts()
+        try:
+            await super().serve(sockets)
+        finally:
+            if store is not None:
+                store.loop_ends()
+
+
 class _Terminated(Exception):
     """SIGTERM, once uvicorn has shut down on it (see :func:`_sigterm_raises`)."""
 
@@ -128,7 +147,7 @@ def serve(
     """Serve until Ctrl-C or SIGTERM (uvicorn shuts down cleanly on either: SIGTERM returns,
     Ctrl-C raises ``KeyboardInterrupt``), then call ``on_stop`` (also after a crash)."""
     config = _config(app, log_level=log_level, access_log=log_level == "debug", ours=True)
-    server = uvicorn.Server(config)
+    server = _Server(config, app)
     if on_ready is not None:
         on_ready()
     try:
@@ -158,7 +177,7 @@ class BackgroundServer:
         #: ``sock``: a listening socket bound earlier (the pytest plugin reserves one).
         self._sock = sock if sock is not None else bind(host, port)
         self.port: int = self._sock.getsockname()[1]
-        self._server = uvicorn.Server(_config(app, log_level="warning", access_log=False))
+        self._server = _Server(_config(app, log_level="warning", access_log=False), app)
         self._thread = threading.Thread(
             target=self._run, name=f"mockserver:{self.port}", daemon=True
         )

@@ -48,6 +48,9 @@ class Store(ABC):
     namespace_limit: int
     #: Where changes are announced (the inspector's live view, ``/__mockserver/events``).
     feed: Feed
+    #: Does a change wait on another process (a shared backend's round trip)? Then a caller on
+    #: the event loop uses :meth:`transact_soon`, not a synchronous step in a callback.
+    waits: bool = False
 
     # -- primitives: what a backend implements -------------------------------------------
 
@@ -112,6 +115,19 @@ class Store(ABC):
         what a request's turn is. Here: once, inside :meth:`namespace`."""
         with self.namespace(name) as space:
             return work(space)
+
+    async def transact_soon(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """:meth:`transact` for a caller on the event loop: a backend whose change waits on
+        another process (``waits``) awaits it, and the loop serves other requests meanwhile.
+        Here: :meth:`transact`, at once."""
+        return self.transact(name, work)
+
+    def loop_starts(self) -> None:  # noqa: B027 (a backend with connections overrides it)
+        """The running event loop serves requests (called on it): a shared backend may keep
+        a connection on it for :meth:`transact_soon`."""
+
+    def loop_ends(self) -> None:  # noqa: B027
+        """The running event loop stops serving (called on it): close what was kept on it."""
 
     def announce(self, kind: Literal["entry", "state", "reset"], name: str, seq: int = 0) -> None:
         """Tell every live view (of every process sharing this store) of a change."""

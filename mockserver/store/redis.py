@@ -12,9 +12,13 @@ writes back only those it changed. The bounds of the memory backend hold in Redi
 scripts: namespaces (least recently used leaving), journal entries and their bytes, stored
 objects and their bytes.
 
-A synchronous client, not the asyncio one: the engine's turn runs inside one held namespace
-(and the fast lane answers from a protocol callback), so each step waits for Redis either way,
-and a blocking call on a pooled connection costs the least.
+A request's turn is awaited (:meth:`RedisStore.transact_soon`): made in the protocol's callback
+as in memory, its one script call sent on the event loop's pipe to Redis (``redis_pipe.py``),
+and the answer written when Redis has written the change; the loop serves other requests
+meanwhile (one turn of a namespace at a time in a process). Everything else — the locked way,
+a turn made again after another process moved the namespace, the control API's changes,
+reads, the journal's times — is a blocking call on this thread's own connection of the
+synchronous client: rare, or off the request's path.
 
 Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
 (``server_is_overloaded``, naming the state backend); nothing is left half written (each
@@ -23,14 +27,15 @@ write is one script), and the next request reconnects.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal, TypeVar
 
 import orjson
@@ -46,7 +51,7 @@ from mockserver.store.model import (
     StoredConversation,
     StoredResponse,
 )
-from mockserver.store.redis_change import LOCK_WAIT, Held, shelf_of, transact
+from mockserver.store.redis_change import LOCK_WAIT, Held, shelf_of, transact, transact_soon
 from mockserver.store.redis_codec import (
     ScenarioCodec,
     decode_entry,
@@ -62,10 +67,12 @@ from mockserver.store.redis_parts import (
     SharedFeed,
     StateUnavailableError,
     evalsha,
+    pack_call,
     redis_client,
     timed,
     unavailable,
 )
+from mockserver.store.redis_pipe import RedisPipe, pipe_target
 from mockserver.store.redis_scripts import (
     ACQUIRE,
     ANNOUNCE,
@@ -98,6 +105,8 @@ class RedisStore(Store):
     each kind, stored completions and responses holding at most ``store_bytes`` each; bytes as
     written to Redis)."""
 
+    waits = True
+
     def __init__(
         self,
         url: str,
@@ -118,6 +127,9 @@ class RedisStore(Store):
         self.journal_bytes = journal_bytes
         self.store_bytes = store_bytes
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
+        self.timeout = timeout
+        #: Where an event loop's pipe connects (``None``: a TLS URL, which has none).
+        self._pipe_target = pipe_target(url)
         self._pooled: Any = redis_client(url, timeout=timeout)
         #: Per thread (and process), a client that keeps one connection of the pool.
         self._local = threading.local()
@@ -215,6 +227,69 @@ class RedisStore(Store):
             )
         registered = self._scripts[script]
         return self.call(lambda: evalsha(client, registered, self.prefix, args))
+
+    async def run_soon(self, script: str, *args: object) -> Any:
+        """:meth:`run`, awaited: on this event loop's pipe to Redis (``redis_pipe.py``), so
+        the loop serves other requests while Redis runs the script. Without a pipe (a TLS
+        URL, or a loop the server did not announce with :meth:`loop_starts`, which then
+        could not close it), :meth:`run`, waiting."""
+        target = self._pipe_target
+        if (
+            target is None
+            or getattr(self._local, "serving", None) is not asyncio.get_running_loop()
+        ):
+            return self.run(script, *args)
+        if self._down_until and time.monotonic() < self._down_until:
+            raise unavailable(self.url, self._down_why)
+        registered = self._scripts[script]
+        command = pack_call(registered, self.prefix, args)
+        self.round_trips += 1
+        try:
+            pipe = await self._pipe(target)
+            try:
+                got = await pipe.call(command)
+            except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
+                self.call(lambda: self._redis.script_load(registered.script))
+                got = await pipe.call(command)
+        except _LOST as exc:
+            self._lost(type(exc).__name__)
+            raise unavailable(self.url, self._down_why) from None
+        except redis.ResponseError as exc:
+            if "MOCKSERVER_LOCK_LOST" in str(exc):
+                raise unavailable(self.url, "a namespace was held too long") from None
+            raise
+        if self._down_until:
+            self._down_until = 0.0
+            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
+        return got
+
+    def loop_starts(self) -> None:
+        self._local.serving = asyncio.get_running_loop()
+
+    def loop_ends(self) -> None:
+        local = self._local
+        local.serving = None
+        pipe: RedisPipe | None = getattr(local, "pipe", None)
+        if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
+            pipe.close()
+        local.pipe = local.pipe_loop = None
+
+    async def _pipe(self, target: dict[str, Any]) -> RedisPipe:
+        """This event loop's pipe to Redis, opened anew once broken (or in a forked worker,
+        or for another loop)."""
+        local = self._local
+        loop = asyncio.get_running_loop()
+        if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
+            local.pipe, local.pipe_opening = None, asyncio.Lock()
+            local.pipe_loop, local.pipe_pid = loop, os.getpid()
+        pipe: RedisPipe | None = local.pipe
+        if pipe is not None and pipe.usable:
+            return pipe
+        async with local.pipe_opening:  # one opens it; the calls that came meanwhile use it
+            pipe = local.pipe
+            if pipe is None or not pipe.usable:
+                pipe = local.pipe = await RedisPipe.open(target, self.timeout)
+            return pipe
 
     def orphaned(self, name: str, token: str) -> None:
         self.orphans.append((escape(name), token))
@@ -329,6 +404,30 @@ class RedisStore(Store):
         docstring); ``work`` may be done more than once, each time on a fresh namespace, and
         only the last one counts (it must change nothing but the namespace)."""
         return transact(self, name, work)
+
+    async def transact_soon(self, name: str, work: Callable[[Namespace], T]) -> T:
+        if not PACKS:  # pragma: no cover (the redis extra installs hiredis)
+            return transact(self, name, work)
+        return await transact_soon(self, name, work)
+
+    @asynccontextmanager
+    async def one_turn(self, name: str) -> AsyncIterator[None]:
+        """Held while this event loop makes a change to the namespace ``name`` and awaits it
+        (one at a time per namespace; other namespaces' go on)."""
+        turns: dict[str, list[Any]] | None = getattr(self._held, "turns", None)
+        if turns is None:
+            turns = self._held.turns = {}
+        entry = turns.get(name)
+        if entry is None:
+            entry = turns[name] = [asyncio.Lock(), 0]
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del turns[name]
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from mockserver.store.model import Namespace, current_exchange
+from mockserver.store.model import Exchange, Namespace, current_exchange
 from mockserver.store.redis_codec import encode_entry, escape, unescape
 from mockserver.store.redis_parts import (
     FEED_SIZE,
@@ -34,7 +34,7 @@ from mockserver.store.redis_parts import (
 if TYPE_CHECKING:
     from mockserver.store.redis import RedisStore
 
-__all__ = ["Held", "transact"]
+__all__ = ["Held", "transact", "transact_soon"]
 
 T = TypeVar("T")
 
@@ -47,12 +47,26 @@ LOCK_WAIT = 2.5
 TRIES = 4
 
 
-def transact(store: RedisStore, name: str, work: Callable[[Namespace], T]) -> T:
+class _Unset:
+    """:func:`transact`'s ``known`` when the caller has not learnt the namespace's state."""
+
+
+_UNSET = _Unset()
+
+
+def transact(
+    store: RedisStore,
+    name: str,
+    work: Callable[[Namespace], T],
+    known: tuple[bytes, bytes] | _Unset | None = _UNSET,
+) -> T:
     """``work`` done on the namespace ``name`` as one atomic change, in one round trip
     when the state this process last saw is still the namespace's (see the module's
     docstring); ``work`` may be done more than once, each time on a fresh namespace, and
-    only the last one counts (it must change nothing but the namespace)."""
-    known = None if name in store.held() else store.known(name)
+    only the last one counts (it must change nothing but the namespace). ``known``: the
+    state and version to make it on first, if the caller has just learnt them."""
+    if isinstance(known, _Unset):
+        known = None if name in store.held() else store.known(name)
     for _ in range(TRIES):
         if known is None:
             break
@@ -64,10 +78,52 @@ def transact(store: RedisStore, name: str, work: Callable[[Namespace], T]) -> T:
         return work(space)
 
 
+async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace], T]) -> T:
+    """:func:`transact`, awaiting Redis's answer instead of waiting for it: the process goes
+    on with other requests meanwhile. One turn of a namespace at a time in this process (a
+    second one made before the first is written would be made on a state about to change);
+    the first try awaits, a miss and the locked way wait, as :func:`transact` does."""
+    if name in store.held():
+        return transact(store, name, work, _UNSET)
+    async with store.one_turn(name):
+        known = store.known(name)
+        if known is not None:
+            attempt = _begin(store, name, work, *known)
+            outcome = _end(store, attempt, await store.run_soon("try", *attempt.args))
+            if not isinstance(outcome, _Missed):
+                return outcome
+            known = outcome.known
+        return transact(store, name, work, known)
+
+
+@dataclass(slots=True)
+class _Attempt(Generic[T]):
+    """A one-round-trip change made, before Redis has written it: what to send, and what to
+    settle once it answers."""
+
+    name: str
+    space: Namespace
+    state: bytes
+    args: list[object]
+    value: T | None
+    failure: BaseException | None
+    exchange: Exchange | None
+    journaled: int
+
+
 def _try(
     store: RedisStore, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
 ) -> T | _Missed:
     """One attempt at a one-round-trip change: ``work``'s value, if written."""
+    attempt = _begin(store, name, work, state, version)
+    return _end(store, attempt, store.run("try", *attempt.args))
+
+
+def _begin(
+    store: RedisStore, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
+) -> _Attempt[T]:
+    """``work`` done on the namespace as it was in ``version``, and the script call that
+    writes it if that is still the namespace's version."""
     held = store.held()
     space = reused_space(store, name, version) or store.new_space(name, state)
     space.feed = Outbox()
@@ -84,8 +140,7 @@ def _try(
         del held[name]
     now = store.codec.encode_state(space)
     riding = store.completer.take()
-    got = store.run(
-        "try",
+    args: list[object] = [
         escape(name),
         version,
         store.namespace_limit,
@@ -94,16 +149,23 @@ def _try(
         len(riding) // 3,
         *riding,
         *writes(store, space, now, state),
-    )
+    ]
+    return _Attempt(name, space, now, args, value, failure, exchange, journaled)
+
+
+def _end(store: RedisStore, attempt: _Attempt[T], got: list[Any]) -> T | _Missed:
+    """The attempt settled by the script's answer ``got``: its value if written, else what
+    to make it on again."""
     if got[0] == 1:
-        written(store, space, now, got[1:3], got[3], reuse=True)
-        if failure is not None:
-            raise failure
-        return value  # type: ignore[return-value]  # work returned it: a T
+        written(store, attempt.space, attempt.state, got[1:3], got[3], reuse=True)
+        if attempt.failure is not None:
+            raise attempt.failure
+        return attempt.value  # type: ignore[return-value]  # work returned it: a T
+    exchange = attempt.exchange
     if exchange is not None:  # made again: the entries this attempt journaled are not
-        del exchange.entries[journaled:]
+        del exchange.entries[attempt.journaled :]
     if len(got) == 1 or not got[2]:  # held by another, or gone: the locked way
-        store.forget_known(name)
+        store.forget_known(attempt.name)
         return _Missed(None)
     return _Missed((got[1], got[2]))
 

@@ -33,6 +33,7 @@ __all__ = [
     "SharedFeed",
     "StateUnavailableError",
     "evalsha",
+    "pack_call",
     "redis_client",
     "timed",
     "unavailable",
@@ -352,6 +353,12 @@ def redis_client(url: str, *, timeout: float) -> Any:
         )
     except ValueError as exc:
         raise SettingsError(f"--state {url}: {exc}", setting="state") from None
+
+
+def pack_call(script: Any, prefix: str, args: tuple[object, ...]) -> bytes:
+    """The ``EVALSHA`` of ``script`` (a registered one), packed by hiredis."""
+    assert _pack is not None
+    return _pack(("EVALSHA", script.sha, 0, prefix, *args))
 
 
 def evalsha(client: Any, script: Any, prefix: str, args: tuple[object, ...]) -> Any:

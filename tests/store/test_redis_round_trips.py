@@ -22,8 +22,8 @@ CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"
 
 
 class Counted:
-    """A served app's Redis calls, counted per request (the completer's own thread, which
-    writes the journal's times off the request's path, apart)."""
+    """A served app's Redis calls, counted per request, waited for or awaited (the completer's
+    own thread, which writes the journal's times off the request's path, apart)."""
 
     def __init__(self, store: RedisStore) -> None:
         self.calls = 0
@@ -38,6 +38,13 @@ class Counted:
             return plain(step)
 
         store.call = call  # type: ignore[method-assign]
+        soon = store.run_soon
+
+        async def run_soon(script: str, *args: object) -> Any:  # a request's turn, awaited
+            self.calls += 1
+            return await soon(script, *args)
+
+        store.run_soon = run_soon  # type: ignore[method-assign]
 
     def of(self, send: Callable[[], httpx.Response]) -> int:
         before = self.calls

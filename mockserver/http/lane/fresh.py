@@ -9,7 +9,8 @@ sent as is (paced, faulted, or an error once the turn had started) is handed to 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from mockserver.errors import APIError
 from mockserver.http.endpoint import TurnEndpoint
@@ -24,13 +25,69 @@ from mockserver.http.routes.base import (
 from mockserver.store import Exchange, current_exchange
 from mockserver.wire.json_body import parse_json_body
 
-__all__ = ["answer_fresh"]
+__all__ = ["answer_fresh", "answer_fresh_soon"]
 
 
 def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Handoff | None:
     """``endpoint``'s answer to the request ``key`` when it can be sent as is; a
     :class:`Handoff` once the turn has been taken; ``None`` when nothing has changed (the full
     path then takes the request, and says what is wrong with it)."""
+    asked = _asked(endpoint, key)
+    if asked is None:
+        return None
+    exchange = Exchange()
+    token = current_exchange.set(exchange)
+    try:
+        encoded = endpoint.turn(
+            asked.checked,
+            asked.body,
+            namespace=asked.namespace,
+            headers=asked.headers,
+            raw=asked.raw,
+        )
+    except APIError as error:
+        return Handoff(asked.body, error, exchange, asked.raw)
+    finally:
+        current_exchange.reset(token)
+    return _answered(endpoint, key, asked, encoded, exchange)
+
+
+async def answer_fresh_soon(
+    endpoint: TurnEndpoint[Any, Any], key: Key
+) -> Answered | Handoff | None:
+    """:func:`answer_fresh`, awaiting the turn's round trip to a shared store (the process goes
+    on with other requests meanwhile)."""
+    asked = _asked(endpoint, key)
+    if asked is None:
+        return None
+    exchange = Exchange()
+    token = current_exchange.set(exchange)
+    try:
+        encoded = await endpoint.turn_soon(
+            asked.checked,
+            asked.body,
+            namespace=asked.namespace,
+            headers=asked.headers,
+            raw=asked.raw,
+        )
+    except APIError as error:
+        return Handoff(asked.body, error, exchange, asked.raw)
+    finally:
+        current_exchange.reset(token)
+    return _answered(endpoint, key, asked, encoded, exchange)
+
+
+class _Asked(NamedTuple):
+    """A request the endpoint took: what its turn is given."""
+
+    checked: Any
+    body: Any
+    namespace: str
+    headers: Mapping[str, str]
+    raw: bytes
+
+
+def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
     _, raw, pairs = key
     headers = lane_headers(pairs)
     json_type = is_json_type(headers.get("content-type", ""))
@@ -41,20 +98,17 @@ def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Hando
         checked = endpoint.check(body, headers)
     except APIError:  # nothing has changed yet: the route refuses it, and journals why
         return None
-    namespace = namespace_from(headers)
-    exchange = Exchange()
-    token = current_exchange.set(exchange)
-    try:
-        encoded = endpoint.turn(checked, body, namespace=namespace, headers=headers, raw=raw)
-    except APIError as error:
-        return Handoff(body, error, exchange, raw)
-    finally:
-        current_exchange.reset(token)
+    return _Asked(checked, body, namespace_from(headers), headers, raw)
+
+
+def _answered(
+    endpoint: TurnEndpoint[Any, Any], key: Key, asked: _Asked, encoded: Any, exchange: Exchange
+) -> Answered | Handoff:
     response = endpoint.answer(encoded)
     if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
-        return Handoff(body, encoded, exchange, raw)
+        return Handoff(asked.body, encoded, exchange, asked.raw)
     if endpoint.replays.again(key):
-        endpoint.file(key, checked, encoded, response)
+        endpoint.file(key, asked.checked, encoded, response)
     stream = isinstance(response, SSEResponse)
     sent = bytes(response.body)
-    return Answered(response.own_headers, sent, stream, namespace, None, exchange)
+    return Answered(response.own_headers, sent, stream, asked.namespace, None, exchange)

@@ -19,12 +19,13 @@ protocol itself (``protocol.py``), which answers before uvicorn makes an ASGI ta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.http.endpoint import Endpoints
-from mockserver.http.lane.fresh import answer_fresh
+from mockserver.http.lane.fresh import answer_fresh, answer_fresh_soon
 from mockserver.http.lane.recipes import (
     BODY_LIMIT,
     HANDOFF,
@@ -41,6 +42,9 @@ from mockserver.ids import monotonic
 from mockserver.store import JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
+
+#: A replay's change of its namespace, made: its counter, budget headers and answer bytes.
+Served = tuple[int, Any, bytes]
 
 
 class Lane:
@@ -64,6 +68,9 @@ class Lane:
         #: New requests the lane answered (for tests and the curious).
         self.fresh_answers = 0
         self.guarded = bool(self.engine.settings.api_keys)
+        #: A store whose change waits on another process (Redis): the protocol then answers
+        #: with :meth:`answer_soon`, and the server goes on meanwhile.
+        self.waits = self.engine.store.waits
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
         """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
@@ -95,6 +102,22 @@ class Lane:
             self.fresh_answers += 1
         return answered
 
+    async def answer_soon(self, key: Key) -> Answered | Handoff | None:
+        """:meth:`answer` for a store whose change waits on another process (``waits``): the
+        change's round trip is awaited, and the server answers other requests meanwhile."""
+        recipe = self.replays.get(key)
+        if recipe is not None:
+            entry, serve = self._replay(recipe)
+            served = await self.engine.store.transact_soon(recipe.decision.namespace, serve)
+            replayed = self._replayed(recipe, entry, served)
+            if replayed is not None:
+                return replayed
+            self.replays.forget(key)
+        answered = await answer_fresh_soon(self.endpoints.at(key[0]), key)
+        if isinstance(answered, Answered):
+            self.fresh_answers += 1
+        return answered
+
     def let_through(self, key: Key, scope: Scope, handoff: Handoff | None) -> None:
         """Mark the ASGI scope of a request the lane did not answer, for the full path: the
         turn it took, if any, and whether the route should file a recipe for it."""
@@ -105,6 +128,14 @@ class Lane:
             scope[KEY] = key
 
     def _serve(self, recipe: Recipe) -> Answered | None:
+        entry, serve = self._replay(recipe)
+        # One atomic change of the namespace (on a shared store, maybe made again: on the
+        # namespace as another process left it).
+        served = self.engine.store.transact(recipe.decision.namespace, serve)
+        return self._replayed(recipe, entry, served)
+
+    def _replay(self, recipe: Recipe) -> tuple[JournalEntry, Callable[[Namespace], Served | None]]:
+        """The journal entry a replay of ``recipe`` makes, and its change of the namespace."""
         engine = self.engine
         decision = recipe.decision
         entry = JournalEntry(
@@ -121,7 +152,7 @@ class Lane:
             miss=recipe.miss,
         )
 
-        def serve(space: Namespace) -> tuple[int, dict[str, str], bytes] | None:
+        def serve(space: Namespace) -> Served | None:
             committed = engine.replay(space, decision, entry)  # journaled, announced when sent
             if committed is None:
                 return None
@@ -133,13 +164,16 @@ class Lane:
                 recipe.commit(answer_id, created)
             return counter, budget, recipe.fill(answer_id, created)
 
-        # One atomic change of the namespace (on a shared store, maybe made again: on the
-        # namespace as another process left it).
-        served = engine.store.transact(decision.namespace, serve)
+        return entry, serve
+
+    def _replayed(
+        self, recipe: Recipe, entry: JournalEntry, served: Served | None
+    ) -> Answered | None:
         if served is None:
             return None
+        decision = recipe.decision
         counter, budget, answer = served
-        headers = engine.answer_headers(
+        headers = self.engine.answer_headers(
             decision.namespace, counter, decision.completion_tokens, budget
         )
         self.replays.served += 1
@@ -184,7 +218,7 @@ class FastLane:
             await self.app(scope, _replaying(message, receive), send)
             return
         key: Key = (scope["path"], message.get("body", b""), tuple(scope["headers"]))
-        answered = lane.answer(key)
+        answered = await lane.answer_soon(key) if lane.waits else lane.answer(key)
         if isinstance(answered, Answered):
             try:
                 head = answered.raw_headers()

@@ -1,0 +1,107 @@
+"""The event loop's pipe to a real ``redis-server``: calls pipelined on one connection, each
+answer settling its own call; error answers raised as redis-py raises them; a silent Redis
+breaks the pipe (no late answer ever settles another call) and a new pipe works again."""
+
+from __future__ import annotations
+
+import asyncio
+
+import hiredis
+import pytest
+import redis
+
+from mockserver.store.redis_pipe import RedisPipe, pipe_target
+from tests.support.redis_server import RedisServer
+
+
+def _run(coroutine: object) -> object:
+    return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+def test_calls_in_flight_together_are_each_answered_with_their_own_answer(
+    redis_server: RedisServer,
+) -> None:
+    async def main() -> list[object]:
+        target = pipe_target(redis_server.url)
+        assert target is not None
+        pipe = await RedisPipe.open(target, timeout=5)
+        try:
+            calls = [pipe.call(hiredis.pack_command(("ECHO", f"call {n}"))) for n in range(200)]
+            return list(await asyncio.gather(*calls))
+        finally:
+            pipe.close()
+
+    assert _run(main()) == [f"call {n}".encode() for n in range(200)]
+
+
+def test_error_answers_are_raised_and_the_pipe_goes_on(redis_server: RedisServer) -> None:
+    async def main() -> None:
+        target = pipe_target(redis_server.url)
+        assert target is not None
+        pipe = await RedisPipe.open(target, timeout=5)
+        try:
+            with pytest.raises(redis.exceptions.NoScriptError):
+                await pipe.call(hiredis.pack_command(("EVALSHA", "0" * 40, 0)))
+            with pytest.raises(redis.ResponseError, match="unknown command"):
+                await pipe.call(hiredis.pack_command(("NO-SUCH-COMMAND",)))
+            assert await pipe.call(hiredis.pack_command(("PING",))) == b"PONG"
+            assert pipe.usable
+        finally:
+            pipe.close()
+
+    _run(main())
+
+
+def test_a_pipe_selects_the_urls_database(redis_server: RedisServer) -> None:
+    key = f"{RedisServer.new_prefix()}:db"
+
+    async def main() -> None:
+        target = pipe_target(redis_server.url.rsplit("/", 1)[0] + "/3")
+        assert target is not None
+        pipe = await RedisPipe.open(target, timeout=5)
+        try:
+            await pipe.call(hiredis.pack_command(("SET", key, "in three")))
+        finally:
+            pipe.close()
+
+    _run(main())
+    three = redis.Redis.from_url(redis_server.url.rsplit("/", 1)[0] + "/3")
+    zero = redis.Redis.from_url(redis_server.url)
+    try:
+        assert (three.get(key), zero.get(key)) == (b"in three", None)
+    finally:
+        three.close()
+        zero.close()
+
+
+def test_a_silent_redis_fails_every_waiting_call_and_a_new_pipe_works_again(
+    redis_server: RedisServer,
+) -> None:
+    async def main() -> None:
+        target = pipe_target(redis_server.url)
+        assert target is not None
+        pipe = await RedisPipe.open(target, timeout=0.3)
+        redis_server.pause()
+        try:
+            calls = [pipe.call(hiredis.pack_command(("ECHO", str(n)))) for n in range(3)]
+            failed = await asyncio.gather(*calls, return_exceptions=True)
+            assert all(isinstance(error, redis.TimeoutError) for error in failed), failed
+            assert not pipe.usable
+            with pytest.raises(redis.ConnectionError):  # broken: never reads a late answer
+                await pipe.call(hiredis.pack_command(("PING",)))
+        finally:
+            redis_server.resume()
+        again = await RedisPipe.open(target, timeout=5)
+        try:
+            assert await again.call(hiredis.pack_command(("PING",))) == b"PONG"
+        finally:
+            again.close()
+
+    _run(main())
+
+
+def test_tls_urls_have_no_pipe() -> None:
+    assert pipe_target("rediss://127.0.0.1:6380/0") is None
+    unix = pipe_target("unix:///run/redis.sock?db=2")
+    assert unix is not None
+    assert (unix["path"], unix["db"]) == ("/run/redis.sock", 2)
