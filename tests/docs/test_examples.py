@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import jsonschema
+import openai
 import pytest
 import yaml
 
@@ -154,6 +156,12 @@ class Page:
         try:
             yield self
         finally:
+            # The clients a page's examples made (an example, like a script, leaves its
+            # client open): closed here, not whenever a later test happens to collect them
+            # (a ResourceWarning there fails that test).
+            for value in self.variables.values():
+                if isinstance(value, openai.OpenAI | httpx.Client):
+                    value.close()
             for server in self.servers.values():
                 server.stop()
 
