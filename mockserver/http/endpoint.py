@@ -83,39 +83,7 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
     def encode(self, result: Result) -> Encoded[Result]:
         """The answer's bytes: a body, or a stream's frames."""
 
-    def turn(
-        self,
-        checked: Checked,
-        body: Body,
-        *,
-        namespace: str,
-        headers: Mapping[str, str],
-        raw: bytes,
-    ) -> Encoded[Result]:
-        """The engine's turn, rendered, encoded and journaled (the engine wrote the entry in
-        the turn's commit; the answer joins it here, as the bytes that are sent; the request is
-        kept as the ``raw`` bytes it came in)."""
-        # One atomic change for the whole turn (the engine's steps hold the namespace again
-        # inside): on a shared store, one transaction per request, written with its answer,
-        # and maybe made again, on the namespace as another process left it.
-        work = self._work(checked, body, namespace=namespace, headers=headers, raw=raw)
-        return self.engine.store.transact(namespace, work)
-
-    async def turn_soon(
-        self,
-        checked: Checked,
-        body: Body,
-        *,
-        namespace: str,
-        headers: Mapping[str, str],
-        raw: bytes,
-    ) -> Encoded[Result]:
-        """:meth:`turn` from the route: a shared store's round trip is awaited, and the server
-        answers other requests meanwhile."""
-        work = self._work(checked, body, namespace=namespace, headers=headers, raw=raw)
-        return await self.engine.store.transact_soon(namespace, work)
-
-    def _work(
+    def work(
         self,
         checked: Checked,
         body: Body,
@@ -124,6 +92,13 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         headers: Mapping[str, str],
         raw: bytes,
     ) -> Callable[[Namespace], Encoded[Result]]:
+        """The engine's turn for the request, rendered, encoded and journaled, as the change
+        of its namespace the store makes (the engine wrote the entry in the turn's commit; the
+        answer joins it here, as the bytes that are sent; the request is kept as the ``raw``
+        bytes it came in). One atomic change for the whole turn (the engine's steps hold the
+        namespace again inside): on a shared store, one transaction per request, written with
+        its answer, and maybe made again, on the namespace as another process left it; so
+        ``store.transact(namespace, work)``, or ``transact_soon`` from the event loop."""
         journal = Journaled(self.path, Unparsed(raw, orjson.loads))
 
         def turn(_: Namespace) -> Encoded[Result]:
@@ -159,9 +134,8 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         checked = self.check(body, request.headers)
         raw: bytes = request.state.raw_body
         namespace = namespace_of(request)
-        encoded = await self.turn_soon(
-            checked, body, namespace=namespace, headers=request.headers, raw=raw
-        )
+        work = self.work(checked, body, namespace=namespace, headers=request.headers, raw=raw)
+        encoded = await self.engine.store.transact_soon(namespace, work)
         response = self.answer(encoded)
         key = replay_key(request)
         if key is not None:  # the lane asked for a recipe (the request was asked before)

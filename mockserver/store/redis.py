@@ -196,17 +196,26 @@ class RedisStore(Store):
         self.round_trips += 1
         try:
             result = step()
-        except _LOST as exc:
+        except (*_LOST, redis.ResponseError) as exc:
+            raise self._failed(exc) from None
+        self._answered()
+        return result
+
+    def _failed(self, exc: Exception) -> Exception:
+        """What a call that failed with ``exc`` raises: a lost Redis, or a namespace held
+        too long, is the API's 503; any other error answer, itself."""
+        if isinstance(exc, _LOST):
             self._lost(type(exc).__name__)
-            raise unavailable(self.url, self._down_why) from None
-        except redis.ResponseError as exc:
-            if "MOCKSERVER_LOCK_LOST" in str(exc):
-                raise unavailable(self.url, "a namespace was held too long") from None
-            raise
+            return unavailable(self.url, self._down_why)
+        if "MOCKSERVER_LOCK_LOST" in str(exc):
+            return unavailable(self.url, "a namespace was held too long")
+        return exc
+
+    def _answered(self) -> None:
+        """Redis answered: if it had been lost, it is back."""
         if self._down_until:
             self._down_until = 0.0
             log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
-        return result
 
     def _lost(self, why: str) -> None:
         if not self._down_until:
@@ -251,16 +260,9 @@ class RedisStore(Store):
             except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
                 self.call(lambda: self._redis.script_load(registered.script))
                 got = await pipe.call(command)
-        except _LOST as exc:
-            self._lost(type(exc).__name__)
-            raise unavailable(self.url, self._down_why) from None
-        except redis.ResponseError as exc:
-            if "MOCKSERVER_LOCK_LOST" in str(exc):
-                raise unavailable(self.url, "a namespace was held too long") from None
-            raise
-        if self._down_until:
-            self._down_until = 0.0
-            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
+        except (*_LOST, redis.ResponseError) as exc:
+            raise self._failed(exc) from None
+        self._answered()
         return got
 
     def loop_starts(self) -> None:

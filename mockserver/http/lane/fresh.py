@@ -9,7 +9,8 @@ sent as is (paced, faulted, or an error once the turn had started) is handed to 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from mockserver.errors import APIError
@@ -22,7 +23,7 @@ from mockserver.http.routes.base import (
     namespace_from,
     within_limit,
 )
-from mockserver.store import Exchange, current_exchange
+from mockserver.store import Exchange, Namespace, current_exchange
 from mockserver.wire.json_body import parse_json_body
 
 __all__ = ["answer_fresh", "answer_fresh_soon"]
@@ -35,20 +36,11 @@ def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Hando
     asked = _asked(endpoint, key)
     if asked is None:
         return None
-    exchange = Exchange()
-    token = current_exchange.set(exchange)
-    try:
-        encoded = endpoint.turn(
-            asked.checked,
-            asked.body,
-            namespace=asked.namespace,
-            headers=asked.headers,
-            raw=asked.raw,
-        )
-    except APIError as error:
-        return Handoff(asked.body, error, exchange, asked.raw)
-    finally:
-        current_exchange.reset(token)
+    with _exchange() as exchange:
+        try:
+            encoded = endpoint.engine.store.transact(asked.namespace, asked.work)
+        except APIError as error:
+            return Handoff(asked.body, error, exchange, asked.raw)
     return _answered(endpoint, key, asked, encoded, exchange)
 
 
@@ -60,31 +52,33 @@ async def answer_fresh_soon(
     asked = _asked(endpoint, key)
     if asked is None:
         return None
-    exchange = Exchange()
-    token = current_exchange.set(exchange)
-    try:
-        encoded = await endpoint.turn_soon(
-            asked.checked,
-            asked.body,
-            namespace=asked.namespace,
-            headers=asked.headers,
-            raw=asked.raw,
-        )
-    except APIError as error:
-        return Handoff(asked.body, error, exchange, asked.raw)
-    finally:
-        current_exchange.reset(token)
+    with _exchange() as exchange:
+        try:
+            encoded = await endpoint.engine.store.transact_soon(asked.namespace, asked.work)
+        except APIError as error:
+            return Handoff(asked.body, error, exchange, asked.raw)
     return _answered(endpoint, key, asked, encoded, exchange)
 
 
+@contextmanager
+def _exchange() -> Iterator[Exchange]:
+    """The exchange the turn's journal entries join (as the route's request has one)."""
+    exchange = Exchange()
+    token = current_exchange.set(exchange)
+    try:
+        yield exchange
+    finally:
+        current_exchange.reset(token)
+
+
 class _Asked(NamedTuple):
-    """A request the endpoint took: what its turn is given."""
+    """A request the endpoint took, and its turn."""
 
     checked: Any
     body: Any
     namespace: str
-    headers: Mapping[str, str]
     raw: bytes
+    work: Callable[[Namespace], Any]
 
 
 def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
@@ -98,7 +92,9 @@ def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
         checked = endpoint.check(body, headers)
     except APIError:  # nothing has changed yet: the route refuses it, and journals why
         return None
-    return _Asked(checked, body, namespace_from(headers), headers, raw)
+    namespace = namespace_from(headers)
+    work = endpoint.work(checked, body, namespace=namespace, headers=headers, raw=raw)
+    return _Asked(checked, body, namespace, raw, work)
 
 
 def _answered(
