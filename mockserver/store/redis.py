@@ -27,15 +27,14 @@ write is one script), and the next request reconnects.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
 import orjson
@@ -72,7 +71,7 @@ from mockserver.store.redis_parts import (
     timed,
     unavailable,
 )
-from mockserver.store.redis_pipe import RedisPipe, pipe_target
+from mockserver.store.redis_pipe import Pipes
 from mockserver.store.redis_scripts import (
     ACQUIRE,
     ANNOUNCE,
@@ -128,8 +127,8 @@ class RedisStore(Store):
         self.store_bytes = store_bytes
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
         self.timeout = timeout
-        #: Where an event loop's pipe connects (``None``: a TLS URL, which has none).
-        self._pipe_target = pipe_target(url)
+        #: Each serving event loop's pipe to Redis, and the namespaces whose turns it awaits.
+        self.pipes = Pipes(url, timeout=timeout)
         self._pooled: Any = redis_client(url, timeout=timeout)
         #: Per thread (and process), a client that keeps one connection of the pool.
         self._local = threading.local()
@@ -242,11 +241,7 @@ class RedisStore(Store):
         the loop serves other requests while Redis runs the script. Without a pipe (a TLS
         URL, or a loop the server did not announce with :meth:`loop_starts`, which then
         could not close it), :meth:`run`, waiting."""
-        target = self._pipe_target
-        if (
-            target is None
-            or getattr(self._local, "serving", None) is not asyncio.get_running_loop()
-        ):
+        if not self.pipes.serving():
             return self.run(script, *args)
         if self._down_until and time.monotonic() < self._down_until:
             raise unavailable(self.url, self._down_why)
@@ -254,7 +249,7 @@ class RedisStore(Store):
         command = pack_call(registered, self.prefix, args)
         self.round_trips += 1
         try:
-            pipe = await self._pipe(target)
+            pipe = await self.pipes.pipe()
             try:
                 got = await pipe.call(command)
             except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
@@ -266,32 +261,10 @@ class RedisStore(Store):
         return got
 
     def loop_starts(self) -> None:
-        self._local.serving = asyncio.get_running_loop()
+        self.pipes.loop_starts()
 
     def loop_ends(self) -> None:
-        local = self._local
-        local.serving = None
-        pipe: RedisPipe | None = getattr(local, "pipe", None)
-        if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
-            pipe.close()
-        local.pipe = local.pipe_loop = None
-
-    async def _pipe(self, target: dict[str, Any]) -> RedisPipe:
-        """This event loop's pipe to Redis, opened anew once broken (or in a forked worker,
-        or for another loop)."""
-        local = self._local
-        loop = asyncio.get_running_loop()
-        if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
-            local.pipe, local.pipe_opening = None, asyncio.Lock()
-            local.pipe_loop, local.pipe_pid = loop, os.getpid()
-        pipe: RedisPipe | None = local.pipe
-        if pipe is not None and pipe.usable:
-            return pipe
-        async with local.pipe_opening:  # one opens it; the calls that came meanwhile use it
-            pipe = local.pipe
-            if pipe is None or not pipe.usable:
-                pipe = local.pipe = await RedisPipe.open(target, self.timeout)
-            return pipe
+        self.pipes.loop_ends()
 
     def orphaned(self, name: str, token: str) -> None:
         self.orphans.append((escape(name), token))
@@ -411,25 +384,6 @@ class RedisStore(Store):
         if not PACKS:  # pragma: no cover (the redis extra installs hiredis)
             return transact(self, name, work)
         return await transact_soon(self, name, work)
-
-    @asynccontextmanager
-    async def one_turn(self, name: str) -> AsyncIterator[None]:
-        """Held while this event loop makes a change to the namespace ``name`` and awaits it
-        (one at a time per namespace; other namespaces' go on)."""
-        turns: dict[str, list[Any]] | None = getattr(self._held, "turns", None)
-        if turns is None:
-            turns = self._held.turns = {}
-        entry = turns.get(name)
-        if entry is None:
-            entry = turns[name] = [asyncio.Lock(), 0]
-        entry[1] += 1
-        try:
-            async with entry[0]:
-                yield
-        finally:
-            entry[1] -= 1
-            if entry[1] == 0:
-                del turns[name]
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:

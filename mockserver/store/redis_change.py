@@ -84,8 +84,8 @@ async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace]
     second one made before the first is written would be made on a state about to change);
     the first try awaits, a miss and the locked way wait, as :func:`transact` does."""
     if name in store.held():
-        return transact(store, name, work, _UNSET)
-    async with store.one_turn(name):
+        return transact(store, name, work)
+    async with store.pipes.one_turn(name):
         known = store.known(name)
         if known is not None:
             attempt = _begin(store, name, work, *known)

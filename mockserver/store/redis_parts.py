@@ -366,9 +366,8 @@ def evalsha(client: Any, script: Any, prefix: str, args: tuple[object, ...]) -> 
     hiredis and sent as one write: the client's command path (its packing, retries and checks)
     costs a call more than the round trip's own work. A script Redis does not know (restarted,
     flushed) is loaded and sent again."""
-    assert _pack is not None
     connection = client.connection
-    command = _pack(("EVALSHA", script.sha, 0, prefix, *args))
+    command = pack_call(script, prefix, args)
     try:
         connection.send_packed_command([command], check_health=False)
         return connection.read_response()

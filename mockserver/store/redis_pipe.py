@@ -11,14 +11,18 @@ client's do.
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import hiredis
 import redis
 from redis.connection import parse_url
 
-__all__ = ["RedisPipe", "pipe_target"]
+__all__ = ["Pipes", "RedisPipe", "pipe_target"]
 
 
 def pipe_target(url: str) -> dict[str, Any] | None:
@@ -128,3 +132,70 @@ class RedisPipe(asyncio.Protocol):
         transport, self._transport = self._transport, None
         if transport is not None:
             transport.close()
+
+
+class Pipes:
+    """A store's pipes: one per event loop the server announced (:meth:`loop_starts`, on the
+    loop; closed by :meth:`loop_ends`, before the loop is), opened when first needed and anew
+    once broken or in a forked worker; and the namespaces whose turns a loop awaits, one at a
+    time each (a second turn made before the first is written would be made on a state about
+    to change)."""
+
+    def __init__(self, url: str, *, timeout: float) -> None:
+        #: Where a pipe connects (``None``: a TLS URL, which has none).
+        self.target = pipe_target(url)
+        self.timeout = timeout
+        self._local = threading.local()  # a thread's loop: its pipe, its turns
+
+    def loop_starts(self) -> None:
+        self._local.serving = asyncio.get_running_loop()
+        self._local.turns = {}
+
+    def loop_ends(self) -> None:
+        local = self._local
+        local.serving = None
+        pipe: RedisPipe | None = getattr(local, "pipe", None)
+        if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
+            pipe.close()
+        local.pipe = local.pipe_loop = None
+
+    def serving(self) -> bool:
+        """Does the running loop have a pipe to await on?"""
+        serving = getattr(self._local, "serving", None)
+        return self.target is not None and serving is asyncio.get_running_loop()
+
+    async def pipe(self) -> RedisPipe:
+        """The running loop's pipe (:meth:`serving` says there is one to have)."""
+        assert self.target is not None
+        local = self._local
+        loop = asyncio.get_running_loop()
+        if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
+            local.pipe, local.pipe_opening = None, asyncio.Lock()
+            local.pipe_loop, local.pipe_pid = loop, os.getpid()
+        pipe: RedisPipe | None = local.pipe
+        if pipe is not None and pipe.usable:
+            return pipe
+        async with local.pipe_opening:  # one opens it; the calls that came meanwhile use it
+            pipe = local.pipe
+            if pipe is None or not pipe.usable:
+                pipe = local.pipe = await RedisPipe.open(self.target, self.timeout)
+            return pipe
+
+    @asynccontextmanager
+    async def one_turn(self, name: str) -> AsyncIterator[None]:
+        """Held while the running loop makes a change to the namespace ``name`` and awaits it
+        (other namespaces' go on)."""
+        turns: dict[str, list[Any]] | None = getattr(self._local, "turns", None)
+        if turns is None:
+            turns = self._local.turns = {}
+        entry = turns.get(name)
+        if entry is None:
+            entry = turns[name] = [asyncio.Lock(), 0]
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del turns[name]
