@@ -15,10 +15,10 @@ objects and their bytes.
 A request's turn is awaited (:meth:`RedisStore.transact_soon`): made in the protocol's callback
 as in memory, its one script call sent on the event loop's pipe to Redis (``redis_pipe.py``),
 and the answer written when Redis has written the change; the loop serves other requests
-meanwhile (one turn of a namespace at a time in a process). Everything else — the locked way,
-a turn made again after another process moved the namespace, the control API's changes,
-reads, the journal's times — is a blocking call on this thread's own connection of the
-synchronous client: rare, or off the request's path.
+meanwhile, and a namespace's next turn may be made on the change before it is written (so is
+a turn made again after another process moved the namespace). Everything else — the locked
+way, the control API's changes, reads, the journal's times — is a blocking call on this
+thread's own connection of the synchronous client: rare, or off the request's path.
 
 Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
 (``server_is_overloaded``, naming the state backend); nothing is left half written (each
@@ -27,6 +27,7 @@ write is one script), and the next request reconnects.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import secrets
@@ -145,6 +146,7 @@ class RedisStore(Store):
             )
         }
         self._origin = secrets.token_hex(8)
+        self._versions = itertools.count(1)
         self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
         self._held = threading.local()
         #: Per namespace, the state this process last wrote or read and its version: what a
@@ -184,6 +186,12 @@ class RedisStore(Store):
         """Names this process's changes on the feed (its live views learn them at once); a
         worker forked from it is another process."""
         return f"{self._origin}-{os.getpid()}"
+
+    def new_version(self) -> bytes:
+        """A version for a namespace's state that no other written state has (this process's
+        origin and a count): a change names what it writes in advance, so that the next one
+        can be made on it before it is written."""
+        return f"{self.origin}.{next(self._versions)}".encode()
 
     def call(self, step: Callable[[], T]) -> T:
         """Run one Redis step; a lost Redis becomes the API's 503. Once one is lost, every
@@ -279,13 +287,25 @@ class RedisStore(Store):
             raise
 
     def check(self) -> None:
-        """Fail at start-up, with where it looked, unless Redis answers."""
+        """Fail at start-up, with where it looked, unless Redis answers; and load the scripts
+        (else the first call of each would be refused, and sent again once loaded)."""
         try:
             self._redis.ping()
         except (redis.RedisError, OSError) as exc:
             raise SettingsError(
                 f"--state {self.url}: Redis does not answer ({exc}); start it, or serve "
                 "without --state (the memory backend: one process)",
+                setting="state_url",
+            ) from None
+        try:
+            loading = self._redis.pipeline(transaction=False)
+            for script in self._scripts.values():
+                loading.script_load(script.script)
+            loading.execute()
+        except (redis.RedisError, OSError) as exc:
+            raise SettingsError(
+                f"--state {self.url}: Redis does not run mockserver's scripts ({exc}); it "
+                "needs Lua scripting (EVALSHA, SCRIPT LOAD) allowed for this user",
                 setting="state_url",
             ) from None
 

@@ -9,6 +9,9 @@ A change to a namespace is one atomic step for every process, in one of two ways
   between, the call answers with the state as it is now and the change is made again on that
   (a turn is a function of the state and the request: made again, it is what it would have
   been); after a few such misses, or for a namespace this process has not seen, the second way.
+  The state a change writes is named in advance (:meth:`RedisStore.new_version`), so a
+  namespace's next turn can be made on it and sent before it is written
+  (:func:`transact_soon`).
 - **Locked** (:meth:`RedisStore.namespace`): one Lua call takes the namespace's lock and reads
   its state (counters, rule hits, scenario, one-off queue, clock, budgets: one small value),
   another writes what changed and lets go, or nothing if the lock was lost.
@@ -79,21 +82,48 @@ def transact(
 
 
 async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace], T]) -> T:
-    """:func:`transact`, awaiting Redis's answer instead of waiting for it: the process goes
-    on with other requests meanwhile. One turn of a namespace at a time in this process (a
-    second one made before the first is written would be made on a state about to change);
-    the first try awaits, a miss and the locked way wait, as :func:`transact` does."""
+    """:func:`transact`, awaiting Redis's answers instead of waiting for them: the process goes
+    on with other requests meanwhile. A namespace's turns are made in the order they come:
+    one made while the one before is on its way to Redis is made on the state that one
+    writes, and sent after it (Redis runs a connection's calls in order; if the one before is
+    not written, neither is this one, which is then made again). It waits for the one before
+    to be settled instead if that one changed stored objects (this turn would read them as
+    they were), or is not on its way (it waits in turn). Only the locked way waits on
+    Redis, as :func:`transact` does."""
     if name in store.held():
         return transact(store, name, work)
-    async with store.pipes.one_turn(name):
-        known = store.known(name)
-        if known is not None:
-            attempt = _begin(store, name, work, *known)
-            outcome = _end(store, attempt, await store.run_soon("try", *attempt.args))
+    pipes = store.pipes
+    ahead, turn = pipes.queue(name)
+    try:
+        known: tuple[bytes, bytes] | None = None  # what Redis answered a try that missed
+        for _ in range(TRIES):
+            before = ahead.attempt if ahead is not None else None
+            on: tuple[bytes, bytes] | None
+            if before is not None and not before.shelved:
+                on = (before.state, before.version)
+            else:
+                if ahead is not None:
+                    await ahead.done
+                    if ahead.missed:  # made again after this turn's try: what it wrote is newer
+                        known = None
+                    ahead = before = None
+                on = known or store.known(name)
+                if on is None:  # not seen by this process: the locked way
+                    break
+            attempt = _begin(store, name, work, *on, anew=before is not None)
+            turn.attempt = attempt
+            got = await store.run_soon("try", *attempt.args)
+            turn.attempt = None
+            outcome = _end(store, attempt, got)
             if not isinstance(outcome, _Missed):
                 return outcome
+            turn.missed = True
             known = outcome.known
-        return transact(store, name, work, known)
+            if known is None:  # held by another, or gone: the locked way
+                break
+        return transact(store, name, work, None)
+    finally:
+        pipes.leave(name, turn)
 
 
 @dataclass(slots=True)
@@ -103,8 +133,12 @@ class _Attempt(Generic[T]):
 
     name: str
     space: Namespace
+    #: The namespace's state after the change, and the version it is written as.
     state: bytes
+    version: bytes
     args: list[object]
+    #: Does the change write stored objects?
+    shelved: bool
     value: T | None
     failure: BaseException | None
     exchange: Exchange | None
@@ -120,12 +154,19 @@ def _try(
 
 
 def _begin(
-    store: RedisStore, name: str, work: Callable[[Namespace], T], state: bytes, version: bytes
+    store: RedisStore,
+    name: str,
+    work: Callable[[Namespace], T],
+    state: bytes,
+    version: bytes,
+    *,
+    anew: bool = False,
 ) -> _Attempt[T]:
-    """``work`` done on the namespace as it was in ``version``, and the script call that
-    writes it if that is still the namespace's version."""
+    """``work`` done on the namespace as it was in ``version`` (``anew``: decoded from
+    ``state``, not the namespace this process last wrote), and the script call that writes
+    it if that is still the namespace's version."""
     held = store.held()
-    space = reused_space(store, name, version) or store.new_space(name, state)
+    space = (None if anew else reused_space(store, name, version)) or store.new_space(name, state)
     space.feed = Outbox()
     exchange = current_exchange.get()
     journaled = len(exchange.entries) if exchange is not None else 0
@@ -140,17 +181,20 @@ def _begin(
         del held[name]
     now = store.codec.encode_state(space)
     riding = store.completer.take()
+    mine = store.new_version()
+    changes, shelved = writes(store, space, now, state)
     args: list[object] = [
         escape(name),
         version,
+        mine,
         store.namespace_limit,
         store.origin,
         FEED_SIZE,
         len(riding) // 3,
         *riding,
-        *writes(store, space, now, state),
+        *changes,
     ]
-    return _Attempt(name, space, now, args, value, failure, exchange, journaled)
+    return _Attempt(name, space, now, mine, args, shelved, value, failure, exchange, journaled)
 
 
 def _end(store: RedisStore, attempt: _Attempt[T], got: list[Any]) -> T | _Missed:
@@ -193,11 +237,13 @@ def written(
     with ``reuse``, ``space`` kept to make the next change on), and this process's live views
     told of it (and of the namespaces it evicted)."""
     version, numbers = done
+    if not isinstance(version, bytes):  # a P:versions number, not a token
+        version = str(version).encode()
     journal = space.journal
     assert isinstance(journal, JournalView)
     for entry, number in zip(journal.added, numbers, strict=True):
         entry.number = int(number)
-    store.remember(space.name, state, str(version).encode(), space if reuse else None)
+    store.remember(space.name, state, version, space if reuse else None)
     for gone in evicted:
         name = unescape(gone.decode())
         store.forget_known(name)
@@ -208,9 +254,11 @@ def written(
         store.feed.publish(kind, space.name, seq)
 
 
-def writes(store: RedisStore, space: Namespace, state: bytes, snapshot: bytes) -> list[object]:
+def writes(
+    store: RedisStore, space: Namespace, state: bytes, snapshot: bytes
+) -> tuple[list[object], bool]:
     """What a script's ``write`` takes for the change made to ``space`` (its state now
-    ``state``, ``snapshot`` before)."""
+    ``state``, ``snapshot`` before), and whether it writes stored objects."""
     journal = space.journal
     assert isinstance(journal, JournalView)
     args: list[object] = [
@@ -238,7 +286,7 @@ def writes(store: RedisStore, space: Namespace, state: bytes, snapshot: bytes) -
     args.append(len(outbox.sent))
     for kind, seq in outbox.sent:
         args += [kind, seq]
-    return args
+    return args, bool(changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +366,8 @@ class Held:
         space, _, token, snapshot = record
         state = store.codec.encode_state(space)
         try:
-            done = store.run("commit", escape(name), token, *writes(store, space, state, snapshot))
+            changes, _ = writes(store, space, state, snapshot)
+            done = store.run("commit", escape(name), token, *changes)
         except StateUnavailableError:
             store.orphaned(name, token)  # if it never ran, the namespace is still ours
             store.forget_known(name)

@@ -14,15 +14,14 @@ import asyncio
 import os
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import hiredis
 import redis
 from redis.connection import parse_url
 
-__all__ = ["Pipes", "RedisPipe", "pipe_target"]
+__all__ = ["Pipes", "RedisPipe", "Turn", "pipe_target"]
 
 
 def pipe_target(url: str) -> dict[str, Any] | None:
@@ -137,9 +136,8 @@ class RedisPipe(asyncio.Protocol):
 class Pipes:
     """A store's pipes: one per event loop the server announced (:meth:`loop_starts`, on the
     loop; closed by :meth:`loop_ends`, before the loop is), opened when first needed and anew
-    once broken or in a forked worker; and the namespaces whose turns a loop awaits, one at a
-    time each (a second turn made before the first is written would be made on a state about
-    to change)."""
+    once broken or in a forked worker; and the namespaces whose turns a loop awaits, each
+    with its line of turns (``redis_change.transact_soon`` says how they follow one another)."""
 
     def __init__(self, url: str, *, timeout: float) -> None:
         #: Where a pipe connects (``None``: a TLS URL, which has none).
@@ -157,7 +155,7 @@ class Pipes:
         pipe: RedisPipe | None = getattr(local, "pipe", None)
         if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
             pipe.close()
-        local.pipe = local.pipe_loop = None
+        local.pipe = local.pipe_loop = local.opening = None
 
     def serving(self) -> bool:
         """Does the running loop have a pipe to await on?"""
@@ -165,37 +163,60 @@ class Pipes:
         return self.target is not None and serving is asyncio.get_running_loop()
 
     async def pipe(self) -> RedisPipe:
-        """The running loop's pipe (:meth:`serving` says there is one to have)."""
+        """The running loop's pipe (:meth:`serving` says there is one to have). While it is
+        being opened, the calls that come wait for that one opening, and go on in the order
+        they came (a namespace's turns are sent in the order they were made)."""
         assert self.target is not None
         local = self._local
         loop = asyncio.get_running_loop()
         if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
-            local.pipe, local.pipe_opening = None, asyncio.Lock()
+            local.pipe = local.opening = None
             local.pipe_loop, local.pipe_pid = loop, os.getpid()
         pipe: RedisPipe | None = local.pipe
         if pipe is not None and pipe.usable:
             return pipe
-        async with local.pipe_opening:  # one opens it; the calls that came meanwhile use it
-            pipe = local.pipe
-            if pipe is None or not pipe.usable:
-                pipe = local.pipe = await RedisPipe.open(self.target, self.timeout)
-            return pipe
+        opening: asyncio.Task[RedisPipe] | None = local.opening
+        if opening is None:
+            opening = local.opening = loop.create_task(RedisPipe.open(self.target, self.timeout))
+            opening.add_done_callback(partial(_opened, local))
+        return await asyncio.shield(opening)  # (a caller cancelled leaves it to the others)
 
-    @asynccontextmanager
-    async def one_turn(self, name: str) -> AsyncIterator[None]:
-        """Held while the running loop makes a change to the namespace ``name`` and awaits it
-        (other namespaces' go on)."""
-        turns: dict[str, list[Any]] | None = getattr(self._local, "turns", None)
+    def queue(self, name: str) -> tuple[Turn | None, Turn]:
+        """A new turn of the namespace ``name`` on the running loop, last in its line; and the
+        turn before it, if one is still unsettled (other namespaces' turns go on)."""
+        turns: dict[str, Turn] | None = getattr(self._local, "turns", None)
         if turns is None:
             turns = self._local.turns = {}
-        entry = turns.get(name)
-        if entry is None:
-            entry = turns[name] = [asyncio.Lock(), 0]
-        entry[1] += 1
-        try:
-            async with entry[0]:
-                yield
-        finally:
-            entry[1] -= 1
-            if entry[1] == 0:
-                del turns[name]
+        ahead = turns.get(name)
+        turn = turns[name] = Turn(asyncio.get_running_loop())
+        return ahead, turn
+
+    def leave(self, name: str, turn: Turn) -> None:
+        """``turn`` settled: the one after it may go on."""
+        turn.attempt = None
+        if not turn.done.done():  # (cancelled if the one after it was, while it waited)
+            turn.done.set_result(None)
+        turns: dict[str, Turn] = self._local.turns
+        if turns.get(name) is turn:
+            del turns[name]
+
+
+def _opened(local: threading.local, opening: asyncio.Task[RedisPipe]) -> None:
+    local.opening = None
+    if not opening.cancelled() and opening.exception() is None:
+        local.pipe = opening.result()
+
+
+class Turn:
+    """One turn of a namespace a loop awaits: the change it sent, while on its way to Redis
+    (what the next turn may be made on), and when it is settled."""
+
+    __slots__ = ("attempt", "done", "missed")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        #: ``redis_change._Attempt``, while on its way (typed loosely: that module imports
+        #: this one).
+        self.attempt: Any = None
+        self.done: asyncio.Future[None] = loop.create_future()
+        #: Was it made again (its first try not written)?
+        self.missed = False

@@ -12,7 +12,8 @@ Keys, under a prefix ``P`` (``--state-prefix``) and a namespace's escaped name `
     P:feed               stream the change feed (kind k, escaped name n, seq s, origin o)
     P:scenario:DIGEST    string an uploaded scenario's YAML, by its digest
     P:ns:N:state         string the namespace's counters, hits, scenario, queue, clock, budgets
-    P:ns:N:ver           string which written state it is (a P:versions number)
+    P:ns:N:ver           string which written state it is: a P:versions number, or the token a
+                         one-round-trip change named it by (its process's origin and a count)
     P:ns:N:lock          string who holds it (a token; expires, so a dead process lets go)
     P:ns:N:journal       hash   journal entries by number (written with their answers)
     P:ns:N:journal:times hash   how long each took, by number (written once it is sent)
@@ -90,8 +91,9 @@ end
 -- ARGV from ``at``: state ('' = unchanged), journal limit, journal bytes, store limit, store
 -- bytes, origin, feed length, then journal entries (count, then seq + blob each), stored-object
 -- changes (count, then kind + 'set'/'del' + id + blob each) and announcements (count, then
--- kind + seq each). Returns {the state's new version, the entries' call numbers}.
-local function write(p, n, at)
+-- kind + seq each). The state's new version is ``mine`` if given (unique: its writer's origin
+-- and count), else a new P:versions number. Returns {that version, the entries' call numbers}.
+local function write(p, n, at, mine)
   local base = p .. ':ns:' .. n
   if ARGV[at] ~= '' then redis.call('SET', base .. ':state', ARGV[at]) end
   local jlimit, jbytes = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
@@ -156,7 +158,7 @@ local function write(p, n, at)
     announce(p, maxlen, ARGV[i], n, ARGV[i + 1], origin)
     i = i + 2
   end
-  local version = redis.call('INCR', p .. ':versions')
+  local version = mine or redis.call('INCR', p .. ':versions')
   redis.call('SET', base .. ':ver', version)
   return {version, numbers}
 end
@@ -205,26 +207,28 @@ return done
 """
 )
 
-#: ARGV: prefix, name, the version the change was made on, namespace limit, origin, feed
-#: length, the count of completed journal entries riding along, their (name, seq, times), then
-#: what ``write`` takes. Returns {1, version, call numbers, names evicted} if written; {0} if
-#: another process holds the namespace; {0, state, version} if the namespace is no longer in
-#: that version (its state now: '' if it is gone).
+#: ARGV: prefix, name, the version the change was made on, the version it writes (a token no
+#: other change has: the next change this process makes on it may be sent before it is
+#: written), namespace limit, origin, feed length, the count of completed journal entries
+#: riding along, their (name, seq, times), then what ``write`` takes. Returns {1, version,
+#: call numbers, names evicted} if written; {0} if another process holds the namespace;
+#: {0, state, version} if the namespace is no longer in that version (its state now: '' if it
+#: is gone).
 TRY: Final = (
     _SHARED
     + """
-local p, n, want = ARGV[1], ARGV[2], ARGV[3]
+local p, n, want, mine = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local base = p .. ':ns:' .. n
-local riding = tonumber(ARGV[7])
-complete(p, ARGV[5], ARGV[6], 8, 7 + 3 * riding)
+local riding = tonumber(ARGV[8])
+complete(p, ARGV[6], ARGV[7], 9, 8 + 3 * riding)
 local held = redis.call('MGET', base .. ':lock', base .. ':ver')
 if held[1] then return {0} end
 local version = held[2]
 if version ~= want then
   return {0, redis.call('GET', base .. ':state') or '', version or ''}
 end
-local evicted = touch(p, n, tonumber(ARGV[4]), ARGV[6], ARGV[5])
-local done = write(p, n, 8 + 3 * riding)
+local evicted = touch(p, n, tonumber(ARGV[5]), ARGV[7], ARGV[6])
+local done = write(p, n, 9 + 3 * riding, mine)
 return {1, done[1], done[2], evicted}
 """
 )

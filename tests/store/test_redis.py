@@ -196,6 +196,29 @@ def test_no_redis_at_start_is_a_clear_error() -> None:
         store.check()
 
 
+def test_a_redis_that_will_not_run_scripts_is_a_clear_error_at_start(
+    redis_server: RedisServer,
+) -> None:
+    admin = redis_server.client()
+    user = f"noscripts{RedisServer.new_prefix()}"
+    admin.acl_setuser(
+        user, enabled=True, passwords=["+pw"], keys=["*"], commands=["+@all", "-@scripting"]
+    )
+    try:
+        url = redis_server.url.replace("redis://", f"redis://{user}:pw@")
+        store = RedisStore(url, timeout=2)
+        with pytest.raises(SettingsError, match=r"Redis does not run mockserver's scripts"):
+            store.check()
+        store.close()
+        loaded = RedisStore(redis_server.url, timeout=2)
+        loaded.check()  # and a user that may: every script loaded at start
+        shas = [script.sha for script in loaded._scripts.values()]
+        assert admin.script_exists(*shas) == [True] * len(shas)
+        loaded.close()
+    finally:
+        admin.acl_deluser(user)
+
+
 def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
     binary = find_redis_server()
     if binary is None:

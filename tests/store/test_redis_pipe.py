@@ -10,7 +10,7 @@ import hiredis
 import pytest
 import redis
 
-from mockserver.store.redis_pipe import RedisPipe, pipe_target
+from mockserver.store.redis_pipe import Pipes, RedisPipe, pipe_target
 from tests.support.redis_server import RedisServer
 
 
@@ -105,3 +105,32 @@ def test_tls_urls_have_no_pipe() -> None:
     unix = pipe_target("unix:///run/redis.sock?db=2")
     assert unix is not None
     assert (unix["path"], unix["db"]) == ("/run/redis.sock", 2)
+
+
+def test_calls_that_come_while_the_pipe_opens_wait_for_that_one_and_go_on_in_order(
+    redis_server: RedisServer,
+) -> None:
+    async def main() -> tuple[list[int], set[int], bool]:
+        pipes = Pipes(redis_server.url, timeout=5)
+        pipes.loop_starts()
+        try:
+            order: list[int] = []
+            pipes_got: set[int] = set()
+
+            async def one(n: int) -> None:
+                pipe = await pipes.pipe()
+                order.append(n)
+                pipes_got.add(id(pipe))
+
+            tasks = [asyncio.ensure_future(one(n)) for n in range(20)]
+            await asyncio.sleep(0)  # all wait for the one opening
+            tasks[0].cancel()  # the caller that started it gives up: the others still get it
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return order, pipes_got, tasks[0].cancelled()
+        finally:
+            pipes.loop_ends()
+
+    order, pipes_got, cancelled = _run(main())  # type: ignore[misc]
+    assert order == list(range(1, 20))
+    assert len(pipes_got) == 1
+    assert cancelled

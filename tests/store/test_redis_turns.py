@@ -1,0 +1,134 @@
+"""A namespace's turns awaited on one event loop (``transact_soon``): the next one is made on the
+change the one before sends, and sent before that one is written, so a namespace's turns are
+in flight together; in the order they came, none lost or counted twice when the one before
+was not written (another process moved the namespace meanwhile); and a turn after one that
+changed stored objects waits for it to be written (it would read those objects as they were)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
+
+import pytest
+
+from mockserver.store.model import Namespace, StoredChatCompletion
+from mockserver.store.redis import RedisStore
+from tests.support.redis_server import RedisServer
+
+NAME = "sk-turns"
+
+
+class InFlight:
+    """The store's awaited script calls: how many were on their way to Redis at once, at most."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.now = self.most = self.calls = 0
+        plain = store.run_soon
+
+        async def run_soon(script: str, *args: object) -> Any:
+            self.now += 1
+            self.calls += 1
+            self.most = max(self.most, self.now)
+            try:
+                return await plain(script, *args)
+            finally:
+                self.now -= 1
+
+        store.run_soon = run_soon  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def store(redis_server: RedisServer) -> Iterator[RedisStore]:
+    store = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
+    with store.namespace(NAME) as space:  # known to this process: its turns take one trip
+        space.next_counter()
+    yield store
+    store.close()
+
+
+def _serving(store: RedisStore, turns: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """``turns()`` on a loop the store serves on, as the server's is (it has a pipe)."""
+
+    async def main() -> Any:
+        store.loop_starts()
+        try:
+            return await turns()
+        finally:
+            store.loop_ends()
+
+    return asyncio.run(main())
+
+
+def _count(space: Namespace) -> int:
+    return space.next_counter()
+
+
+def test_a_namespaces_turns_are_in_flight_together_and_written_in_the_order_they_came(
+    store: RedisStore,
+) -> None:
+    flight = InFlight(store)
+
+    async def turns() -> list[int]:
+        return list(await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8))))
+
+    assert _serving(store, turns) == [2, 3, 4, 5, 6, 7, 8, 9]
+    assert flight.most == 8  # all on their way at once (one at a time, before: 1)
+    assert flight.calls == 8  # each written by its one try
+    with store.view(NAME) as space:
+        assert space.counter == 9
+
+
+def test_turns_made_on_a_change_another_process_beat_are_made_again_none_lost(
+    store: RedisStore, redis_server: RedisServer
+) -> None:
+    other = RedisStore(redis_server.url, prefix=store.prefix)  # another process, same Redis
+    flight = InFlight(store)
+    seen: list[int] = []
+
+    def first(space: Namespace) -> int:
+        if not seen:  # before its try is sent, the other process moves the namespace on
+            with other.namespace(NAME) as moved:
+                seen.append(moved.next_counter())
+        return space.next_counter()
+
+    async def turns() -> list[int]:
+        return list(
+            await asyncio.gather(
+                store.transact_soon(NAME, first),
+                *(store.transact_soon(NAME, _count) for _ in range(4)),
+            )
+        )
+
+    try:
+        got = _serving(store, turns)
+    finally:
+        other.close()
+    assert seen == [2]
+    assert got == [3, 4, 5, 6, 7]  # in the order they came, after the other process's change
+    assert flight.most >= 5  # the four after the first were sent on its change
+    assert flight.calls == 10  # each missed once, and was made again (on the one before's)
+    with store.view(NAME) as space:
+        assert space.counter == 7  # no change lost, none counted twice
+
+
+def test_a_turn_after_one_that_changed_stored_objects_waits_for_it(store: RedisStore) -> None:
+    flight = InFlight(store)
+
+    def keep(space: Namespace) -> int:
+        number = space.next_counter()
+        found = space.chat_completions.get("kept")
+        kept = [] if found is None else found.messages
+        body = {"id": "kept"}
+        space.chat_completions.put("kept", StoredChatCompletion(body, [*kept, {"n": number}], {}))
+        return number
+
+    async def turns() -> list[int]:
+        return list(await asyncio.gather(*(store.transact_soon(NAME, keep) for _ in range(4))))
+
+    assert _serving(store, turns) == [2, 3, 4, 5]
+    with store.view(NAME) as space:
+        stored = space.chat_completions.get("kept")
+        assert stored is not None
+        assert stored.messages == [{"n": 2}, {"n": 3}, {"n": 4}, {"n": 5}]  # none lost
+    assert flight.most == 1  # each waited for the one before to be written
