@@ -187,6 +187,11 @@ class RedisStore(Store):
         worker forked from it is another process."""
         return f"{self._origin}-{os.getpid()}"
 
+    @property
+    def version_origin(self) -> bytes:
+        """How the versions :meth:`new_version` makes begin (another process's do not)."""
+        return f"{self.origin}.".encode()
+
     def new_version(self) -> bytes:
         """A version for a namespace's state that no other written state has (this process's
         origin and a count): a change names what it writes in advance, so that the next one

@@ -88,8 +88,9 @@ async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace]
     writes, and sent after it (Redis runs a connection's calls in order; if the one before is
     not written, neither is this one, which is then made again). It waits for the one before
     to be settled instead if that one changed stored objects (this turn would read them as
-    they were), or is not on its way (it waits in turn). Only the locked way waits on
-    Redis, as :func:`transact` does."""
+    they were), or is not on its way (it waits in turn), or while another process is lately
+    writing the namespace too (``Pipes.contend``). Only the locked way waits on Redis, as
+    :func:`transact` does."""
     if name in store.held():
         return transact(store, name, work)
     pipes = store.pipes
@@ -99,7 +100,7 @@ async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace]
         for _ in range(TRIES):
             before = ahead.attempt if ahead is not None else None
             on: tuple[bytes, bytes] | None
-            if before is not None and not before.shelved:
+            if before is not None and not before.shelved and not turn.alone:
                 on = (before.state, before.version)
             else:
                 if ahead is not None:
@@ -119,6 +120,8 @@ async def transact_soon(store: RedisStore, name: str, work: Callable[[Namespace]
                 return outcome
             turn.missed = True
             known = outcome.known
+            if known is None or not known[1].startswith(store.version_origin):
+                pipes.contend(name)  # another process wrote it meanwhile
             if known is None:  # held by another, or gone: the locked way
                 break
         return transact(store, name, work, None)

@@ -21,7 +21,12 @@ import hiredis
 import redis
 from redis.connection import parse_url
 
-__all__ = ["Pipes", "RedisPipe", "Turn", "pipe_target"]
+__all__ = ["CONTENDED", "Pipes", "RedisPipe", "Turn", "pipe_target"]
+
+#: How many of a namespace's next turns go one at a time after another process moved it under
+#: one (:meth:`Pipes.contend`); and how many such namespaces a loop remembers.
+CONTENDED = 64
+CONTENDED_NAMES = 1024
 
 
 def pipe_target(url: str) -> dict[str, Any] | None:
@@ -148,6 +153,7 @@ class Pipes:
     def loop_starts(self) -> None:
         self._local.serving = asyncio.get_running_loop()
         self._local.turns = {}
+        self._local.contended = {}
 
     def loop_ends(self) -> None:
         local = self._local
@@ -183,13 +189,35 @@ class Pipes:
 
     def queue(self, name: str) -> tuple[Turn | None, Turn]:
         """A new turn of the namespace ``name`` on the running loop, last in its line; and the
-        turn before it, if one is still unsettled (other namespaces' turns go on)."""
-        turns: dict[str, Turn] | None = getattr(self._local, "turns", None)
+        turn before it, if one is still unsettled (other namespaces' turns go on). The turn
+        goes ``alone`` (it does not follow the one before) while another process lately moved
+        the namespace under one of its turns (:meth:`contend`)."""
+        local = self._local
+        turns: dict[str, Turn] | None = getattr(local, "turns", None)
         if turns is None:
-            turns = self._local.turns = {}
+            turns = local.turns = {}
+            local.contended = {}
+        turn = Turn(asyncio.get_running_loop())
+        contended: dict[str, int] = local.contended
+        if contended and name in contended:
+            turn.alone = True
+            contended[name] -= 1
+            if contended[name] == 0:
+                del contended[name]
         ahead = turns.get(name)
-        turn = turns[name] = Turn(asyncio.get_running_loop())
+        turns[name] = turn
         return ahead, turn
+
+    def contend(self, name: str) -> None:
+        """Another process moved the namespace ``name`` under a turn of this loop: its next
+        ``CONTENDED`` turns here go one at a time. Turns made on one another's changes would
+        all be made again each time the other process writes in between; one at a time, a
+        turn is made again only if the other process wrote since the one before."""
+        contended: dict[str, int] = self._local.contended
+        contended.pop(name, None)
+        contended[name] = CONTENDED
+        if len(contended) > CONTENDED_NAMES:
+            del contended[next(iter(contended))]  # the least lately contended
 
     def leave(self, name: str, turn: Turn) -> None:
         """``turn`` settled: the one after it may go on."""
@@ -211,7 +239,7 @@ class Turn:
     """One turn of a namespace a loop awaits: the change it sent, while on its way to Redis
     (what the next turn may be made on), and when it is settled."""
 
-    __slots__ = ("attempt", "done", "missed")
+    __slots__ = ("alone", "attempt", "done", "missed")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         #: ``redis_change._Attempt``, while on its way (typed loosely: that module imports
@@ -220,3 +248,5 @@ class Turn:
         self.done: asyncio.Future[None] = loop.create_future()
         #: Was it made again (its first try not written)?
         self.missed = False
+        #: Made one at a time (on the change the one before wrote, not the one it sent)?
+        self.alone = False

@@ -1,8 +1,9 @@
 """A namespace's turns awaited on one event loop (``transact_soon``): the next one is made on the
 change the one before sends, and sent before that one is written, so a namespace's turns are
 in flight together; in the order they came, none lost or counted twice when the one before
-was not written (another process moved the namespace meanwhile); and a turn after one that
-changed stored objects waits for it to be written (it would read those objects as they were)."""
+was not written (another process moved the namespace meanwhile), after which they go one at a
+time for a while; and a turn after one that changed stored objects waits for it to be written
+(it would read those objects as they were)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from mockserver.store.model import Namespace, StoredChatCompletion
 from mockserver.store.redis import RedisStore
+from mockserver.store.redis_pipe import CONTENDED
 from tests.support.redis_server import RedisServer
 
 NAME = "sk-turns"
@@ -132,3 +134,34 @@ def test_a_turn_after_one_that_changed_stored_objects_waits_for_it(store: RedisS
         assert stored is not None
         assert stored.messages == [{"n": 2}, {"n": 3}, {"n": 4}, {"n": 5}]  # none lost
     assert flight.most == 1  # each waited for the one before to be written
+
+
+def test_while_another_process_writes_the_namespace_too_its_turns_here_go_one_at_a_time(
+    store: RedisStore, redis_server: RedisServer
+) -> None:
+    other = RedisStore(redis_server.url, prefix=store.prefix)
+    flight = InFlight(store)
+
+    def moved(space: Namespace) -> int:
+        if space.counter == 1:  # before its first try is sent (made again on 2: not then)
+            with other.namespace(NAME) as elsewhere:
+                elsewhere.next_counter()
+        return space.next_counter()
+
+    async def turns() -> tuple[int, int]:
+        await store.transact_soon(NAME, moved)  # missed once: the other process wrote
+        flight.most = 0
+        await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8)))
+        alone = flight.most
+        for _ in range(CONTENDED - 8):  # the rest of the turns that go one at a time
+            await store.transact_soon(NAME, _count)
+        flight.most = 0
+        await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8)))
+        return alone, flight.most
+
+    try:
+        assert _serving(store, turns) == (1, 8)
+    finally:
+        other.close()
+    with store.view(NAME) as space:
+        assert space.counter == 1 + 2 + CONTENDED + 8
