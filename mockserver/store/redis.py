@@ -294,25 +294,31 @@ class RedisStore(Store):
     def check(self) -> None:
         """Fail at start-up, with where it looked, unless Redis answers; and load the scripts
         (else the first call of each would be refused, and sent again once loaded)."""
-        try:
-            self._redis.ping()
-        except (redis.RedisError, OSError) as exc:
-            raise SettingsError(
-                f"--state {self.url}: Redis does not answer ({exc}); start it, or serve "
-                "without --state (the memory backend: one process)",
-                setting="state_url",
-            ) from None
-        try:
+
+        def load() -> None:
             loading = self._redis.pipeline(transaction=False)
             for script in self._scripts.values():
                 loading.script_load(script.script)
             loading.execute()
-        except (redis.RedisError, OSError) as exc:
-            raise SettingsError(
-                f"--state {self.url}: Redis does not run mockserver's scripts ({exc}); it "
-                "needs Lua scripting (EVALSHA, SCRIPT LOAD) allowed for this user",
-                setting="state_url",
-            ) from None
+
+        for step, why in (
+            (
+                lambda: self._redis.ping(),  # (a new client connects when made)
+                "Redis does not answer ({}); start it, or serve without --state "
+                "(the memory backend: one process)",
+            ),
+            (
+                load,
+                "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
+                "(EVALSHA, SCRIPT LOAD) allowed for this user",
+            ),
+        ):
+            try:
+                step()
+            except (redis.RedisError, OSError) as exc:
+                raise SettingsError(
+                    f"--state {self.url}: {why.format(exc)}", setting="state_url"
+                ) from None
 
     def close(self) -> None:
         self.flush()
