@@ -21,16 +21,13 @@ way, the control API's changes, reads, the journal's times — is a blocking cal
 thread's own connection of the synchronous client: rare, or off the request's path.
 
 Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
-(``server_is_overloaded``, naming the state backend); nothing is left half written (each
-write is one script), and the next request reconnects.
+(``server_is_overloaded``, naming the state backend; how each call is made and its failure
+mapped: ``redis_link.py``); nothing is left half written (each write is one script), and the
+next request reconnects.
 """
 
 from __future__ import annotations
 
-import itertools
-import logging
-import os
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -39,9 +36,7 @@ from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
 import orjson
-import redis
 
-from mockserver.errors import SettingsError
 from mockserver.store.base import Store
 from mockserver.store.model import (
     Exchange,
@@ -58,6 +53,7 @@ from mockserver.store.redis_codec import (
     escape,
     unescape,
 )
+from mockserver.store.redis_link import TIMEOUT, RedisLink
 from mockserver.store.redis_parts import (
     FEED_SIZE,
     PACKS,
@@ -66,39 +62,20 @@ from mockserver.store.redis_parts import (
     RedisShelf,
     SharedFeed,
     StateUnavailableError,
-    evalsha,
-    pack_call,
-    redis_client,
     timed,
     unavailable,
-)
-from mockserver.store.redis_pipe import Pipes
-from mockserver.store.redis_scripts import (
-    ACQUIRE,
-    ANNOUNCE,
-    COMMIT,
-    COMPLETE,
-    RELEASE,
-    RESET,
-    TRY,
 )
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore", "StateUnavailableError"]
 
 T = TypeVar("T")
 Kind = Literal["entry", "state", "reset"]
-log = logging.getLogger("mockserver")
 
 #: Keys start with this unless ``--state-prefix`` says otherwise.
 DEFAULT_PREFIX = "mockserver"
-#: Each Redis call's socket timeout (seconds): a lost Redis is a 503 this soon, not a hang.
-TIMEOUT = 1.0
-#: How long after losing Redis every step fails at once, before one tries again.
-BREAK = 0.5
-_LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 
 
-class RedisStore(Store):
+class RedisStore(RedisLink, Store):
     """Every namespace in one Redis, under ``prefix``; the bounds of the memory backend, kept
     in Redis (``namespace_limit`` namespaces, least recently used leaving first; per namespace
     ``journal_limit`` entries holding at most ``journal_bytes``, and ``store_limit`` objects of
@@ -119,34 +96,12 @@ class RedisStore(Store):
         store_bytes: int = 256 * 1024 * 1024,
         timeout: float = TIMEOUT,
     ) -> None:
-        self.url = url
-        self.prefix = prefix
+        super().__init__(url, prefix=prefix, timeout=timeout)
         self.journal_limit = journal_limit
         self.store_limit = store_limit
         self.namespace_limit = namespace_limit
         self.journal_bytes = journal_bytes
         self.store_bytes = store_bytes
-        #: Typed loosely: redis-py's replies are typed for every decoding at once.
-        self.timeout = timeout
-        #: Each serving event loop's pipe to Redis, and the namespaces whose turns it awaits.
-        self.pipes = Pipes(url, timeout=timeout)
-        self._pooled: Any = redis_client(url, timeout=timeout)
-        #: Per thread (and process), a client that keeps one connection of the pool.
-        self._local = threading.local()
-        self._scripts = {
-            name: self._pooled.register_script(source)
-            for name, source in (
-                ("acquire", ACQUIRE),
-                ("announce", ANNOUNCE),
-                ("commit", COMMIT),
-                ("complete", COMPLETE),
-                ("reset", RESET),
-                ("release", RELEASE),
-                ("try", TRY),
-            )
-        }
-        self._origin = secrets.token_hex(8)
-        self._versions = itertools.count(1)
         self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
         self._held = threading.local()
         #: Per namespace, the state this process last wrote or read and its version: what a
@@ -158,126 +113,10 @@ class RedisStore(Store):
         #: once Redis answers again): let go the next time Redis answers, so the namespace
         #: does not wait out the lock's expiry.
         self.orphans: list[tuple[str, str]] = []
-        #: Calls made to Redis (each one round trip; what the benchmarks count).
-        self.round_trips = 0
-        #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
-        self._down_until = 0.0
-        self._down_why = ""
         self.feed: SharedFeed = SharedFeed(self, size=max(journal_limit, 1000))
         self.completer = Completer(self)
 
-    # -- plumbing -------------------------------------------------------------------------
-
-    @property
-    def _redis(self) -> Any:
-        """This thread's client: a connection of its own, kept (taking one from the pool and
-        giving it back, as the pooled client does on every call, costs a request more than the
-        call itself); made anew in a forked worker."""
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():
-            local.client = redis.Redis(
-                connection_pool=self._pooled.connection_pool, single_connection_client=True
-            )
-            local.pid = os.getpid()
-        return local.client
-
-    @property
-    def origin(self) -> str:
-        """Names this process's changes on the feed (its live views learn them at once); a
-        worker forked from it is another process."""
-        return f"{self._origin}-{os.getpid()}"
-
-    @property
-    def version_origin(self) -> bytes:
-        """How the versions :meth:`new_version` makes begin (another process's do not)."""
-        return f"{self.origin}.".encode()
-
-    def new_version(self) -> bytes:
-        """A version for a namespace's state that no other written state has (this process's
-        origin and a count): a change names what it writes in advance, so that the next one
-        can be made on it before it is written."""
-        return f"{self.origin}.{next(self._versions)}".encode()
-
-    def call(self, step: Callable[[], T]) -> T:
-        """Run one Redis step; a lost Redis becomes the API's 503. Once one is lost, every
-        step fails at once for ``BREAK`` seconds (then one tries again): each request
-        would otherwise wait out a socket timeout, and this process's other connections
-        with it."""
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
-        self.round_trips += 1
-        try:
-            result = step()
-        except (*_LOST, redis.ResponseError) as exc:
-            raise self._failed(exc) from None
-        self._answered()
-        return result
-
-    def _failed(self, exc: Exception) -> Exception:
-        """What a call that failed with ``exc`` raises: a lost Redis, or a namespace held
-        too long, is the API's 503; any other error answer, itself."""
-        if isinstance(exc, _LOST):
-            self._lost(type(exc).__name__)
-            return unavailable(self.url, self._down_why)
-        if "MOCKSERVER_LOCK_LOST" in str(exc):
-            return unavailable(self.url, "a namespace was held too long")
-        return exc
-
-    def _answered(self) -> None:
-        """Redis answered: if it had been lost, it is back."""
-        if self._down_until:
-            self._down_until = 0.0
-            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
-
-    def _lost(self, why: str) -> None:
-        if not self._down_until:
-            log.warning(
-                "mockserver: lost the state backend (Redis at %s: %s); answering 503 until it "
-                "is back (journal entries completed meanwhile keep no answer or timing)",
-                self.url,
-                why,
-            )
-        self._down_until = time.monotonic() + BREAK
-        self._down_why = why
-
-    def run(self, script: str, *args: object) -> Any:
-        client = self._redis
-        if not PACKS:
-            return self.call(
-                lambda: self._scripts[script](args=[self.prefix, *args], client=client)
-            )
-        registered = self._scripts[script]
-        return self.call(lambda: evalsha(client, registered, self.prefix, args))
-
-    async def run_soon(self, script: str, *args: object) -> Any:
-        """:meth:`run`, awaited: on this event loop's pipe to Redis (``redis_pipe.py``), so
-        the loop serves other requests while Redis runs the script. Without a pipe (a TLS
-        URL, or a loop the server did not announce with :meth:`loop_starts`, which then
-        could not close it), :meth:`run`, waiting."""
-        if not self.pipes.serving():
-            return self.run(script, *args)
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
-        registered = self._scripts[script]
-        command = pack_call(registered, self.prefix, args)
-        self.round_trips += 1
-        try:
-            pipe = await self.pipes.pipe()
-            try:
-                got = await pipe.call(command)
-            except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
-                self.call(lambda: self._redis.script_load(registered.script))
-                got = await pipe.call(command)
-        except (*_LOST, redis.ResponseError) as exc:
-            raise self._failed(exc) from None
-        self._answered()
-        return got
-
-    def loop_starts(self) -> None:
-        self.pipes.loop_starts()
-
-    def loop_ends(self) -> None:
-        self.pipes.loop_ends()
+    # -- locks that may be ours ----------------------------------------------------------
 
     def orphaned(self, name: str, token: str) -> None:
         self.orphans.append((escape(name), token))
@@ -291,40 +130,10 @@ class RedisStore(Store):
             self.orphans[:0] = orphans
             raise
 
-    def check(self) -> None:
-        """Fail at start-up, with where it looked, unless Redis answers; and load the scripts
-        (else the first call of each would be refused, and sent again once loaded)."""
-
-        def load() -> None:
-            loading = self._redis.pipeline(transaction=False)
-            for script in self._scripts.values():
-                loading.script_load(script.script)
-            loading.execute()
-
-        for step, why in (
-            (
-                lambda: self._redis.ping(),  # (a new client connects when made)
-                "Redis does not answer ({}); start it, or serve without --state "
-                "(the memory backend: one process)",
-            ),
-            (
-                load,
-                "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
-                "(EVALSHA, SCRIPT LOAD) allowed for this user",
-            ),
-        ):
-            try:
-                step()
-            except (redis.RedisError, OSError) as exc:
-                raise SettingsError(
-                    f"--state {self.url}: {why.format(exc)}", setting="state_url"
-                ) from None
-
     def close(self) -> None:
         self.flush()
         self.feed.stop()
-        self._pooled.connection_pool.disconnect()
-        self._pooled.close()
+        self.disconnect()
 
     def key(self, name: str, suffix: str) -> str:
         return f"{self.prefix}:ns:{escape(name)}:{suffix}"
@@ -539,7 +348,3 @@ class RedisStore(Store):
             for seq, blob in blobs.items()
         ]
         return sorted(entries, key=lambda e: e.seq)
-
-    def feed_client(self) -> Any:
-        """A client of its own for the feed's reader (it blocks on a read)."""
-        return redis_client(self.url, timeout=TIMEOUT + 2)
