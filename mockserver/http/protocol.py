@@ -3,9 +3,10 @@
 Two speed-ups live at the protocol level, below ASGI, and both rely on attributes of uvicorn's
 protocol classes that are not its public API, so they are checked for at start-up:
 
-- **one write per step** (:class:`OneWriteTransport`): uvicorn writes the status line and
-  headers, then the body, then (chunked) the terminator, each straight to the socket; here they
-  go out together at the end of the event loop's step, so an answer is one segment.
+- **one write per step** (``OneWriteTransport``, in ``answer_bytes.py``): uvicorn writes the
+  status line and headers, then the body, then (chunked) the terminator, each straight to the
+  socket; here they go out together at the end of the event loop's step, so an answer is one
+  segment.
 - **the lane at the protocol** (``LaneProtocol`` in :func:`lane_protocol`): uvicorn turns every
   request into an ASGI task (a scope, a cycle, a task, ``receive``/``send`` round trips through
   the middleware). A request the lane can answer (``lane/lane.py``: a replay, or a turn
@@ -28,64 +29,28 @@ import logging
 from typing import Any
 
 import httptools
-import orjson
 import uvicorn
 
 from mockserver.errors import APIError
+from mockserver.http.answer_bytes import (
+    BAD_REQUEST,
+    TIMED_OUT,
+    OneWriteTransport,
+    encode_answer,
+    error_answer,
+    header_lines,
+)
 from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
 from mockserver.ids import monotonic
 
-__all__ = ["SUPPORTED_UVICORN", "encode_answer", "header_lines", "http_protocol", "supported"]
+__all__ = ["SUPPORTED_UVICORN", "http_protocol", "supported"]
 
 log = logging.getLogger("mockserver")
 
 #: The uvicorn releases (``major.minor``) whose protocol internals this module was written for
 #: and tested with.
 SUPPORTED_UVICORN = frozenset({"0.54", "0.55"})
-
-_STATUS_200 = b"HTTP/1.1 200 OK\r\n"
-
-
-def header_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
-    return b"".join(b"%b: %b\r\n" % pair for pair in headers)
-
-
-def encode_answer(answered: Answered, defaults: bytes) -> bytes:
-    """What uvicorn's httptools cycle writes for ``answered``'s start and body messages (on a
-    kept-alive HTTP/1.1 connection): the server's default header lines (``defaults``), the
-    answer's headers, then a chunked or sized body."""
-    body = answered.body
-    if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
-        return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
-            _STATUS_200,
-            defaults,
-            answered.head(),
-            len(body),
-            body,
-        )
-    return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
-
-
-#: What a slow or malformed request is answered with (the API's error shape, then a close).
-_TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\n"
-_BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\n"
-
-
-def error_answer(status_line: bytes, defaults: bytes, error: APIError) -> bytes:
-    """A whole answer that closes the connection: ``error``'s JSON body after the server's
-    default header lines."""
-    body = orjson.dumps(error.body())
-    return (
-        b"%b%bcontent-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%b"
-        % (
-            status_line,
-            defaults,
-            len(body),
-            body,
-        )
-    )
-
 
 #: How early a timer may fire and still count as on time (uvloop's timers count whole
 #: milliseconds, so one set for a deadline can fire a fraction of one before it).
@@ -180,13 +145,13 @@ class Deadlines:
                 type="invalid_request_error",
                 code="request_timeout",
             )
-            transport.write(error_answer(_TIMED_OUT, self._defaults_now(), error))
+            transport.write(error_answer(TIMED_OUT, self._defaults_now(), error))
         transport.close()
 
     def send_400_response(self, msg: str) -> None:
         error = APIError(msg, status=400, type="invalid_request_error")
         transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
-        transport.write(error_answer(_BAD_REQUEST, self._defaults_now(), error))
+        transport.write(error_answer(BAD_REQUEST, self._defaults_now(), error))
         transport.close()
 
     def _defaults_now(self) -> bytes:
@@ -370,58 +335,6 @@ class _Waiting:
         self.disconnected = False
         self.keep_alive = True
         self.message_event = asyncio.Event()
-
-
-class OneWriteTransport:
-    """A transport that sends what one event-loop step wrote in one ``send``.
-
-    uvicorn writes the status line and headers, then the body, then (chunked) the terminator,
-    each straight to the socket; on a loopback each ``send`` costs about as much as rendering
-    a reply. Here they go out together at the end of the step, so an answer is one segment.
-    A paced stream sleeps between frames, which ends the step: it still goes frame by frame.
-    """
-
-    __slots__ = ("_loop", "_pending", "_transport")
-
-    def __init__(self, transport: asyncio.Transport) -> None:
-        self._transport = transport
-        self._loop = asyncio.get_running_loop()
-        self._pending: list[bytes] | None = None
-
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
-        if self._pending is None:
-            self._pending = [data]
-            self._loop.call_soon(self._flush)
-        else:
-            self._pending.append(data)
-
-    def _flush(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending and not self._transport.is_closing():
-            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
-
-    def send_now(self, data: bytes) -> None:
-        """Send ``data`` now, after anything pending (a whole answer: no reason to wait)."""
-        if self._pending is None:
-            if not self._transport.is_closing():
-                self._transport.write(data)
-        else:
-            self._pending.append(data)
-            self._flush()
-
-    def close(self) -> None:
-        self._flush()
-        self._transport.close()
-
-    def is_closing(self) -> bool:
-        # Asked once per answer (uvicorn's on_response_complete): through __getattr__, each
-        # ask first raised and caught an AttributeError.
-        return self._transport.is_closing()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
 
 
 class NoWebSocket:
