@@ -296,7 +296,15 @@ def _parser() -> argparse.ArgumentParser:
         "--scaling",
         action="store_true",
         help="instead of the table: W1v on one worker and on --workers 2, with memory and "
-        "with Redis state, and Redis round trips per request",
+        "with Redis state, Redis round trips per request, and the cores each server, Redis "
+        "and the load generator used",
+    )
+    parser.add_argument(
+        "--cpu-per-worker",
+        type=float,
+        metavar="CORES",
+        help="with --scaling: cap each server at CORES cores per worker (a cgroup CPU quota; "
+        "needs a cgroup this user may write), Redis and the load generator outside the cap",
     )
     parser.add_argument(
         "--soak",
@@ -316,7 +324,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.cpu_per_worker is not None and (not args.scaling or args.cpu_per_worker <= 0):
+        parser.error("--cpu-per-worker takes a number of cores above 0, with --scaling")
     if args.inprocess:
         return inprocess.run(requests=args.requests, rounds=args.rounds)
     bench = Bench(args)
@@ -324,7 +335,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchmarks import scaling
 
         print(bench.header(), flush=True)
-        return scaling.run(duration=args.duration, rounds=args.rounds, driver=bench.driver)
+        return scaling.run(
+            duration=args.duration,
+            rounds=args.rounds,
+            driver=bench.driver,
+            cores=args.cpu_per_worker,
+        )
     if args.soak is not None:
         print(bench.header().splitlines()[0], flush=True)
         return soak.run(seconds=args.soak, body_kib=args.soak_body)

@@ -1,10 +1,14 @@
 """``python -m benchmarks --scaling``: W1v (a new message per request, 16 connections) on one
-worker and on ``--workers 2``, with memory state and with Redis state, and what a request
-costs in Redis round trips.
+worker and on ``--workers 2``, with memory state and with Redis state, what a request costs in
+Redis round trips, and whose CPU each row used.
 
 Redis runs as a ``redis-server`` of the benchmark's own (loopback, no persistence). The round
 trips are Redis's own count of the calls it was sent (``INFO commandstats``: the script calls,
-and the reads a request may make outside one), over the requests the namespace journaled.
+and the reads a request may make outside one), over the requests the namespace journaled. The
+cores each row's server, Redis and load generator used come from the kernel's counts
+(:mod:`benchmarks.cpu`); ``--cpu-per-worker CORES`` caps each server at that many cores per
+worker, so that two workers are compared with one on equal shares of a core each, the load
+generator and Redis outside the cap.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import redis
 
+from benchmarks.cpu import Cap, CapError, Usage, cap, measure_cpu
 from benchmarks.servers import ROOT, Server, _environment, _status_of, free_port, raw_request
 from benchmarks.workloads import CHAT, Load, Workload, drive
 
@@ -65,7 +71,7 @@ def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.02)
 
 
-def _spawn(state: str | None, workers: int, prefix: str) -> Server:
+def _spawn(state: str | None, workers: int, prefix: str, group: Cap | None = None) -> Server:
     port = free_port()
     script = shutil.which("mockserver", path=str(Path(sys.executable).parent))
     command = [script] if script else [sys.executable, "-m", "mockserver"]
@@ -74,7 +80,12 @@ def _spawn(state: str | None, workers: int, prefix: str) -> Server:
         command += ["--state", state, "--state-prefix", prefix]
     handle, log_name = tempfile.mkstemp(prefix="bench-scaling-", suffix=".log")
     process = subprocess.Popen(
-        command, stdout=handle, stderr=subprocess.STDOUT, env=_environment(), cwd=ROOT
+        command,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        env=_environment(),
+        cwd=ROOT,
+        preexec_fn=group.enter if group else None,  # in the cgroup before it makes workers
     )
     server = Server("mockserver", port, process, Path(log_name))
     first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
@@ -104,48 +115,115 @@ def _journaled(client: redis.Redis, prefix: str) -> int:
     return total
 
 
-def run(*, duration: float, rounds: int, driver: str) -> int:
+Config = tuple[str, int, int]
+
+
+def _measure(
+    config: Config,
+    number: int,
+    *,
+    url: str,
+    redis_pid: int,
+    client: redis.Redis,
+    duration: float,
+    driver: str,
+    cores: float | None,
+) -> tuple[float, float | None, Usage]:
+    """One row, once: its rate, its round trips a request (Redis only), and its CPU."""
+    state, workers, keys = config
+    workload = W1V_KEYS if keys > 1 else W1V_CONNECTIONS if keys == 0 else W1V
+    prefix = f"bench{number}-{state}{workers}-k{keys}"
+    with ExitStack() as stack:
+        group = stack.enter_context(cap(prefix, cores * workers)) if cores else None
+        server = _spawn(url if state == "redis" else None, workers, prefix, group)
+        stack.callback(server.stop)  # before the cgroup goes: its processes must have ended
+        drive(workload, "mockserver", server.port, Load(4, min(0.3, duration), "python"))
+        calls, journaled = _calls(client), _journaled(client, prefix)
+        measured, usage = measure_cpu(
+            lambda: drive(workload, "mockserver", server.port, Load(16, duration, driver)),
+            server=server.process.pid,
+            redis=redis_pid if state == "redis" else None,
+            load_in_process=driver == "python",
+        )
+        trips = None
+        if state == "redis":
+            served = _journaled(client, prefix) - journaled
+            trips = (_calls(client) - calls) / max(served, 1)
+        if measured.errors:
+            print(f"  {state} × {workers}: {measured.errors} errors", file=sys.stderr)
+        return measured.rate, trips, usage
+
+
+def run(*, duration: float, rounds: int, driver: str, cores: float | None = None) -> int:
     binary = shutil.which("redis-server")
     if binary is None:
         print("scaling: redis-server is not installed (Debian: apt-get install redis-server)")
         return 1
+    if cores is not None:
+        try:
+            with cap("probe", cores):
+                pass
+        except CapError as error:
+            print(f"scaling: --cpu-per-worker needs a cgroup CPU quota: {error}")
+            return 1
     process, url = _redis_server(binary)
     client = redis.Redis.from_url(url)
-    rates: dict[tuple[str, int, int], list[float]] = {config: [] for config in CONFIGS}
-    trips: dict[tuple[str, int, int], list[float]] = {config: [] for config in CONFIGS}
+    rates: dict[Config, list[float]] = {config: [] for config in CONFIGS}
+    trips: dict[Config, list[float]] = {config: [] for config in CONFIGS}
+    usages: dict[Config, list[Usage]] = {config: [] for config in CONFIGS}
     try:
         for number in range(rounds):
             print(f"round {number + 1}/{rounds} …", file=sys.stderr, flush=True)
-            for state, workers, keys in CONFIGS:
-                workload = W1V_KEYS if keys > 1 else W1V_CONNECTIONS if keys == 0 else W1V
-                prefix = f"bench{number}-{state}{workers}-k{keys}"
-                server = _spawn(url if state == "redis" else None, workers, prefix)
-                try:
-                    drive(
-                        workload, "mockserver", server.port, Load(4, min(0.3, duration), "python")
-                    )
-                    calls, journaled = _calls(client), _journaled(client, prefix)
-                    measured = drive(
-                        workload, "mockserver", server.port, Load(16, duration, driver)
-                    )
-                    rates[(state, workers, keys)].append(measured.rate)
-                    if state == "redis":
-                        served = _journaled(client, prefix) - journaled
-                        trips[(state, workers, keys)].append(
-                            (_calls(client) - calls) / max(served, 1)
-                        )
-                    if measured.errors:
-                        print(f"  {state} × {workers}: {measured.errors} errors", file=sys.stderr)
-                finally:
-                    server.stop()
+            for config in CONFIGS:
+                rate, per, usage = _measure(
+                    config,
+                    number,
+                    url=url,
+                    redis_pid=process.pid,
+                    client=client,
+                    duration=duration,
+                    driver=driver,
+                    cores=cores,
+                )
+                rates[config].append(rate)
+                usages[config].append(usage)
+                if per is not None:
+                    trips[config].append(per)
     finally:
         process.terminate()
         process.wait(timeout=10)
-    print("row  state   workers  keys  req/s (W1v, 16 conns)  Redis round trips/request")
-    for state, workers, keys in CONFIGS:
-        rate = statistics.median(rates[(state, workers, keys)])
-        found = trips[(state, workers, keys)]
+    if cores is not None:
+        print(
+            f"each server capped at {cores:g} core(s) per worker (cgroup CPU quota); "
+            "Redis and the load generator outside the cap"
+        )
+    print(
+        "row  state   workers  keys  req/s (W1v, 16 conns)  Redis round trips/request"
+        "  cores: server  Redis  load  req/s per server core"
+    )
+    median: dict[Config, float] = {}
+    for config in CONFIGS:
+        state, workers, keys = config
+        median[config] = rate = statistics.median(rates[config])
+        found = trips[config]
         per = f"{statistics.median(found):.2f}" if found else "—"
         spread = "conn" if keys == 0 else str(keys)
-        print(f"W1v  {state:<7} {workers:<8} {spread:<5} {rate:>21,.0f}  {per}")
+        used = [statistics.median(getattr(u, party) for u in usages[config]) for party in PARTIES]
+        redis_cores = f"{used[1]:.2f}" if state == "redis" else "—"
+        print(
+            f"W1v  {state:<7} {workers:<8} {spread:<5} {rate:>21,.0f}  {per:<25}"
+            f"  {used[0]:>13.2f}  {redis_cores:>5}  {used[2]:>4.2f}"
+            f"  {rate / max(used[0], 1e-9):>21,.0f}"
+        )
+    for keys in dict.fromkeys(keys for _, _, keys in CONFIGS):
+        two = median[("redis", 2, keys)]
+        spread = "a key per connection" if keys == 0 else f"{keys} key(s)"
+        print(
+            f"two Redis workers, {spread}: {two / median[('redis', 1, keys)]:.2f}× one Redis "
+            f"worker, {two / median[('memory', 1, keys)]:.2f}× one in-memory worker"
+        )
     return 0
+
+
+#: The parties whose cores a row reports, in :class:`Usage`'s field names.
+PARTIES = ("server", "redis", "load")

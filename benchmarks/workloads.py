@@ -146,8 +146,11 @@ def _lua(workload: Workload) -> str:
             "  n = n + 1\n"
             '  local headers = {["Content-Type"] = "application/json",\n'
             '    ["Authorization"] = "Bearer sk-bench-c" .. connection}\n'
-            f"  return wrk.format(nil, nil, headers, {_lua_string(workload.halves[0])} .. n .. "
-            f"{_lua_string(workload.halves[1])})\n"
+            # Numbered as the bundled driver numbers them (connection c's k-th is c·10⁶ + k):
+            # every thread counting from 1 alone would send each message once per connection,
+            # and a text already seen costs less (the tokenizer remembers texts).
+            f"  return wrk.format(nil, nil, headers, {_lua_string(workload.halves[0])} .. "
+            f"(connection * 1000000 + n) .. {_lua_string(workload.halves[1])})\n"
             "end\n"
         )
     if workload.keys > 1:

@@ -72,3 +72,45 @@ def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
             assert row[-1] == "—"
         else:
             assert float(row[-1]) >= 1  # a turn is one round trip at least
+
+
+def test_wrk_gives_each_connection_its_key_and_every_request_a_message_of_its_own() -> None:
+    """The per-connection W1v load, as wrk sends it, against a server that only listens."""
+    if shutil.which("wrk") is None:
+        pytest.skip("wrk is not installed (Debian: apt-get install wrk)")
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from benchmarks.scaling import W1V_CONNECTIONS
+    from benchmarks.workloads import Load, drive
+
+    seen: list[tuple[int, str, bytes]] = []
+
+    class Listener(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append((self.client_address[1], self.headers["Authorization"], body))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        measured = drive(W1V_CONNECTIONS, "mockserver", server.server_port, Load(4, 1, "wrk"))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert measured.errors == 0
+    assert len(seen) > 8, seen
+    bodies = [body for _, _, body in seen]
+    assert len(set(bodies)) == len(bodies), "a message was sent twice"
+    keys = {port: {key for p, key, _ in seen if p == port} for port, _, _ in seen}
+    assert all(len(each) == 1 for each in keys.values()), keys
+    assert len({key for [key] in keys.values()}) == len(keys) == 4, keys
