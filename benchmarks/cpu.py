@@ -107,8 +107,10 @@ def measure_cpu(
         _own_seconds() if load_in_process else _children_seconds(),
     )
     wall = end[0] - start[0]
-    used = [(after - before) / wall for after, before in zip(end[1:], start[1:], strict=True)]
-    return result, Usage(*used, wall=wall)
+    server_s, redis_s, load_s = (
+        after - before for after, before in zip(end[1:], start[1:], strict=True)
+    )
+    return result, Usage(server_s / wall, redis_s / wall, load_s / wall, wall)
 
 
 class CapError(RuntimeError):

@@ -175,7 +175,7 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
         for number in range(rounds):
             print(f"round {number + 1}/{rounds} …", file=sys.stderr, flush=True)
             for config in CONFIGS:
-                rate, per, usage = _measure(
+                rate, trip, usage = _measure(
                     config,
                     number,
                     url=url,
@@ -187,8 +187,8 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
                 )
                 rates[config].append(rate)
                 usages[config].append(usage)
-                if per is not None:
-                    trips[config].append(per)
+                if trip is not None:
+                    trips[config].append(trip)
     finally:
         process.terminate()
         process.wait(timeout=10)
