@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 from collections import Counter
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -28,6 +29,17 @@ __all__ = ["MockServer", "open_handle"]
 #: What a handle-made client is given unless the test says otherwise: never hang a test.
 CLIENT_TIMEOUT = 30.0
 IN_PROCESS_URL = "http://mockserver.in-process/v1"
+#: Names other mocking tools use for what the handle calls otherwise.
+_MEANT = {
+    "url": ["base_url"],
+    "api_base": ["base_url"],
+    "openai_client": ["client"],
+    "requests": ["calls"],
+    "journal": ["calls"],
+    "history": ["calls"],
+    "expect": ["on"],
+    "when": ["on"],
+}
 
 
 class MockServer:
@@ -64,6 +76,20 @@ class MockServer:
 
     def __repr__(self) -> str:
         return f"<MockServer api_key={self.api_key!r}>"
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a name the handle does not have: an error that says what was meant
+        (pytest's report leaves out Python's own "did you mean" line)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        public = [each for each in dir(type(self)) if not each.startswith("_")]
+        meant = _MEANT.get(name) or difflib.get_close_matches(name, public, n=1)
+        hint = f"; did you mean .{meant[0]}?" if meant else ""
+        raise AttributeError(
+            f"'MockServer' object has no attribute {name!r}{hint} (what a test uses: "
+            ".client() or .async_client(), .base_url with .headers, .on(...).reply(...), "
+            ".use(scenario), .calls, .hits)"
+        )
 
     # -- where to send requests ----------------------------------------------------------
 

@@ -317,3 +317,15 @@ def test_an_inline_rule_pins_one_inputs_embedding(mockserver: MockServer) -> Non
     assert len(answer.data[1].embedding) == 1536
     (call,) = mockserver.calls
     assert (call.api, call.rule) == ("embeddings", "inline-1")
+
+
+def test_a_name_the_handle_lacks_says_which_was_meant(mockserver: MockServer) -> None:
+    with pytest.raises(AttributeError, match=r"'url'; did you mean \.base_url\?"):
+        mockserver.url  # noqa: B018 (the read is the test)
+    with pytest.raises(AttributeError, match=r"'cals'; did you mean \.calls\?") as raised:
+        mockserver.cals  # noqa: B018
+    assert ".client() or .async_client()" in str(raised.value)  # what there is, in one line
+    with pytest.raises(AttributeError, match=r"^'MockServer' object has no attribute 'zzz' \("):
+        mockserver.zzz  # noqa: B018 (nothing close: no guess)
+    assert not hasattr(mockserver, "_private")  # private names: a plain AttributeError
+    assert mockserver.base_url.endswith("/v1")  # what exists is untouched
