@@ -39,20 +39,22 @@ PERIOD_US = 20_000
 
 
 def _pids(root: int) -> Iterator[int]:
-    """``root`` and every process under it (read from each thread's ``children`` list)."""
+    """``root`` and every process under it, from each process's parent in ``/proc`` (a
+    kernel without ``/proc/PID/task/TID/children`` has these too)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # ended meanwhile
+        children.setdefault(parent, []).append(int(entry.name))
     stack = [root]
     while stack:
         pid = stack.pop()
         yield pid
-        try:
-            tasks = list(Path(f"/proc/{pid}/task").iterdir())
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                stack += [int(child) for child in (task / "children").read_text().split()]
-            except OSError:
-                continue
+        stack += children.get(pid, [])
 
 
 def _process_seconds(pid: int) -> float:
