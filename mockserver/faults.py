@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver import ids
 from mockserver.errors import APIError, StreamAborted
 from mockserver.render import sse
+from mockserver.values import value_class
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
     from mockserver.scenario.behaviour import ErrorSpec, FaultSpec, LatencySpec
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ErrorPreset:
     status: int
     type: str
@@ -209,7 +209,7 @@ def response_error_code(error: APIError) -> str:
 # in the project that sleeps, cuts or aborts.
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class StreamPlan:
     """What happens to a list of frames on the socket."""
 
@@ -341,7 +341,7 @@ async def paced(
             yield frame
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class BodyPlan:
     """What happens to a non-streamed answer: a delay, a reset, a truncated body."""
 

@@ -14,9 +14,10 @@ import string
 import struct
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
+
+from mockserver.values import value_class
 
 __all__ = [
     "DEFAULT_FROZEN_EPOCH",
@@ -55,7 +56,7 @@ class RealClock:
         return "RealClock()"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class FrozenClock:
     epoch: float = DEFAULT_FROZEN_EPOCH
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from mockserver.errors import SettingsError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
+from mockserver.values import value_class
 
 __all__ = ["Settings", "read_token_file"]
 
@@ -125,7 +125,7 @@ def _state_url(value: Any) -> str | None:
     return url
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Settings:
     """Everything that configures one server instance."""
 

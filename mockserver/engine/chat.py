@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
@@ -28,7 +28,7 @@ from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
 from mockserver.store import StoredChatCompletion
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 __all__ = ["ChatResult", "chat_id", "complete_chat"]
 
@@ -45,8 +45,7 @@ SERVICE_TIERS = {
 }
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class ChatResult:
     """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
@@ -42,7 +41,7 @@ from mockserver.scenario.matcher import Miss, select
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 from mockserver.store.choose import open_store
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.model import ChaosSpec, Scenario
@@ -56,8 +55,7 @@ INTERNAL_ERRORS_KEPT = 100
 REPLY_CACHE_SIZE = 256
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class _Choice:
     """What answers: a scripted reply (``None``: the generator), and why."""
 

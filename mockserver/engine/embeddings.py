@@ -4,7 +4,6 @@ that say ``api: embeddings``, committed, rate-limited), then one list of vectors
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -25,6 +24,7 @@ from mockserver.reply.embeddings import (
     model_dimensions,
 )
 from mockserver.store import JournalEntry, Unparsed
+from mockserver.values import value_class
 from mockserver.wire.embeddings import EmbeddingsRequest, Input
 
 __all__ = ["EmbeddingsAnswer", "create_embeddings"]
@@ -32,7 +32,7 @@ __all__ = ["EmbeddingsAnswer", "create_embeddings"]
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class EmbeddingsAnswer:
     """The encoded body, its headers, and how to deliver it (latency, reset, truncation)."""
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from mockserver import ids
 from mockserver.engine.turn import Turn
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.moderation import ModerationVerdict, moderate
+from mockserver.values import value_class
 
 __all__ = ["Moderation", "moderate_turn"]
 
@@ -21,7 +21,7 @@ Side = Literal["input", "output"]
 DEFAULT_MODEL = "omni-moderation-latest"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Moderation:
     """The verdict on each side (``None``: moderation failed there) and the reply to send."""
 

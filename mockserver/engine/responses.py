@@ -9,7 +9,7 @@ the agent-loop rule see everything the model would.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from mockserver import ids
@@ -58,7 +58,7 @@ from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.store import Namespace, StoredResponse
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 __all__ = [
     "Context",
@@ -77,8 +77,7 @@ Json = dict[str, Any]
 _TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class ResponseResult:
     """A rendered response: ``body`` when not streamed, ``events`` when streamed."""
 
@@ -95,8 +94,7 @@ class ResponseResult:
     stream_error: list[Json] = field(default_factory=list)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Context:
     """The conversation so far (stored form) and this request's input (references resolved)."""
 

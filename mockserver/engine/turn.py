@@ -5,14 +5,14 @@ would be decided as again (:class:`Decision`), what the journal keeps of a reque
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from mockserver.errors import RecordedAnswer
 from mockserver.reply.model import Reply
 from mockserver.store import JournalEntry
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
     from mockserver.scenario.behaviour import FaultSpec, LatencySpec, ModerationSpec
@@ -41,8 +41,7 @@ CHAOS = "(chaos)"
 SERVICE_HEADERS = {"openai-version": "2020-10-01", "openai-organization": "mockserver"}
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Decision:
     """A turn that the same request would get again, whatever the counters say: no one-off
     reply, chaos, pacing, fault, enforced budget or exhaustible rule took part. What a replay of
@@ -61,8 +60,7 @@ class Decision:
     model: str
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Turn:
     """One decided reply: what to say and the numbers that identify this request."""
 
@@ -87,8 +85,7 @@ class Turn:
     entry: JournalEntry | None = None
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Journaled:
     """What the journal keeps of a request besides its turn: where it was sent and its body."""
 

@@ -14,7 +14,6 @@ import hmac
 import ipaddress
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders, QueryParams
@@ -28,6 +27,7 @@ from mockserver.http.routes.base import error_response
 from mockserver.ids import monotonic
 from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange
+from mockserver.values import value_class
 
 __all__ = [
     "ADMIN_COOKIE",
@@ -125,7 +125,7 @@ def _bearer(headers: Headers) -> str | None:
     return token.strip() or None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class OriginPolicy:
     """Which web pages may read our answers.
 

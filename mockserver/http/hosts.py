@@ -19,7 +19,8 @@ always sends one.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+
+from mockserver.values import value_class
 
 __all__ = ["HostPolicy", "host_name"]
 
@@ -47,7 +48,7 @@ def _is_loopback_name(name: str) -> bool:
     return name == "localhost" or name.endswith(".localhost")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class HostPolicy:
     """The names allowed besides loopback names and IP addresses."""
 

@@ -7,10 +7,10 @@ this layer knows which API a request came through except by ``api``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 __all__ = [
     "Api",
@@ -26,7 +26,7 @@ Api = Literal["chat", "responses", "moderations", "embeddings"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ToolCallRef:
     """A tool call the assistant made earlier in the conversation."""
 
@@ -36,8 +36,7 @@ class ToolCallRef:
     kind: Literal["function", "custom"] = "function"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Message:
     """One turn, reduced to what matching and token counting need."""
 
@@ -50,7 +49,7 @@ class Message:
     image_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Tool:
     """A tool the client offers."""
 
@@ -63,7 +62,7 @@ class Tool:
     strict: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ToolChoice:
     """``mode`` with the tool names it allows (all offered tools unless narrowed)."""
 
@@ -71,7 +70,7 @@ class ToolChoice:
     allowed: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class OutputFormat:
     type: Literal["text", "json_object", "json_schema"] = "text"
     name: str | None = None
@@ -79,8 +78,7 @@ class OutputFormat:
     strict: bool = False
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Prompt:
     api: Api
     model: str

@@ -9,12 +9,12 @@ import gzip
 import importlib
 import re
 import zlib
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import orjson
 
 from mockserver.record.exchange import Event
+from mockserver.values import value_class
 
 __all__ = [
     "Answer",
@@ -185,7 +185,7 @@ def json_of(body: bytes, what: str) -> Any:
         raise BodyError(f"the {what} is not JSON ({exc}); it starts {start!r}") from None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Answer:
     """A response body as read: JSON, or a stream's events."""
 

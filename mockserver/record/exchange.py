@@ -4,13 +4,15 @@ what the importers (vcr cassettes, HAR files) produce, before it is written as a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from mockserver.values import value_class
 
 __all__ = ["Event", "Exchange"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Event:
     """One server-sent event, as it arrived."""
 
@@ -22,7 +24,7 @@ class Event:
     event: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Exchange:
     """A request and the upstream's answer: a JSON body, or a stream's events."""
 

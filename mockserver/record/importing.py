@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from mockserver.errors import MockServerError
 from mockserver.record.exchange import Exchange
+from mockserver.values import value_class
 
 __all__ = [
     "Entry",
@@ -96,7 +96,7 @@ def number(value: Any) -> float | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Skip:
     """A recorded call left out of the import, and why."""
 
@@ -106,7 +106,7 @@ class Skip:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Imported:
     """What one recording file holds that a scenario can replay, and what it left out."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +15,7 @@ from mockserver.record.importing import Imported, ImportFailed
 from mockserver.record.keys import api_of
 from mockserver.record.redact import Redactor
 from mockserver.record.vcr import read_cassette
+from mockserver.values import value_class
 
 __all__ = ["Kind", "Report", "import_files"]
 
@@ -24,7 +24,7 @@ Kind = Literal["vcr", "har"]
 _READERS: dict[Kind, Callable[[Path], Imported]] = {"vcr": read_cassette, "har": read_har}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Report:
     """What an import wrote, and one line for each kind of call it left out."""
 

@@ -15,7 +15,6 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +25,7 @@ from mockserver.record.exchange import Exchange
 from mockserver.record.keys import api_of, prompt_of
 from mockserver.record.redact import Redactor
 from mockserver.scenario.model import Scenario
+from mockserver.values import value_class
 
 __all__ = ["MODES", "Decision", "Mode", "Recorder", "Recorders", "Recording", "RecordingError"]
 
@@ -40,7 +40,7 @@ class RecordingError(MockServerError):
     """A recording that cannot start (no cassette to replay, a cassette that does not load)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Recording:
     """How to record: where, from which upstream, in which mode and form."""
 

@@ -8,14 +8,13 @@ retrieve renders the same items as the create did).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from mockserver import ids
 from mockserver.prompt.responses import reasoning_settings
 from mockserver.render.responses_hosted import hosted_item
 from mockserver.reply.model import Reasoning, Reply, Token, ToolCall, Usage
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 __all__ = [
     "ENCRYPTED_REASONING",
@@ -45,8 +44,7 @@ _ORDER: Final = (
 _INCOMPLETE: Final = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class ResponseMeta:
     """What a response says besides its reply: identity and the echoed parameters."""
 

@@ -8,10 +8,11 @@ announce it: the lifecycle ``phases`` and, where the item has a streamed field, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final
 
 from mockserver import ids
+from mockserver.values import value_class
 
 __all__ = ["DELTAS", "HOSTED", "Hosted", "hosted_item", "hosted_kind"]
 
@@ -20,7 +21,7 @@ Json = dict[str, Any]
 DELTAS: Final = "<deltas>"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Hosted:
     prefix: str
     #: Event type prefix of the lifecycle events (``<events>.in_progress``, …).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from mockserver.reply.prompt_schema import schema_in_messages
 from mockserver.reply.text import TextGenerator
 from mockserver.reply.tokens import count_message_tokens, count_tokens, tokenize
 from mockserver.reply.tool_policy import choose_tools
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 if TYPE_CHECKING:  # imported on the first JSON value: plain prose needs neither
     from faker import Faker
@@ -48,8 +48,7 @@ _REASONING_BUDGET = {
 }
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Content:
     """What a reply says before the finishing rules are applied."""
 

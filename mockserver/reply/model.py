@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 __all__ = [
     "Annotation",
@@ -21,7 +20,7 @@ __all__ = [
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Token:
     """One output token; ``top`` holds ``(token, logprob)`` alternatives, best first."""
 
@@ -30,7 +29,7 @@ class Token:
     top: tuple[tuple[str, float], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ToolCall:
     call_id: str
     name: str
@@ -39,7 +38,7 @@ class ToolCall:
     kind: Literal["function", "custom"] = "function"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Annotation:
     """A URL citation over ``text[start_index:end_index]``."""
 
@@ -49,16 +48,14 @@ class Annotation:
     end_index: int
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Reasoning:
     summary: tuple[str, ...] = ()
     text: str | None = None
     tokens: int = 0
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Usage:
     prompt_tokens: int
     completion_tokens: int
@@ -70,8 +67,7 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Reply:
     """Everything a renderer needs; text and refusal are exclusive."""
 

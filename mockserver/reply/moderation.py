@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
-from dataclasses import dataclass
 
 from mockserver.scenario.terms import CATEGORIES
+from mockserver.values import value_class
 
 __all__ = ["CATEGORIES", "IMAGE_CATEGORIES", "ModerationVerdict", "applied_input_types", "moderate"]
 
@@ -35,7 +35,7 @@ def applied_input_types(*, text: bool, image: bool) -> dict[str, list[str]]:
     }
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ModerationVerdict:
     categories: dict[str, bool]
     scores: dict[str, float]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, TypedDict
 
 from mockserver.store import JournalEntry
+from mockserver.values import value_class
 
 __all__ = [
     "VERSION",
@@ -28,7 +28,7 @@ __all__ = [
 VERSION: Final = 1
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Journal:
     """One namespace as a report sees it."""
 
@@ -42,7 +42,7 @@ class Journal:
     dropped: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ScenarioRules:
     """A scenario in use, by name, and its rule ids in order."""
 

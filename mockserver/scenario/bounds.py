@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from mockserver.errors import ScenarioError
 from mockserver.ids import monotonic
+from mockserver.values import value_class
 
 __all__ = [
     "DEPTH_LIMIT",
@@ -50,7 +51,7 @@ _BOMS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Bounds:
     """The limits of one read. Files on disk have the default ones (no size or time bound);
     an upload gets ``max_bytes`` and ``seconds`` from the settings."""

@@ -6,7 +6,6 @@ Nothing here has state: hit counts come in as a mapping, and the caller commits 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mockserver.errors import ScenarioError
@@ -14,6 +13,7 @@ from mockserver.prompt import Prompt
 from mockserver.scenario.bounds import Deadline
 from mockserver.scenario.regexes import REGEX_SECONDS, RegexTimeout, SearchBudget
 from mockserver.scenario.terms import describe_text
+from mockserver.values import value_class
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
     from mockserver.scenario.lookups import NumberMatch, TextMatch
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
 __all__ = ["Miss", "Selected", "check", "describe_request", "select"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Selected:
     rule: Rule
     reply: Reply
@@ -47,7 +47,7 @@ class Selected:
         return "\n".join([f"Rule '{self.rule_id}' matched after:", *self.problems])
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Miss:
     """No rule matched; ``reasons`` pairs each rule id with why it did not."""
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.scenario.model import Scenario, rule_id_clashes
+from mockserver.values import value_class
 
 __all__ = [
     "Marks",
@@ -30,7 +30,7 @@ __all__ = [
 Path_ = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Marks:
     """Line/column (1-based) of each data path: of its key for mapping entries."""
 

@@ -15,14 +15,13 @@ warning would be worse than none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mockserver.scenario.model import Rule, Scenario
+from mockserver.values import value_class
 
 __all__ = ["Shadowed", "shadowed_rules"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Shadowed:
     """Rule ``number`` (counted from 1) never matches: rule ``by`` takes its requests."""
 

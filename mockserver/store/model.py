@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from mockserver.errors import InvalidRequestError
 from mockserver.store.feed import Feed
-from mockserver.values import quick_init
+from mockserver.values import value_class
 
 if TYPE_CHECKING:
     from mockserver.render.responses import ResponseMeta
@@ -172,8 +172,7 @@ class StoredConversation:
     items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class Unparsed:
     """An answer kept as the bytes that were sent, parsed only when the journal is read (a
     replayed stream's events are many objects to build, and to free, per request); or kept
@@ -347,7 +346,7 @@ class Namespace:
         return found if found.seq == seq else None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Page:
     data: list[Json]
     has_more: bool
@@ -362,7 +361,7 @@ class Page:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PageQuery:
     """A list request's cursor: ``after`` (an id), ``limit``, ``order``."""
 

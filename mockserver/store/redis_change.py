@@ -33,6 +33,7 @@ from mockserver.store.redis_parts import (
     RedisShelf,
     StateUnavailableError,
 )
+from mockserver.values import value_class
 
 if TYPE_CHECKING:
     from mockserver.store.redis import RedisStore
@@ -292,7 +293,7 @@ def writes(
     return args, bool(changes)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class _Missed:
     """A one-round-trip change not written: the namespace's state and version to make it on
     again (``None``: take the namespace locked)."""

@@ -10,10 +10,10 @@ the tokenizer: ``reply/embeddings.py`` checks them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from mockserver.errors import InvalidRequestError
+from mockserver.values import value_class
 from mockserver.wire.json_body import json_type_phrase
 
 __all__ = ["MAX_INPUTS", "EmbeddingsRequest", "Input", "parse_embeddings"]
@@ -28,7 +28,7 @@ INVALID_INPUT: Final = (
 Input = str | tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class EmbeddingsRequest:
     inputs: tuple[Input, ...]
     model: str

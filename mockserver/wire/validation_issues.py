@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from pydantic_core import ErrorDetails
 
+from mockserver.values import value_class
 from mockserver.wire.validation import (
     NULL_ERROR,
     UNION_TYPE_ERROR,
@@ -68,7 +68,7 @@ _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _ABSENT: Final = object()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Issue:
     """One pydantic error entry, with the positions of its ``loc`` that address the data."""
 

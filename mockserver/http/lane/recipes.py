@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from starlette.datastructures import Headers
@@ -23,6 +22,7 @@ from mockserver.engine.turn import Decision
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, current_exchange
+from mockserver.values import value_class
 
 __all__ = [
     "HANDOFF",
@@ -66,7 +66,7 @@ _SSE_LINES = b"".join(b"%b: %b\r\n" % pair for pair in _SSE_HEAD)
 _JSON_LINE = b"%b: %b\r\n" % _JSON_TYPE
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Recipe:
     """How to answer one exact request again."""
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from mockserver.values import value_class
 
 __all__ = ["CREATED", "ID", "Template", "item_sentinel", "pad_sentinel"]
 
@@ -45,7 +47,7 @@ Derive = Callable[[str, int], str]
 Fill = Callable[[str, int, Pad | None, Derive | None], bytes]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Template:
     #: Literal bytes, with an empty placeholder where each slot goes.
     parts: tuple[bytes, ...]
