@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import inspect
 import pickle
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
 import pytest
@@ -17,62 +18,58 @@ from mockserver.values import value_class
 T = TypeVar("T")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Plain:
-    name: str
-    count: int = 2
-    tags: tuple[str, ...] = ()
-    extra: dict[str, int] = dataclasses.field(default_factory=dict, hash=False)
-    flag: bool = dataclasses.field(default=False, kw_only=True)
-    KIND: ClassVar[str] = "plain"
+def _both(make: Callable[[], type], plain: str, quick: str) -> tuple[Any, Any]:
+    """The class ``make`` defines, made by each decorator (a class is decorated only once),
+    named as this module binds them (pickling finds a class by its name)."""
+    made = []
+    for name, decorate in (
+        (plain, dataclasses.dataclass(frozen=True, slots=True)),
+        (quick, value_class),
+    ):
+        cls = make()
+        cls.__name__ = cls.__qualname__ = name
+        made.append(decorate(cls))
+    return made[0], made[1]
 
 
-@value_class
-class Quick:
-    name: str
-    count: int = 2
-    tags: tuple[str, ...] = ()
-    extra: dict[str, int] = dataclasses.field(default_factory=dict, hash=False)
-    flag: bool = dataclasses.field(default=False, kw_only=True)
-    KIND: ClassVar[str] = "plain"
+def _plain() -> type:
+    class Plain:
+        name: str
+        count: int = 2
+        tags: tuple[str, ...] = ()
+        extra: dict[str, int] = dataclasses.field(default_factory=dict, hash=False)
+        flag: bool = dataclasses.field(default=False, kw_only=True)
+        KIND: ClassVar[str] = "plain"
+
+    return Plain
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class PlainDerived:
-    """A value with fields it works out itself, and some left out of its comparison."""
+def _derived() -> type:
+    class Derived:
+        """A value with fields it works out itself, and some left out of its comparison."""
 
-    start: float
-    length: float = 1.0
-    note: str = dataclasses.field(default="", compare=False, repr=False)
-    end: float = dataclasses.field(init=False)
-    seen: list[int] = dataclasses.field(init=False, default_factory=list, compare=False)
+        start: float
+        length: float = 1.0
+        note: str = dataclasses.field(default="", compare=False, repr=False)
+        end: float = dataclasses.field(init=False)
+        seen: list[int] = dataclasses.field(init=False, default_factory=list, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "end", self.start + self.length)
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "end", self.start + self.length)
 
-
-@value_class
-class QuickDerived:
-    """A value with fields it works out itself, and some left out of its comparison."""
-
-    start: float
-    length: float = 1.0
-    note: str = dataclasses.field(default="", compare=False, repr=False)
-    end: float = dataclasses.field(init=False)
-    seen: list[int] = dataclasses.field(init=False, default_factory=list, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "end", self.start + self.length)
+    return Derived
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class PlainBox(Generic[T]):
-    item: T
+def _box() -> type:
+    class Box(Generic[T]):
+        item: T
+
+    return Box
 
 
-@value_class
-class QuickBox(Generic[T]):
-    item: T
+Plain, Quick = _both(_plain, "Plain", "Quick")
+PlainDerived, QuickDerived = _both(_derived, "PlainDerived", "QuickDerived")
+PlainBox, QuickBox = _both(_box, "PlainBox", "QuickBox")
 
 
 @value_class
