@@ -88,31 +88,26 @@ class Usage:
     server: float
     redis: float
     load: float
-    wall: float
 
 
 def measure_cpu(
     run: Callable[[], T], *, server: int, redis: int | None, load_in_process: bool
 ) -> tuple[T, Usage]:
     """``run()``, and the cores each party used while it ran (see the module's docstring)."""
-    start = (
-        time.perf_counter(),
-        tree_seconds(server),
-        _process_seconds(redis) if redis else 0.0,
-        _own_seconds() if load_in_process else _children_seconds(),
-    )
+
+    def now() -> tuple[float, float, float, float]:
+        return (
+            time.perf_counter(),
+            tree_seconds(server),
+            _process_seconds(redis) if redis else 0.0,
+            _own_seconds() if load_in_process else _children_seconds(),
+        )
+
+    start = now()
     result = run()
-    end = (
-        time.perf_counter(),
-        tree_seconds(server),
-        _process_seconds(redis) if redis else 0.0,
-        _own_seconds() if load_in_process else _children_seconds(),
-    )
-    wall = end[0] - start[0]
-    server_s, redis_s, load_s = (
-        after - before for after, before in zip(end[1:], start[1:], strict=True)
-    )
-    return result, Usage(server_s / wall, redis_s / wall, load_s / wall, wall)
+    wall, *used = (after - before for after, before in zip(now(), start, strict=True))
+    server_s, redis_s, load_s = used
+    return result, Usage(server_s / wall, redis_s / wall, load_s / wall)
 
 
 class CapError(RuntimeError):

@@ -110,6 +110,17 @@ def _metrics() -> list[Metric]:
     ]
 
 
+def _order(round_: int) -> tuple[str, ...]:
+    """The servers in the order a round starts them: alternating, so neither is always first."""
+    return NAMES if round_ % 2 == 0 else NAMES[::-1]
+
+
+def _start(name: str) -> Server:
+    """``name`` spawned and answering the W1 request (its ``cold_start`` timed to that)."""
+    port = _port()
+    return spawn(name, raw_request("POST", "/v1/chat/completions", CHAT, port=port), port=port)
+
+
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -132,13 +143,11 @@ class Bench:
 
     @contextmanager
     def servers(self, round_: int) -> Iterator[dict[str, Server]]:
-        order = NAMES if round_ % 2 == 0 else NAMES[::-1]
+        order = _order(round_)
         started: dict[str, Server] = {}
         try:
             for name in order:
-                port = _port()
-                first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
-                started[name] = spawn(name, first, port=port)
+                started[name] = _start(name)
             yield {name: started[name] for name in order}
         finally:
             for server in started.values():
@@ -157,12 +166,9 @@ class Bench:
     def cold_starts(self, round_: int) -> None:
         """W6: ``COLD_STARTS`` spawns of each server, alternating, each pair a ratio (one spawn
         a round moved the ratio by ±0.1 on a busy machine)."""
-        order = NAMES if round_ % 2 == 0 else NAMES[::-1]
         for _ in range(COLD_STARTS):
-            for name in order:
-                port = _port()
-                first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
-                server = spawn(name, first, port=port)
+            for name in _order(round_):
+                server = _start(name)
                 server.stop()
                 self.metric("W6", "ms").add(name, server.cold_start * 1000)
 

@@ -116,6 +116,8 @@ def _journaled(client: redis.Redis, prefix: str) -> int:
 
 
 Config = tuple[str, int, int]
+#: The parties whose cores a row reports, in :class:`Usage`'s field names.
+PARTIES = ("server", "redis", "load")
 
 
 def _measure(
@@ -223,7 +225,3 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
             f"worker, {two / median[('memory', 1, keys)]:.2f}× one in-memory worker"
         )
     return 0
-
-
-#: The parties whose cores a row reports, in :class:`Usage`'s field names.
-PARTIES = ("server", "redis", "load")

@@ -157,7 +157,7 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], *, twin: bool) 
     """``cls``'s ``__init__``: with ``twin``, the fields stored on the twin (see the module);
     else each set with ``object.__setattr__`` (as the dataclass's own does), then
     ``__post_init__``."""
-    scope: dict[str, Any] = {"_set": _set, "_cls": cls, "_MISSING": _FACTORY}
+    scope: dict[str, Any] = {"_set": _set, "_cls": cls, "_FACTORY": _FACTORY}
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
@@ -166,30 +166,21 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], *, twin: bool) 
         body.append("    _set(self, '__class__', _twin)")
     for field in fields:
         name = field.name
-        given: str | None
-        stored: str
+        default, factory = f"_default_{name}", f"_factory_{name}"
         if field.default is not dataclasses.MISSING:
-            scope[f"_default_{name}"] = field.default
-            given = f"_default_{name}"
+            scope[default] = field.default
+            parameter, stored = f"{name}={default}", name if field.init else default
         elif field.default_factory is not dataclasses.MISSING:
-            scope[f"_factory_{name}"] = field.default_factory
-            given = f"_factory_{name}()" if not field.init else None
-        else:
-            given = None
-        if field.init:
-            if field.default is not dataclasses.MISSING:
-                parameter = f"{name}=_default_{name}"
-                stored = name
-            elif field.default_factory is not dataclasses.MISSING:
-                parameter = f"{name}=_MISSING"
-                stored = f"_factory_{name}() if {name} is _MISSING else {name}"
-            else:
-                parameter, stored = name, name
-            (keyword if field.kw_only else positional).append(parameter)
-        elif given is not None:
-            stored = given
+            scope[factory] = field.default_factory
+            parameter, stored = f"{name}=_FACTORY", f"{factory}()"
+            if field.init:
+                stored = f"{stored} if {name} is _FACTORY else {name}"
+        elif field.init:
+            parameter, stored = name, name
         else:
             continue  # neither given nor defaulted: left unset, as the dataclass leaves it
+        if field.init:
+            (keyword if field.kw_only else positional).append(parameter)
         body.append(
             f"    self.{name} = {stored}" if twin else f"    _set(self, {name!r}, {stored})"
         )
