@@ -253,14 +253,9 @@ class RedisStore(RedisLink, Store):
         self.feed.publish(kind, name, seq)
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
-        def three() -> list[Any]:
-            with self._redis.pipeline(transaction=False) as pipe:
-                for suffix in ("journal", "journal:times", "journal:calls"):
-                    pipe.hget(self.key(name, suffix), str(seq))
-                replies: list[Any] = pipe.execute()
-                return replies
-
-        blob, times, number = self.call(three)
+        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
+        key = self.key(name, "journal")
+        blob, times, number = self.call(lambda: self._redis.hmget(key, fields))
         return None if blob is None else timed(decode_entry(blob), times, number)
 
     def journal(self, name: str) -> list[JournalEntry]:
@@ -335,16 +330,13 @@ class RedisStore(RedisLink, Store):
         return [(k.decode(), blobs[k]) for k in order if k in blobs]
 
     def journal_entries(self, name: str) -> list[JournalEntry]:
-        def three() -> list[Any]:
-            with self._redis.pipeline(transaction=False) as pipe:
-                for suffix in ("journal", "journal:times", "journal:calls"):
-                    pipe.hgetall(self.key(name, suffix))
-                replies: list[Any] = pipe.execute()
-                return replies
-
-        blobs, times, numbers = self.call(three)
+        """The namespace's journal, oldest first: each entry beside its times and call number
+        in the one hash (``redis_scripts.py``)."""
+        key = self.key(name, "journal")
+        fields: dict[bytes, bytes] = self.call(lambda: self._redis.hgetall(key))
         entries = [
-            timed(decode_entry(blob), times.get(seq), numbers.get(seq))
-            for seq, blob in blobs.items()
+            timed(decode_entry(blob), fields.get(b"t:" + seq), fields.get(b"c:" + seq))
+            for seq, blob in fields.items()
+            if seq.isdigit()
         ]
         return sorted(entries, key=lambda e: e.seq)

@@ -24,6 +24,8 @@ from mockserver.store.redis_scripts import (
     ANNOUNCE,
     COMMIT,
     COMPLETE,
+    LAYOUT,
+    LAYOUT_VERSION,
     RELEASE,
     RESET,
     TRY,
@@ -191,8 +193,9 @@ class RedisLink:
         self.pipes.loop_ends()
 
     def check(self) -> None:
-        """Fail at start-up, with where it looked, unless Redis answers; and load the scripts
-        (else the first call of each would be refused, and sent again once loaded)."""
+        """Fail at start-up, with where it looked, unless Redis answers; load the scripts
+        (else the first call of each would be refused, and sent again once loaded); and
+        refuse a prefix whose keys another release laid out otherwise."""
 
         def load() -> None:
             loading = self._redis.pipeline(transaction=False)
@@ -218,6 +221,25 @@ class RedisLink:
                 raise SettingsError(
                     f"--state {self.url}: {why.format(exc)}", setting="state_url"
                 ) from None
+        self._check_layout()
+
+    def _check_layout(self) -> None:
+        try:
+            have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
+        except (redis.RedisError, OSError) as exc:
+            raise SettingsError(
+                f"--state {self.url}: Redis does not answer ({exc})", setting="state_url"
+            ) from None
+        have = have.decode() if isinstance(have, bytes) else str(have)
+        if have != LAYOUT_VERSION:
+            raise SettingsError(
+                f"--state {self.url}: the keys under the prefix {self.prefix!r} were written "
+                f"by another mockserver release (key layout {have}; this one writes layout "
+                f"{LAYOUT_VERSION}): serve with another --state-prefix, or delete those keys "
+                f"(redis-cli -u {self.url} --scan --pattern '{self.prefix}:*' "
+                f"| xargs redis-cli -u {self.url} del)",
+                setting="state_prefix",
+            )
 
     def disconnect(self) -> None:
         self._pooled.connection_pool.disconnect()

@@ -309,9 +309,9 @@ class SharedFeed(Feed):
             last = entry_id.decode()
             if fields.get(b"o") == own:
                 continue
-            kind = fields[b"k"].decode()
-            name = unescape(fields[b"n"].decode())
-            super().publish(kind, name, int(fields[b"s"]))
+            said = fields.get(b"a", b"").decode().split(":")  # kind:name:seq, one after another
+            for kind, name, seq in zip(said[::3], said[1::3], said[2::3], strict=False):
+                super().publish(kind, unescape(name), int(seq))
         return last
 
     def _read(self, client: Any, stream: str, last: str) -> None:

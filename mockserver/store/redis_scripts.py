@@ -9,17 +9,18 @@ Keys, under a prefix ``P`` (``--state-prefix``) and a namespace's escaped name `
     P:incarnations       int    numbers each namespace made anew
     P:versions           int    numbers each namespace's written states (never twice)
     P:calls              int    the server-wide call number (every process's journal entries)
-    P:feed               stream the change feed (kind k, escaped name n, seq s, origin o)
+    P:feed               stream the change feed: per entry its origin o and what it announced a
+                         (kind:escaped name:seq, ':'-joined; one entry per script call)
+    P:layout             string the key layout these scripts write (checked at start)
     P:scenario:DIGEST    string an uploaded scenario's YAML, by its digest
     P:ns:N:state         string the namespace's counters, hits, scenario, queue, clock, budgets
     P:ns:N:ver           string which written state it is: a P:versions number, or the token a
                          one-round-trip change named it by (its process's origin and a count)
     P:ns:N:lock          string who holds it (a token; expires, so a dead process lets go)
-    P:ns:N:journal       hash   journal entries by number (written with their answers)
-    P:ns:N:journal:times hash   how long each took, by number (written once it is sent)
-    P:ns:N:journal:calls hash   each entry's server-wide call number
-    P:ns:N:journal:first int    the oldest entry's number still kept
-    P:ns:N:journal:bytes int    the bytes the kept entries hold
+    P:ns:N:journal       hash   journal entries by number (SEQ, written with their answers),
+                         each one's server-wide call number (c:SEQ) and how long it took
+                         (t:SEQ, written once it is sent); the oldest entry's number still
+                         kept (first) and the bytes the kept entries hold (bytes)
     P:ns:N:KIND          hash   stored objects by id (KIND: chat, responses, conversations)
     P:ns:N:KIND:order    zset   their ids, oldest first
     P:ns:N:KIND:bytes    int    the bytes they hold
@@ -34,59 +35,124 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACQUIRE", "ANNOUNCE", "COMMIT", "COMPLETE", "KINDS", "RELEASE", "RESET", "TRY"]
+__all__ = [
+    "ACQUIRE",
+    "ANNOUNCE",
+    "COMMIT",
+    "COMPLETE",
+    "KINDS",
+    "LAYOUT",
+    "LAYOUT_VERSION",
+    "RELEASE",
+    "RESET",
+    "TRY",
+]
 
 #: The kinds of stored object, by the key each is kept under.
 KINDS: Final = ("chat", "responses", "conversations")
 
+#: The key layout above (``P:layout``). 1: releases before it, which did not stamp theirs (a
+#: journal's times, call numbers, first entry and bytes under keys of their own; a feed entry
+#: per announcement).
+LAYOUT_VERSION: Final = "2"
+
+#: ARGV: prefix, this layout. Stamps a prefix no process has used; returns the prefix's layout
+#: ('1' if it holds keys but no stamp: an older release wrote them).
+LAYOUT: Final = """
+local p, want = ARGV[1], ARGV[2]
+local have = redis.call('GET', p .. ':layout')
+if have then return have end
+if redis.call('EXISTS', p .. ':names', p .. ':feed', p .. ':calls', p .. ':tick') > 0 then
+  return '1'
+end
+redis.call('SET', p .. ':layout', want)
+return want
+"""
+
 _SHARED: Final = """
+-- what this call announces (kind:name:seq, ':'-joined): one feed entry, written by tell()
+local said
+local function announce(kind, n, seq)
+  if said then said = said .. ':' .. kind .. ':' .. n .. ':' .. seq
+  else said = kind .. ':' .. n .. ':' .. seq end
+end
+local function tell(p, maxlen, origin)
+  if said then
+    redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*', 'o', origin, 'a', said)
+  end
+end
 local function forget(p, n)
   local base = p .. ':ns:' .. n
   redis.call('DEL', base .. ':state', base .. ':ver', base .. ':journal',
-    base .. ':journal:times', base .. ':journal:calls', base .. ':journal:first',
-    base .. ':journal:bytes',
     base .. ':chat', base .. ':chat:order', base .. ':chat:bytes',
     base .. ':responses', base .. ':responses:order', base .. ':responses:bytes',
     base .. ':conversations', base .. ':conversations:order', base .. ':conversations:bytes')
   redis.call('ZREM', p .. ':names', n)
 end
-local function announce(p, maxlen, kind, n, seq, origin)
-  redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*',
-    'k', kind, 'n', n, 's', seq, 'o', origin)
-end
--- (name, seq, times) triples from ARGV[from] to ARGV[to]
-local function complete(p, origin, maxlen, from, to)
+-- (name, seq, times) triples from ARGV[from] to ARGV[to]: the times kept beside the entry if
+-- it is still in its journal
+local function complete(p, from, to)
   for i = from, to, 3 do
     local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
     if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
-      redis.call('HSET', journal .. ':times', ARGV[i + 1], ARGV[i + 2])
+      redis.call('HSET', journal, 't:' .. ARGV[i + 1], ARGV[i + 2])
     end
-    announce(p, maxlen, 'entry', ARGV[i], ARGV[i + 1], origin)
+    announce('entry', ARGV[i], ARGV[i + 1])
   end
 end
 -- the namespace used now; the least recently used past the limit forgotten
 -- (only a name new to the set can take it past the limit: a known one is only moved)
-local function touch(p, n, limit, maxlen, origin)
+local function touch(p, n, limit)
   local added = redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
   local evicted = {}
   while added == 1 and redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
     local oldest = redis.call('ZRANGE', p .. ':names', 0, 0)[1]
     forget(p, oldest)
     evicted[#evicted + 1] = oldest
-    announce(p, maxlen, 'reset', oldest, 0, origin)
+    announce('reset', oldest, 0)
   end
   return evicted
-end
-local function drop_entry(journal, seq)
-  local size = redis.call('HSTRLEN', journal, seq)
-  redis.call('HDEL', journal, seq)
-  redis.call('HDEL', journal .. ':times', seq)
-  redis.call('HDEL', journal .. ':calls', seq)
-  return redis.call('DECRBY', journal .. ':bytes', size)
 end
 local function drop_stored(shelf, id, weighed)
   if weighed then redis.call('DECRBY', shelf .. ':bytes', redis.call('HSTRLEN', shelf, id)) end
   redis.call('HDEL', shelf, id)
+end
+-- journal entries from ARGV[i] (count, then seq + blob each): each numbered (P:calls) and,
+-- unless the limit is 0, kept with its number; the oldest leave past either bound (never the
+-- newest: one big request is kept). Returns the numbers and the ARGV index after them.
+local function journal(p, base, i, jlimit, jbytes)
+  local numbers = {}
+  local count = tonumber(ARGV[i]); i = i + 1
+  if count == 0 then return numbers, i end
+  local key = base .. ':journal'
+  local first, total
+  if jlimit > 0 then
+    local meta = redis.call('HMGET', key, 'first', 'bytes')
+    first, total = tonumber(meta[1]), tonumber(meta[2]) or 0
+  end
+  for k = 1, count do
+    local text, blob = ARGV[i], ARGV[i + 1]  -- (a number's text as sent: not formatted again)
+    local number = redis.call('INCR', p .. ':calls')
+    numbers[k] = number
+    if jlimit > 0 then
+      local seq = tonumber(text)
+      total = total + #blob
+      first = first or seq
+      while first < seq and (seq - first + 1 > jlimit or total > jbytes) do
+        local old = tostring(first)
+        total = total - redis.call('HSTRLEN', key, old)
+        redis.call('HDEL', key, old, 't:' .. old, 'c:' .. old)
+        first = first + 1
+      end
+      if k < count then
+        redis.call('HSET', key, text, blob, 'c:' .. text, number)
+      else  -- with where the journal now begins, and its bytes
+        redis.call('HSET', key, text, blob, 'c:' .. text, number, 'first', first, 'bytes', total)
+      end
+    end
+    i = i + 2
+  end
+  return numbers, i
 end
 -- ARGV from ``at``: state ('' = unchanged), journal limit, journal bytes, store limit, store
 -- bytes, origin, feed length, then journal entries (count, then seq + blob each), stored-object
@@ -95,34 +161,9 @@ end
 -- and count), else a new P:versions number. Returns {that version, the entries' call numbers}.
 local function write(p, n, at, mine)
   local base = p .. ':ns:' .. n
-  if ARGV[at] ~= '' then redis.call('SET', base .. ':state', ARGV[at]) end
-  local jlimit, jbytes = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
   local slimit, sbytes = tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
-  local origin, maxlen = ARGV[at + 5], ARGV[at + 6]
-  local journal = base .. ':journal'
-  local numbers = {}
-  local i = at + 7
+  local numbers, i = journal(p, base, at + 7, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]))
   local count = tonumber(ARGV[i]); i = i + 1
-  for _ = 1, count do
-    local seq, blob = tonumber(ARGV[i]), ARGV[i + 1]
-    local number = redis.call('INCR', p .. ':calls')
-    numbers[#numbers + 1] = number
-    if jlimit > 0 then
-      redis.call('HSET', journal, seq, blob)
-      redis.call('HSET', journal .. ':calls', seq, number)
-      local total = redis.call('INCRBY', journal .. ':bytes', #blob)
-      local kept = tonumber(redis.call('GET', journal .. ':first'))
-      local first = kept or seq
-      -- the oldest leave past either bound (never the newest: one big request is kept)
-      while first < seq and (seq - first + 1 > jlimit or total > jbytes) do
-        total = drop_entry(journal, first)
-        first = first + 1
-      end
-      if first ~= kept then redis.call('SET', journal .. ':first', first) end
-    end
-    i = i + 2
-  end
-  count = tonumber(ARGV[i]); i = i + 1
   for _ = 1, count do
     local kind, op, id = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local shelf, order = base .. ':' .. kind, base .. ':' .. kind .. ':order'
@@ -155,11 +196,15 @@ local function write(p, n, at, mine)
   end
   count = tonumber(ARGV[i]); i = i + 1
   for _ = 1, count do
-    announce(p, maxlen, ARGV[i], n, ARGV[i + 1], origin)
+    announce(ARGV[i], n, ARGV[i + 1])
     i = i + 2
   end
   local version = mine or redis.call('INCR', p .. ':versions')
-  redis.call('SET', base .. ':ver', version)
+  if ARGV[at] ~= '' then
+    redis.call('MSET', base .. ':state', ARGV[at], base .. ':ver', version)
+  else
+    redis.call('SET', base .. ':ver', version)
+  end
   return {version, numbers}
 end
 """
@@ -173,8 +218,9 @@ ACQUIRE: Final = (
     + """
 local p, n, token = ARGV[1], ARGV[2], ARGV[3]
 local base = p .. ':ns:' .. n
-complete(p, ARGV[6], ARGV[7], 8, #ARGV)
+complete(p, 8, #ARGV)
 if not redis.call('SET', base .. ':lock', token, 'NX', 'PX', ARGV[4]) then
+  tell(p, ARGV[7], ARGV[6])
   return {0, redis.call('PTTL', base .. ':lock')}
 end
 local state = redis.call('GET', base .. ':state')
@@ -183,7 +229,8 @@ if not state then
   fresh = redis.call('INCR', p .. ':incarnations')
   state = ''
 end
-local evicted = touch(p, n, tonumber(ARGV[5]), ARGV[7], ARGV[6])
+local evicted = touch(p, n, tonumber(ARGV[5]))
+tell(p, ARGV[7], ARGV[6])
 return {1, state, fresh, evicted}
 """
 )
@@ -203,6 +250,7 @@ if not redis.call('ZSCORE', p .. ':names', n) then  -- evicted or reset while he
 end
 local done = write(p, n, 4)
 redis.call('DEL', base .. ':lock')
+tell(p, ARGV[10], ARGV[9])
 return done
 """
 )
@@ -218,17 +266,23 @@ TRY: Final = (
     _SHARED
     + """
 local p, n, want, mine = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local origin, maxlen = ARGV[6], ARGV[7]
 local base = p .. ':ns:' .. n
 local riding = tonumber(ARGV[8])
-complete(p, ARGV[6], ARGV[7], 9, 8 + 3 * riding)
+complete(p, 9, 8 + 3 * riding)
 local held = redis.call('MGET', base .. ':lock', base .. ':ver')
-if held[1] then return {0} end
+if held[1] then
+  tell(p, maxlen, origin)
+  return {0}
+end
 local version = held[2]
 if version ~= want then
+  tell(p, maxlen, origin)
   return {0, redis.call('GET', base .. ':state') or '', version or ''}
 end
-local evicted = touch(p, n, tonumber(ARGV[5]), ARGV[7], ARGV[6])
+local evicted = touch(p, n, tonumber(ARGV[5]))
 local done = write(p, n, 9 + 3 * riding, mine)
+tell(p, maxlen, origin)
 return {1, done[1], done[2], evicted}
 """
 )
@@ -238,7 +292,8 @@ return {1, done[1], done[2], evicted}
 COMPLETE: Final = (
     _SHARED
     + """
-complete(ARGV[1], ARGV[2], ARGV[3], 4, #ARGV)
+complete(ARGV[1], 4, #ARGV)
+tell(ARGV[1], ARGV[3], ARGV[2])
 return 1
 """
 )
@@ -255,7 +310,8 @@ if holder and holder ~= ARGV[5] then
   return {0, redis.call('PTTL', p .. ':ns:' .. n .. ':lock')}
 end
 forget(p, n)
-announce(p, ARGV[4], 'reset', n, 0, ARGV[3])
+announce('reset', n, 0)
+tell(p, ARGV[4], ARGV[3])
 return {1}
 """
 )
@@ -265,8 +321,9 @@ ANNOUNCE: Final = (
     _SHARED
     + """
 for i = 5, #ARGV, 2 do
-  announce(ARGV[1], ARGV[4], ARGV[i], ARGV[2], ARGV[i + 1], ARGV[3])
+  announce(ARGV[i], ARGV[2], ARGV[i + 1])
 end
+tell(ARGV[1], ARGV[4], ARGV[3])
 return 1
 """
 )

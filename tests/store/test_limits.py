@@ -48,6 +48,39 @@ def test_the_journal_keeps_the_newest_entries(new_store: NewStore) -> None:
     assert found.seq == 4
 
 
+def test_entries_of_one_change_past_the_limits_keep_the_newest(new_store: NewStore) -> None:
+    """Several entries in one change: those it would drop at once are never kept, and the
+    count and the bytes stay right for the changes after it."""
+    from mockserver.store import Exchange, Unparsed
+
+    store = new_store(journal_limit=2, journal_bytes=10_000)
+
+    def change(sizes: list[int]) -> None:
+        with store.namespace("a") as space:
+            entries = []
+            for size in sizes:
+                body = Unparsed(b"x" * size, bytes)
+                entry = JournalEntry(seq=0, method="POST", path="/", status=200, request=body)
+                space.record(entry, announce=False)
+                entries.append(("a", entry))
+        store.complete(Exchange(entries), duration_ms=2.0, timing=None)
+        getattr(store, "flush", lambda: None)()  # Redis writes the times off the request's path
+
+    change([10, 10, 10])
+    assert [e.seq for e in store.journal("a")] == [2, 3]
+    assert store.entry("a", 1) is None  # never kept, not even unseen
+    change([10])
+    assert [e.seq for e in store.journal("a")] == [3, 4]
+    change([4000, 4000, 4000])  # two of them over the bytes with the one before
+    kept = store.journal("a")
+    assert [e.seq for e in kept] == [6, 7]
+    assert [e.duration_ms for e in kept] == [2.0, 2.0]
+    assert kept[0].number < kept[1].number
+    assert store.entry("a", 3) is None
+    change([3000])
+    assert [e.seq for e in store.journal("a")] == [7, 8]  # 4000 + 3000: under the bound
+
+
 def test_stored_objects_past_the_limit_drop_the_oldest(new_store: NewStore) -> None:
     store = new_store(store_limit=2)
     for n in range(3):

@@ -171,6 +171,71 @@ def test_every_process_hears_every_change(pair: tuple[RedisStore, RedisStore]) -
         pytest.fail("the other process never heard of the change")
 
 
+def test_what_one_call_announces_is_heard_whole_names_and_all(
+    pair: tuple[RedisStore, RedisStore], redis_server: RedisServer
+) -> None:
+    """A script call's announcements are one feed entry: two journal entries completed at
+    once ride along with the next turn, and the other process hears each of them, of a name
+    with the feed's separator in it."""
+    one, two = pair
+    name = "sk:a b%"
+    version, _ = two.feed.recent()  # starts following the shared feed
+    with one.namespace(name) as space:
+        entries = [JournalEntry(seq=0, method="GET", path="/", status=200) for _ in range(2)]
+        for entry in entries:
+            space.record(entry, announce=False)
+    one.complete(Exchange([(name, entry) for entry in entries]), duration_ms=1.0, timing=None)
+    one.set_seed(name, 3)  # its first call takes both completions along
+    wanted = {("entry", name, 1), ("entry", name, 2), ("state", name, 0)}
+    deadline = time.monotonic() + 5
+    while not wanted <= {(c.kind, c.namespace, c.seq) for c in two.feed.since(version) or []}:
+        assert time.monotonic() < deadline, "the other process never heard them all"
+        time.sleep(0.01)
+    feed = redis_server.client().xrange(f"{one.prefix}:feed")
+    assert [len(fields[b"a"].split(b":")) for _, fields in feed] == [6, 3]
+
+
+def test_entries_that_leave_the_journal_leave_nothing_behind(redis_server: RedisServer) -> None:
+    """Past its limit the journal's hash keeps the newest entries, their times and call
+    numbers, and where it begins and its bytes: nothing of the entries that left, not even
+    times that came after their entry had gone."""
+    store = RedisStore(redis_server.url, prefix=RedisServer.new_prefix(), journal_limit=2)
+    late = []
+    for _ in range(5):
+        entry = JournalEntry(seq=0, method="GET", path="/", status=200)
+        with store.namespace("sk-a") as space:
+            space.record(entry, announce=False)
+        if entry.seq == 1:
+            late.append(entry)  # completed only once it has left
+        else:
+            store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
+    store.complete(Exchange([("sk-a", entry) for entry in late]), duration_ms=1.0, timing=None)
+    store.flush()
+    fields = redis_server.client().hgetall(store.key("sk-a", "journal"))
+    assert sorted(fields) == [b"4", b"5", b"bytes", b"c:4", b"c:5", b"first", b"t:4", b"t:5"]
+    assert fields[b"first"] == b"4"
+    assert int(fields[b"bytes"]) == len(fields[b"4"]) + len(fields[b"5"])
+    store.close()
+
+
+def test_a_prefix_another_release_laid_out_is_refused_at_start(redis_server: RedisServer) -> None:
+    admin = redis_server.client()
+    fresh = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
+    fresh.check()
+    fresh.check()  # stamped with this release's layout the first time, and accepted after
+    assert admin.get(f"{fresh.prefix}:layout") == b"2"
+    fresh.close()
+    for layout, prefix in ((None, RedisServer.new_prefix()), (b"9", RedisServer.new_prefix())):
+        admin.zadd(f"{prefix}:names", {"sk-a": 1})  # an older release's keys carry no stamp
+        if layout is not None:
+            admin.set(f"{prefix}:layout", layout)
+        store = RedisStore(redis_server.url, prefix=prefix)
+        expected = "1" if layout is None else "9"
+        with pytest.raises(SettingsError, match=f"key layout {expected}; this one writes layout 2"):
+            store.check()
+        store.close()
+
+
 def test_prefixes_keep_two_servers_apart(redis_server: RedisServer) -> None:
     first = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
     second = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
