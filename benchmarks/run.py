@@ -316,7 +316,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--scaling",
         action="store_true",
-        help="instead of the table: W1v on one worker and on --workers 2, with memory and "
+        help="instead of the table: W1v on one worker and on --workers 2 (to --max-workers), "
+        "with memory and "
         "with Redis state, Redis round trips per request, and the cores each server, Redis "
         "and the load generator used",
     )
@@ -326,6 +327,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CORES",
         help="with --scaling: cap each server at CORES cores per worker (a cgroup CPU quota; "
         "needs a cgroup this user may write), Redis and the load generator outside the cap",
+    )
+    parser.add_argument(
+        "--max-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --scaling: Redis-backed rows for 1 to N workers (default 2)",
     )
     parser.add_argument(
         "--soak",
@@ -349,6 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cpu_per_worker is not None and (not args.scaling or args.cpu_per_worker <= 0):
         parser.error("--cpu-per-worker takes a number of cores above 0, with --scaling")
+    if args.max_workers != 2 and (not args.scaling or args.max_workers < 2):
+        parser.error("--max-workers takes a number of workers from 2, with --scaling")
     if args.inprocess:
         return inprocess.run(requests=args.requests, rounds=args.rounds)
     bench = Bench(args)
@@ -361,6 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rounds=args.rounds,
             driver=bench.driver,
             cores=args.cpu_per_worker,
+            max_workers=args.max_workers,
         )
     if args.soak is not None:
         print(bench.header().splitlines()[0], flush=True)

@@ -1,13 +1,13 @@
 """``python -m benchmarks --scaling``: W1v (a new message per request, 16 connections) on one
-worker and on ``--workers 2``, with memory state and with Redis state, what a request costs in
-Redis round trips, and whose CPU each row used.
+worker and on ``--workers 2`` (to ``--max-workers N``), with memory state and with Redis state,
+what a request costs in Redis round trips, and whose CPU each row used.
 
 Redis runs as a ``redis-server`` of the benchmark's own (loopback, no persistence). The round
 trips are Redis's own count of the calls it was sent (``INFO commandstats``: the script calls,
 and the reads a request may make outside one), over the requests the namespace journaled. The
 cores each row's server, Redis and load generator used come from the kernel's counts
 (:mod:`benchmarks.cpu`); ``--cpu-per-worker CORES`` caps each server at that many cores per
-worker, so that two workers are compared with one on equal shares of a core each, the load
+worker, so that several workers are compared with one on equal shares of a core each, the load
 generator and Redis outside the cap.
 """
 
@@ -38,17 +38,20 @@ W1V_CONNECTIONS = Workload("/v1/chat/completions", varied=True, per_connection=T
 #: Calls a request makes to Redis itself (commands inside a script are counted apart).
 _CALLS = ("cmdstat_evalsha", "cmdstat_eval", "cmdstat_hget", "cmdstat_hgetall", "cmdstat_exec")
 #: (state, workers, API keys: 0 for one per connection).
-CONFIGS = (
-    ("memory", 1, 1),
-    ("redis", 1, 1),
-    ("redis", 2, 1),
-    ("memory", 1, 16),
-    ("redis", 1, 16),
-    ("redis", 2, 16),
-    ("memory", 1, 0),
-    ("redis", 1, 0),
-    ("redis", 2, 0),
-)
+Config = tuple[str, int, int]
+
+
+def configs(max_workers: int = 2) -> tuple[Config, ...]:
+    """Per spread of API keys (one, 16, one per connection): one in-memory worker, then 1 to
+    ``max_workers`` Redis-backed ones."""
+    return tuple(
+        config
+        for keys in (1, 16, 0)
+        for config in (
+            ("memory", 1, keys),
+            *(("redis", workers, keys) for workers in range(1, max_workers + 1)),
+        )
+    )
 
 
 def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -115,7 +118,6 @@ def _journaled(client: redis.Redis, prefix: str) -> int:
     return total
 
 
-Config = tuple[str, int, int]
 #: The parties whose cores a row reports, in :class:`Usage`'s field names.
 PARTIES = ("server", "redis", "load")
 
@@ -156,7 +158,14 @@ def _measure(
         return measured.rate, trips, usage
 
 
-def run(*, duration: float, rounds: int, driver: str, cores: float | None = None) -> int:
+def run(
+    *,
+    duration: float,
+    rounds: int,
+    driver: str,
+    cores: float | None = None,
+    max_workers: int = 2,
+) -> int:
     binary = shutil.which("redis-server")
     if binary is None:
         print("scaling: redis-server is not installed (Debian: apt-get install redis-server)")
@@ -170,13 +179,14 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
             return 1
     process, url = _redis_server(binary)
     client = redis.Redis.from_url(url)
-    rates: dict[Config, list[float]] = {config: [] for config in CONFIGS}
-    trips: dict[Config, list[float]] = {config: [] for config in CONFIGS}
-    usages: dict[Config, list[Usage]] = {config: [] for config in CONFIGS}
+    rows = configs(max_workers)
+    rates: dict[Config, list[float]] = {config: [] for config in rows}
+    trips: dict[Config, list[float]] = {config: [] for config in rows}
+    usages: dict[Config, list[Usage]] = {config: [] for config in rows}
     try:
         for number in range(rounds):
             print(f"round {number + 1}/{rounds} …", file=sys.stderr, flush=True)
-            for config in CONFIGS:
+            for config in rows:
                 rate, trip, usage = _measure(
                     config,
                     number,
@@ -204,7 +214,7 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
         "  cores: server  Redis  load  req/s per server core"
     )
     median: dict[Config, float] = {}
-    for config in CONFIGS:
+    for config in rows:
         state, workers, keys = config
         median[config] = rate = statistics.median(rates[config])
         found = trips[config]
@@ -217,11 +227,13 @@ def run(*, duration: float, rounds: int, driver: str, cores: float | None = None
             f"  {used[0]:>13.2f}  {redis_cores:>5}  {used[2]:>4.2f}"
             f"  {rate / max(used[0], 1e-9):>21,.0f}"
         )
-    for keys in dict.fromkeys(keys for _, _, keys in CONFIGS):
-        two = median[("redis", 2, keys)]
+    for keys in dict.fromkeys(keys for _, _, keys in rows):
         spread = "a key per connection" if keys == 0 else f"{keys} key(s)"
-        print(
-            f"two Redis workers, {spread}: {two / median[('redis', 1, keys)]:.2f}× one Redis "
-            f"worker, {two / median[('memory', 1, keys)]:.2f}× one in-memory worker"
-        )
+        for workers in range(2, max_workers + 1):
+            many = median[("redis", workers, keys)]
+            print(
+                f"{workers} Redis workers, {spread}: {many / median[('redis', 1, keys)]:.2f}× "
+                f"one Redis worker, {many / median[('memory', 1, keys)]:.2f}× one in-memory "
+                "worker"
+            )
     return 0

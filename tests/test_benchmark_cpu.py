@@ -68,13 +68,21 @@ def test_a_capped_process_and_what_it_starts_run_in_a_cgroup_with_the_quota() ->
         pytest.skip(f"no cgroup CPU quota here: {error}")
 
 
-def test_the_cap_is_for_the_scaling_rows_only() -> None:
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--cpu-per-worker", "0.5"], "--cpu-per-worker takes a number of cores above 0"),
+        (["--max-workers", "3"], "--max-workers takes a number of workers from 2"),
+        (["--scaling", "--max-workers", "1"], "--max-workers takes a number of workers from 2"),
+    ],
+)
+def test_the_scaling_options_are_for_the_scaling_rows_only(argv: list[str], said: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--cpu-per-worker", "0.5"],
+        [sys.executable, "-m", "benchmarks", *argv],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 2
-    assert "--cpu-per-worker takes a number of cores above 0, with --scaling" in done.stderr
+    assert f"{said}, with --scaling" in done.stderr
