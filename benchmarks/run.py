@@ -317,9 +317,8 @@ def _parser() -> argparse.ArgumentParser:
         "--scaling",
         action="store_true",
         help="instead of the table: W1v on one worker and on --workers 2 (to --max-workers), "
-        "with memory and "
-        "with Redis state, Redis round trips per request, and the cores each server, Redis "
-        "and the load generator used",
+        "with memory and with Redis state, Redis round trips per request, and the cores each "
+        "server, Redis and the load generator used",
     )
     parser.add_argument(
         "--cpu-per-worker",
