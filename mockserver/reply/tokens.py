@@ -49,9 +49,16 @@ REPLY_PRIMING = 3
 
 
 #: Texts up to this long are tokenized once and remembered (a test suite, a load test, asks the
-#: same questions again); a longer one is tokenized each time, so that the cache's memory stays
-#: bounded in bytes (4,096 texts of at most 16 KiB), not only in entries.
+#: same questions again: a conversation's history and system prompt come back with every
+#: turn); a longer one is tokenized each time, so that the caches' memory stays bounded in
+#: bytes, not only in entries.
 CACHED_TEXT = 16 * 1024
+#: Texts whose token count is remembered: mostly prompts, of which only the count is needed.
+COUNTS_KEPT = 4096
+#: Texts whose tokens are remembered: replies (a scenario's scripted texts, tool arguments).
+#: Fewer, because a text's tokens take about ten times its own size (a string each); a
+#: generated reply seldom comes back, and an identical request's reply is kept whole anyway.
+TOKENS_KEPT = 256
 
 
 def tokenize(text: str) -> tuple[str, ...]:
@@ -75,11 +82,21 @@ def _tokenize(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_tokenize_cached = lru_cache(maxsize=4096)(_tokenize)
+_tokenize_cached = lru_cache(maxsize=TOKENS_KEPT)(_tokenize)
+
+
+def _count(text: str) -> int:
+    return len(_tokenize(text))
+
+
+_count_cached = lru_cache(maxsize=COUNTS_KEPT)(_count)
 
 
 def count_tokens(text: str) -> int:
-    return len(tokenize(text))
+    """How many tokens :func:`tokenize` makes of ``text``."""
+    if len(text) <= CACHED_TEXT:
+        return _count_cached(text)
+    return _count(text)
 
 
 def count_message_tokens(texts: Iterable[tuple[str, bool]]) -> int:

@@ -98,12 +98,28 @@ def test_word_groups_start_at_a_leading_space() -> None:
     assert group_texts([], "word") == []
 
 
-def test_long_texts_are_not_remembered_so_the_cache_stays_bounded_in_bytes() -> None:
+def test_long_texts_are_not_remembered_so_the_caches_stay_bounded_in_bytes() -> None:
     from mockserver.reply import tokens
 
     long_text = "weather " * (tokens.CACHED_TEXT // 4)
-    before = tokens._tokenize_cached.cache_info().currsize
+    caches = (tokens._tokenize_cached, tokens._count_cached)
+    before = [cache.cache_info().currsize for cache in caches]
     assert "".join(tokens.tokenize(long_text)) == long_text
-    assert tokens._tokenize_cached.cache_info().currsize == before
+    assert tokens.count_tokens(long_text) == len(tokens._tokenize(long_text))
+    assert [cache.cache_info().currsize for cache in caches] == before
     short = "a short question about the weather"
     assert tokens.tokenize(short) == tokens._tokenize(short)
+
+
+def test_a_counted_text_keeps_its_count_not_its_tokens() -> None:
+    """A prompt is only counted: its tokens (a string each, several times the text's own size)
+    are not kept for it, and its count is what splitting it gives."""
+    from mockserver.reply import tokens
+
+    text = "a prompt that is only ever counted, order 8675309?"
+    untouched = tokens._tokenize_cached.cache_info()
+    hits = tokens._count_cached.cache_info().hits
+    assert tokens.count_tokens(text) == len(tokens._tokenize(text))
+    assert tokens.count_tokens(text) == len(tokens._tokenize(text))  # remembered: the same
+    assert tokens._count_cached.cache_info().hits == hits + 1
+    assert tokens._tokenize_cached.cache_info() == untouched  # its tokens were never kept
