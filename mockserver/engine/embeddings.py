@@ -116,7 +116,7 @@ def create_embeddings(
             api="embeddings",
             model=request.model,
             request=body,
-            response=Unparsed(encoded, orjson.loads),
+            response=Unparsed(sse.kept(encoded), orjson.loads),
             rule=first.rule,
             miss=first.miss,
             summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "

@@ -27,24 +27,41 @@ def _usable_size() -> Callable[[int], int]:
     return size
 
 
+def _chat(n: int) -> dict[str, object]:
+    return {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"Order {n}?"}]}
+
+
+def _responses(n: int) -> dict[str, object]:
+    return {"model": "gpt-4o-mini", "input": f"Tell me about order {n}"}
+
+
+def _embeddings(n: int) -> dict[str, object]:
+    return {"model": "text-embedding-3-small", "input": f"order {n}"}
+
+
 @pytest.mark.parametrize(
-    ("path", "body"),
+    ("method", "path", "body"),
     [
-        ("/v1/chat/completions", {"model": "gpt-4o-mini", "messages": [{"role": "user"}]}),
-        ("/v1/responses", {"model": "gpt-4o-mini", "input": ""}),
+        ("POST", "/v1/chat/completions", _chat),  # a turn's answer, new requests: the lane's
+        ("POST", "/v1/responses", _responses),
+        ("POST", "/v1/embeddings", _embeddings),
+        ("GET", "/v1/models", None),  # an answer that is not a turn
     ],
 )
 def test_a_journaled_body_holds_its_own_bytes(
-    server: BackgroundServer, api_key: str, path: str, body: dict[str, object]
+    server: BackgroundServer,
+    api_key: str,
+    method: str,
+    path: str,
+    body: Callable[[int], dict[str, object]] | None,
 ) -> None:
     usable_size = _usable_size()
-    for n in range(3):  # new requests: fresh turns, in the lane
-        if path.endswith("completions"):
-            body["messages"] = [{"role": "user", "content": f"Tell me about order {n}"}]
-        else:
-            body["input"] = f"Tell me about order {n}"
-        answer = httpx.post(
-            server.url + path, json=body, headers={"Authorization": f"Bearer {api_key}"}
+    for n in range(3):
+        answer = httpx.request(
+            method,
+            server.url + path,
+            json=body(n) if body else None,
+            headers={"Authorization": f"Bearer {api_key}"},
         )
         assert answer.status_code == 200, answer.text
     entries = server.app.state.engine.store.journal(api_key)

@@ -406,9 +406,9 @@ def _journal_answer(request: Request, response: Response) -> None:
     summary = ""
     if isinstance(body, bytes) and body:  # kept as bytes, parsed when the journal is read
         if response.media_type == SSEResponse.media_type:
-            answer, summary = Unparsed(body, sse.decode_stream), "event stream"
+            answer, summary = Unparsed(sse.kept(body), sse.decode_stream), "event stream"
         elif response.media_type == "application/json":
-            answer, summary = Unparsed(body, orjson.loads), _summary(orjson.loads(body))
+            answer, summary = Unparsed(sse.kept(body), orjson.loads), _summary(orjson.loads(body))
     entry = JournalEntry(
         seq=0,
         method=request.method,

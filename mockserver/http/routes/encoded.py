@@ -48,8 +48,8 @@ class Encoded(NamedTuple, Generic[Result]):
         """The answer as the journal keeps it (its JSON, parsed when read): what is sent, so a
         stream a scripted error ends shows its ``error`` event where the rest would have been,
         and one without its terminator shows none."""
-        if self.frames is None:  # (a copy: orjson's bytes keep the buffer they were written in)
-            return Unparsed(memoryview(self.whole).tobytes(), orjson.loads)
+        if self.frames is None:
+            return Unparsed(sse.kept(self.whole), orjson.loads)
         kind, after = self.plan.cut or ("", 0)
         sent = self.whole
         if kind == "error":
