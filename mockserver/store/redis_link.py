@@ -214,6 +214,7 @@ class RedisLink:
                 "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
                 "(EVALSHA, SCRIPT LOAD) allowed for this user",
             ),
+            (self._check_layout, "Redis does not answer ({})"),
         ):
             try:
                 step()
@@ -221,15 +222,10 @@ class RedisLink:
                 raise SettingsError(
                     f"--state {self.url}: {why.format(exc)}", setting="state_url"
                 ) from None
-        self._check_layout()
 
     def _check_layout(self) -> None:
-        try:
-            have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
-        except (redis.RedisError, OSError) as exc:
-            raise SettingsError(
-                f"--state {self.url}: Redis does not answer ({exc})", setting="state_url"
-            ) from None
+        """Stamp an unused prefix with this release's key layout; refuse one of another."""
+        have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
         have = have.decode() if isinstance(have, bytes) else str(have)
         if have != LAYOUT_VERSION:
             raise SettingsError(
