@@ -48,9 +48,9 @@ def scenario_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def fleet(redis_server: RedisServer, scenario_file: Path) -> Iterator[Fleet]:
-    started = Fleet(
-        3, state=redis_server.url, prefix=RedisServer.new_prefix(), scenario=scenario_file
-    ).start()
+    # The middle process reaches the same Redis over its unix socket (--state unix://…).
+    urls = [redis_server.url, redis_server.unix_url]
+    started = Fleet(3, state=urls, prefix=RedisServer.new_prefix(), scenario=scenario_file).start()
     yield started
     started.stop()
 

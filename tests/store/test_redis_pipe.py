@@ -34,6 +34,80 @@ def test_calls_in_flight_together_are_each_answered_with_their_own_answer(
     assert _run(main()) == [f"call {n}".encode() for n in range(200)]
 
 
+class _Wire:
+    """A transport that keeps what each ``write`` was given."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_call_alone_is_written_at_once_and_calls_made_while_others_wait_go_in_one_write() -> None:
+    commands = [hiredis.pack_command(("ECHO", f"call {n}")) for n in range(5)]
+    answers = b"".join(b"$6\r\ncall %d\r\n" % n for n in range(5))
+
+    async def main() -> tuple[list[bytes], list[object]]:
+        pipe, wire = RedisPipe(timeout=5), _Wire()
+        pipe.connection_made(wire)  # type: ignore[arg-type]
+        made = [asyncio.ensure_future(pipe.call(command)) for command in commands[:3]]
+        await asyncio.sleep(0)  # all three made in this round: the first went at once
+        assert wire.writes == [commands[0]]
+        await asyncio.sleep(0)  # the round ended: the two that came while it waited, together
+        assert wire.writes == [commands[0], commands[1] + commands[2]]
+        pipe.data_received(answers[:36])  # none waiting again
+        await asyncio.sleep(0)
+        made.append(asyncio.ensure_future(pipe.call(commands[3])))
+        await asyncio.sleep(0)
+        assert wire.writes[2:] == [commands[3]]  # alone: at once, not at the round's end
+        made.append(asyncio.ensure_future(pipe.call(commands[4])))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        pipe.data_received(answers[36:])
+        return wire.writes, list(await asyncio.gather(*made))
+
+    writes, answered = _run(main())  # type: ignore[misc]
+    assert writes == [commands[0], commands[1] + commands[2], commands[3], commands[4]]
+    assert answered == [b"call %d" % n for n in range(5)]
+
+
+def test_calls_of_a_pipe_that_broke_before_their_round_ended_fail_and_are_never_sent() -> None:
+    ping, echo = hiredis.pack_command(("PING",)), hiredis.pack_command(("ECHO", "late"))
+
+    async def main() -> tuple[list[bytes], list[object]]:
+        pipe, wire = RedisPipe(timeout=5), _Wire()
+        pipe.connection_made(wire)  # type: ignore[arg-type]
+        calls = [asyncio.ensure_future(pipe.call(command)) for command in (ping, echo)]
+        await asyncio.sleep(0)  # PING written at once, ECHO waits for the round's end
+        pipe.connection_lost(None)
+        failed = await asyncio.gather(*calls, return_exceptions=True)
+        await asyncio.sleep(0)
+        return wire.writes, failed
+
+    writes, failed = _run(main())  # type: ignore[misc]
+    assert writes == [ping]
+    assert all(isinstance(error, redis.ConnectionError) for error in failed), failed
+
+
+def test_a_pipe_over_the_unix_socket_of_redis(redis_server: RedisServer) -> None:
+    async def main() -> list[object]:
+        target = pipe_target(redis_server.unix_url)
+        assert target is not None
+        assert "path" in target
+        pipe = await RedisPipe.open(target, timeout=5)
+        try:
+            calls = [pipe.call(hiredis.pack_command(("ECHO", f"call {n}"))) for n in range(50)]
+            return list(await asyncio.gather(*calls))
+        finally:
+            pipe.close()
+
+    assert _run(main()) == [f"call {n}".encode() for n in range(50)]
+
+
 def test_error_answers_are_raised_and_the_pipe_goes_on(redis_server: RedisServer) -> None:
     async def main() -> None:
         target = pipe_target(redis_server.url)

@@ -69,16 +69,24 @@ class Serve:
 
 class Fleet:
     """``size`` serve processes on one Redis (each on a port of its own, so a test chooses
-    which one answers), started together."""
+    which one answers), started together. ``state`` is the Redis URL, or URLs that process
+    ``n`` takes the ``n``-th of, in turn (one Redis reached over TCP and over its unix socket)."""
 
     def __init__(
-        self, size: int, *, state: str, prefix: str, scenario: Path | None, seed: int = 5
+        self,
+        size: int,
+        *,
+        state: str | Sequence[str],
+        prefix: str,
+        scenario: Path | None,
+        seed: int = 5,
     ) -> None:
-        args = ["--clock", "frozen", "--seed", str(seed), "--state", state]
+        urls = [state] if isinstance(state, str) else list(state)
+        args = ["--clock", "frozen", "--seed", str(seed)]
         args += ["--state-prefix", prefix, "--log-level", "warning"]
         if scenario is not None:
             args += ["--scenario", str(scenario)]
-        self.members = [Serve(args) for _ in range(size)]
+        self.members = [Serve([*args, "--state", urls[n % len(urls)]]) for n in range(size)]
 
     def start(self) -> Fleet:
         for member in self.members:

@@ -1,13 +1,16 @@
-"""A real ``redis-server`` for tests: on a free loopback port, without persistence, stopped at
-the end; tests that need one skip, saying why, where the binary is absent."""
+"""A real ``redis-server`` for tests: on a free loopback port and a unix socket of its own,
+without persistence, stopped at the end; tests that need one skip, saying why, where the
+binary is absent."""
 
 from __future__ import annotations
 
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from itertools import count
+from pathlib import Path
 
 import redis
 
@@ -36,9 +39,13 @@ class RedisServer:
         self.binary = binary
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        #: The same server, database and data, over its unix socket.
+        self.socket = Path(tempfile.mkdtemp(prefix="redis-")) / "redis.sock"
+        self.unix_url = f"unix://{self.socket}?db=0"
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> RedisServer:
+        self.socket.parent.mkdir(exist_ok=True)
         self._process = subprocess.Popen(
             [
                 self.binary,
@@ -52,6 +59,10 @@ class RedisServer:
                 "no",
                 "--protected-mode",
                 "no",
+                "--unixsocket",
+                str(self.socket),
+                "--unixsocketperm",
+                "700",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -74,6 +85,8 @@ class RedisServer:
             self._process.terminate()
             self._process.wait(timeout=10)
             self._process = None
+            self.socket.unlink(missing_ok=True)  # (Redis removes it; a killed one may not)
+            self.socket.parent.rmdir()
 
     def pause(self) -> None:
         assert self._process is not None
