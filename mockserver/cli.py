@@ -125,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--state",
         metavar="redis://HOST:PORT/DB",
-        help="keep the state in this Redis, shared by every process using it (default: memory)",
+        help="keep the state in this Redis, shared by every process using it (rediss:// for "
+        "TLS, unix:///PATH?db=N for a unix socket; default: memory)",
     )
     serve.add_argument(
         "--state-prefix",

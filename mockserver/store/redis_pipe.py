@@ -5,10 +5,10 @@ call still waiting: no call has a connection of its own, and one more call in fl
 future. A call made while none is in flight is written at once; the calls made while others
 are (the turns of requests that came together) wait for the loop's round of callbacks to end
 and go to Redis in one write: Redis then reads them in one go and answers them in one write,
-which costs it, and the kernel, far less than a read and a write per call. A call not answered within the timeout breaks the connection (an answer
-still on its way must never settle another call): every call waiting on it fails, and the next
-call opens a new one. A ``rediss://`` URL (TLS) has no pipe; its calls wait, as the synchronous
-client's do.
+which costs it, and the kernel, far less than a read and a write per call. A call not answered
+within the timeout breaks the connection (an answer still on its way must never settle another
+call): every call waiting on it fails, and the next call opens a new one. A ``rediss://`` URL
+(TLS) has no pipe; its calls wait, as the synchronous client's do.
 """
 
 from __future__ import annotations
