@@ -207,7 +207,7 @@ def _serve(args: argparse.Namespace) -> int:
     with frozen_start_up():
         from mockserver.http.app import create_app
         from mockserver.http.server import bind, serve
-        from mockserver.settings import Settings
+        from mockserver.settings import Settings, shown_state_url
 
         settings = Settings.from_env(
             sources={name: flag for flag, name in _SETTING_FLAGS.items()},
@@ -272,7 +272,8 @@ def _serve(args: argparse.Namespace) -> int:
             print(recording_banner(recorder))
         if settings.state_url is not None:
             print(
-                f"state: {settings.state_url} (prefix {settings.state_prefix}), {workers} worker(s)"
+                f"state: {shown_state_url(settings.state_url)} (prefix {settings.state_prefix}), "
+                f"{workers} worker(s)"
             )
         print("Ctrl-C to stop.", flush=True)
 

@@ -17,12 +17,13 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mockserver.errors import SettingsError
 from mockserver.ids import DEFAULT_FROZEN_EPOCH, Clock, FrozenClock, RealClock
 from mockserver.values import value_class
 
-__all__ = ["Settings", "read_token_file"]
+__all__ = ["Settings", "read_token_file", "shown_state_url"]
 
 ENV_PREFIX = "MOCKSERVER_"
 
@@ -121,8 +122,30 @@ def _texts(value: Any) -> tuple[str, ...]:
 def _state_url(value: Any) -> str | None:
     url: str | None = _text(optional=True)(value)
     if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
-        raise _Invalid(f"expected redis://HOST:PORT/DB (or rediss://, unix://), got {url!r}")
+        shown = shown_state_url(url)
+        raise _Invalid(f"expected redis://HOST:PORT/DB (or rediss://, unix://), got {shown!r}")
     return url
+
+
+def shown_state_url(url: str) -> str:
+    """``url`` as the banner, logs, errors and 503 bodies show it: its password, if any
+    (``redis://:PW@…``, ``redis://USER:PW@…``, ``?password=PW``), as ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not a URL we can read: nothing of it shown but its scheme
+        return url.partition("://")[0] + "://…"
+    shown = url
+    if password is not None:
+        userinfo, _, host = parts.netloc.rpartition("@")
+        shown = shown.replace(parts.netloc, f"{userinfo.partition(':')[0]}:***@{host}", 1)
+    if parts.query:
+        query = "&".join(
+            "password=***" if field.partition("=")[0] == "password" else field
+            for field in parts.query.split("&")
+        )
+        shown = shown.replace("?" + parts.query, "?" + query, 1)
+    return shown
 
 
 @value_class

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mockserver.settings import Settings
+from mockserver.settings import Settings, shown_state_url
 from mockserver.store.base import Store
 from mockserver.store.memory import MemoryStore
 
@@ -26,7 +26,8 @@ def open_store(settings: Settings) -> Store:
         from mockserver.errors import SettingsError
 
         raise SettingsError(
-            "--state redis://… needs the redis package: pip install 'mockserver[redis]'",
+            f"--state {shown_state_url(settings.state_url)} needs the redis package: "
+            "pip install 'mockserver[redis]'",
             setting="state_url",
         ) from None
     store = RedisStore(settings.state_url, prefix=settings.state_prefix, **limits)

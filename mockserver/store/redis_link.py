@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import redis
 
 from mockserver.errors import SettingsError
+from mockserver.settings import shown_state_url
 from mockserver.store.redis_parts import PACKS, evalsha, pack_call, redis_client, unavailable
 from mockserver.store.redis_pipe import Pipes
 from mockserver.store.redis_scripts import (
@@ -47,7 +48,9 @@ class RedisLink:
     """The calls to the Redis at ``url`` (see the module's docstring), keys under ``prefix``."""
 
     def __init__(self, url: str, *, prefix: str, timeout: float = TIMEOUT) -> None:
-        self.url = url
+        #: The URL as messages and logs show it (its password masked); :attr:`_url` connects.
+        self.url = shown_state_url(url)
+        self._url = url
         self.prefix = prefix
         self.timeout = timeout
         #: Each serving event loop's pipe to Redis, and the namespaces whose turns it awaits.
@@ -243,4 +246,4 @@ class RedisLink:
 
     def feed_client(self) -> Any:
         """A client of its own for the feed's reader (it blocks on a read)."""
-        return redis_client(self.url, timeout=TIMEOUT + 2)
+        return redis_client(self._url, timeout=TIMEOUT + 2)

@@ -17,6 +17,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
+from mockserver.settings import shown_state_url
 from mockserver.store.feed import Change, Feed
 from mockserver.store.model import JournalEntry
 from mockserver.store.redis_codec import decode_stored, encode_stored, unescape
@@ -352,7 +353,7 @@ def redis_client(url: str, *, timeout: float) -> Any:
             retry=Retry(NoBackoff(), 0),
         )
     except ValueError as exc:
-        raise SettingsError(f"--state {url}: {exc}", setting="state") from None
+        raise SettingsError(f"--state {shown_state_url(url)}: {exc}", setting="state") from None
 
 
 def pack_call(script: Any, prefix: str, args: tuple[object, ...]) -> bytes:
