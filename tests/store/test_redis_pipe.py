@@ -18,12 +18,16 @@ def _run(coroutine: object) -> object:
     return asyncio.run(coroutine)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("over", ["tcp", "unix socket"])
 def test_calls_in_flight_together_are_each_answered_with_their_own_answer(
-    redis_server: RedisServer,
+    redis_server: RedisServer, over: str
 ) -> None:
+    url = redis_server.url if over == "tcp" else redis_server.unix_url
+
     async def main() -> list[object]:
-        target = pipe_target(redis_server.url)
+        target = pipe_target(url)
         assert target is not None
+        assert ("path" in target) == (over == "unix socket")
         pipe = await RedisPipe.open(target, timeout=5)
         try:
             calls = [pipe.call(hiredis.pack_command(("ECHO", f"call {n}"))) for n in range(200)]
@@ -91,21 +95,6 @@ def test_calls_of_a_pipe_that_broke_before_their_round_ended_fail_and_are_never_
     writes, failed = _run(main())  # type: ignore[misc]
     assert writes == [ping]
     assert all(isinstance(error, redis.ConnectionError) for error in failed), failed
-
-
-def test_a_pipe_over_the_unix_socket_of_redis(redis_server: RedisServer) -> None:
-    async def main() -> list[object]:
-        target = pipe_target(redis_server.unix_url)
-        assert target is not None
-        assert "path" in target
-        pipe = await RedisPipe.open(target, timeout=5)
-        try:
-            calls = [pipe.call(hiredis.pack_command(("ECHO", f"call {n}"))) for n in range(50)]
-            return list(await asyncio.gather(*calls))
-        finally:
-            pipe.close()
-
-    assert _run(main()) == [f"call {n}".encode() for n in range(50)]
 
 
 def test_error_answers_are_raised_and_the_pipe_goes_on(redis_server: RedisServer) -> None:
