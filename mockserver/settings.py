@@ -220,6 +220,16 @@ class Settings:
                 raise SettingsError(f"invalid setting {name!r}: {exc}", setting=name) from None
             object.__setattr__(self, name, value)
 
+    def __repr__(self) -> str:
+        """Every setting, but the admin token as ``***`` and the state URL's password too (a
+        repr ends up in tracebacks and test reports)."""
+        shown = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        if self.admin_token is not None:
+            shown["admin_token"] = "***"
+        if self.state_url is not None:
+            shown["state_url"] = shown_state_url(self.state_url)
+        return "Settings(" + ", ".join(f"{name}={value!r}" for name, value in shown.items()) + ")"
+
     @classmethod
     def from_env(
         cls,

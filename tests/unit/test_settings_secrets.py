@@ -85,3 +85,14 @@ def test_serve_names_an_unreadable_token_file_and_its_flag(
     err = capsys.readouterr().err
     assert err.startswith(f"mockserver: error: cannot read the admin token file {missing}")
     assert "(--admin-token-file)" in err
+
+
+def test_a_settings_repr_shows_neither_the_admin_token_nor_the_state_urls_password() -> None:
+    settings = Settings(admin_token="tok-Zq9", state_url="redis://app:pw-Zq9@10.0.0.5:6379/0")
+    shown = repr(settings)
+    assert "tok-Zq9" not in shown
+    assert "pw-Zq9" not in shown
+    assert "admin_token='***'" in shown
+    assert "state_url='redis://app:***@10.0.0.5:6379/0'" in shown
+    assert "state_prefix='mockserver'" in shown  # the rest as it is
+    assert repr(Settings()).startswith("Settings(host='127.0.0.1', port=8000, ")
