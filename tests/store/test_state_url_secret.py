@@ -4,6 +4,7 @@ else: the start-up banner, start-up errors, the log and the 503 a client gets sh
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -100,7 +101,11 @@ def test_the_serve_banner_shows_the_state_url_without_the_password(
     serve = Serve(["--state", user_url, "--state-prefix", RedisServer.new_prefix()])
     serve.launch()
     try:
-        serve.wait_ready()
+        serve.wait_ready()  # the first line of the banner; the state's comes after it
+        deadline = time.monotonic() + 20
+        while not any(line.startswith("Ctrl-C to stop.") for line in serve.output):
+            assert time.monotonic() < deadline, serve.output
+            time.sleep(0.02)
     finally:
         serve.stop()
     printed = "".join(serve.output)
