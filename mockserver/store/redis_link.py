@@ -221,6 +221,13 @@ class RedisLink:
         ):
             try:
                 step()
+            except redis.AuthenticationError as exc:  # it answered: a login, not a start, is due
+                raise SettingsError(
+                    f"--state {self.url}: Redis refused the login ({exc}); give its password "
+                    "in the URL (redis://:PASSWORD@HOST:PORT/DB, or redis://USER:PASSWORD@… for "
+                    "an ACL user; MOCKSERVER_STATE_URL keeps it off the command line)",
+                    setting="state_url",
+                ) from None
             except (redis.RedisError, OSError) as exc:
                 raise SettingsError(
                     f"--state {self.url}: {why.format(exc)}", setting="state_url"

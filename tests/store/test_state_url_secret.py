@@ -112,3 +112,21 @@ def test_the_serve_banner_shows_the_state_url_without_the_password(
     assert f"state: {shown_state_url(user_url)} (prefix" in printed
     assert ":***@127.0.0.1:" in printed
     assert PASSWORD not in printed
+
+
+def test_a_wrong_password_is_a_refused_login_not_a_redis_that_does_not_answer(
+    user_url: str,
+) -> None:
+    wrong = user_url.replace(f":{PASSWORD}@", ":not-it@")
+    store = RedisStore(wrong, timeout=2)
+    try:
+        with pytest.raises(SettingsError) as refused:
+            store.check()
+    finally:
+        store.close()
+    message = str(refused.value)
+    assert ":***@127.0.0.1:" in message
+    assert "Redis refused the login (" in message
+    assert "redis://USER:PASSWORD@" in message
+    assert "does not answer" not in message
+    assert "not-it" not in message
