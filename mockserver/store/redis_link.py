@@ -232,6 +232,30 @@ class RedisLink:
                 raise SettingsError(
                     f"--state {self.url}: {why.format(exc)}", setting="state_url"
                 ) from None
+        self._check_eviction()
+
+    def _check_eviction(self) -> None:
+        """Warn, at start, of a Redis that may evict keys on its own: under memory pressure it
+        would drop parts of a namespace (its state, journal entries, stored objects), which
+        nothing here could tell. The mock's keys have no expiry, so ``noeviction`` and the
+        ``volatile-*`` policies never drop them; a Redis that does not let this user read its
+        configuration (a managed one, often) is taken as it is."""
+        try:
+            config = self._redis.config_get("maxmemory*")
+        except (redis.RedisError, OSError):
+            return
+        policy = config.get(b"maxmemory-policy", config.get("maxmemory-policy", b""))
+        policy = policy.decode() if isinstance(policy, bytes) else str(policy)
+        limit = config.get(b"maxmemory", config.get("maxmemory", b"0"))
+        if policy.startswith("allkeys-") and int(limit) > 0:
+            log.warning(
+                "mockserver: the Redis at %s evicts any key when it reaches its maxmemory "
+                "(maxmemory-policy %s): under memory pressure it would drop parts of the "
+                "mock's namespaces. Give the mock a Redis with maxmemory-policy noeviction, "
+                "or more memory (the bounds in docs/scaling.md say how much it can hold).",
+                self.url,
+                policy,
+            )
 
     def _check_layout(self) -> None:
         """Stamp an unused prefix with this release's key layout; refuse one of another."""

@@ -3,6 +3,7 @@ processes sharing it."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -282,6 +283,45 @@ def test_a_redis_that_will_not_run_scripts_is_a_clear_error_at_start(
         loaded.close()
     finally:
         admin.acl_deluser(user)
+
+
+@pytest.mark.parametrize(
+    ("maxmemory", "policy", "warned"),
+    [
+        ("1gb", "allkeys-lru", True),
+        ("1gb", "allkeys-random", True),
+        ("1gb", "noeviction", False),
+        ("1gb", "volatile-lru", False),  # the mock's keys never expire: never evicted
+        ("0", "allkeys-lru", False),  # no maxmemory: nothing is ever evicted
+    ],
+)
+def test_a_redis_that_may_evict_the_mocks_keys_is_warned_of_at_start(
+    redis_server: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+    maxmemory: str,
+    policy: str,
+    warned: bool,
+) -> None:
+    admin = redis_server.client()
+    before = admin.config_get("maxmemory*")
+    admin.config_set("maxmemory", maxmemory)
+    admin.config_set("maxmemory-policy", policy)
+    store = RedisStore(redis_server.url, prefix=RedisServer.new_prefix(), timeout=2)
+    try:
+        with caplog.at_level(logging.WARNING, logger="mockserver"):
+            store.check()
+    finally:
+        store.close()
+        admin.config_set("maxmemory", before["maxmemory"])
+        admin.config_set("maxmemory-policy", before["maxmemory-policy"])
+        admin.close()
+    said = [r.getMessage() for r in caplog.records if "evicts any key" in r.getMessage()]
+    if warned:
+        assert len(said) == 1, caplog.text
+        assert f"(maxmemory-policy {policy})" in said[0]
+        assert "maxmemory-policy noeviction" in said[0]
+    else:
+        assert said == []
 
 
 def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
