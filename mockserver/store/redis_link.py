@@ -217,10 +217,20 @@ class RedisLink:
                 "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
                 "(EVALSHA, SCRIPT LOAD) allowed for this user",
             ),
-            (self._check_layout, "Redis does not answer ({})"),
+            (
+                self._check_layout,
+                "Redis refused the mock's first write, its prefix's layout stamp ({}); the mock "
+                "writes on every request",
+            ),
         ):
             try:
                 step()
+            except redis.ReadOnlyError as exc:
+                raise SettingsError(
+                    f"--state {self.url}: this Redis is a read-only replica ({exc}); give the "
+                    "URL of its primary: the mock writes on every request",
+                    setting="state_url",
+                ) from None
             except redis.AuthenticationError as exc:  # it answered: a login, not a start, is due
                 raise SettingsError(
                     f"--state {self.url}: Redis refused the login ({exc}); give its password "

@@ -285,6 +285,24 @@ def test_a_redis_that_will_not_run_scripts_is_a_clear_error_at_start(
         admin.acl_deluser(user)
 
 
+def test_a_read_only_replica_is_refused_at_start_naming_its_primary(
+    redis_server: RedisServer,
+) -> None:
+    replica = RedisServer(redis_server.binary, "--replicaof", "127.0.0.1", str(redis_server.port))
+    replica.start()
+    store = RedisStore(replica.url, prefix=RedisServer.new_prefix(), timeout=2)
+    try:
+        with pytest.raises(SettingsError) as refused:
+            store.check()
+    finally:
+        store.close()
+        replica.stop()
+    message = str(refused.value)
+    assert f"--state {replica.url}: this Redis is a read-only replica (" in message
+    assert "give the URL of its primary" in message
+    assert "does not answer" not in message
+
+
 @pytest.mark.parametrize(
     ("maxmemory", "policy", "warned"),
     [

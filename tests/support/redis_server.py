@@ -35,8 +35,10 @@ class RedisServer:
     (its data is lost: no persistence), :meth:`pause` and :meth:`resume` freeze it (its data
     is kept: the fault a lost network or a stalled Redis looks like)."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, binary: str, *options: str) -> None:
         self.binary = binary
+        #: More of redis-server's options (``--replicaof HOST PORT``, say).
+        self.options = options
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         #: The same server, database and data, over its unix socket.
@@ -63,6 +65,9 @@ class RedisServer:
                 str(self.socket),
                 "--unixsocketperm",
                 "700",
+                "--dir",  # a replica writes what its primary sends (dump.rdb) there
+                str(self.socket.parent),
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -85,8 +90,7 @@ class RedisServer:
             self._process.terminate()
             self._process.wait(timeout=10)
             self._process = None
-            self.socket.unlink(missing_ok=True)  # (Redis removes it; a killed one may not)
-            self.socket.parent.rmdir()
+            shutil.rmtree(self.socket.parent, ignore_errors=True)  # the socket, a replica's RDB
 
     def pause(self) -> None:
         assert self._process is not None
