@@ -42,6 +42,21 @@ TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
+#: Error answers of a Redis that answers but takes no writes, and what the 503 says of them:
+#: by redis-py's class (the synchronous client), or by the answer's first word (the pipe).
+_NO_WRITES = (
+    (
+        redis.exceptions.OutOfMemoryError,
+        "OOM",
+        "out of memory: its maxmemory is reached and it evicts none of the mock's keys; give it "
+        "more memory, or lower the mock's bounds (docs/scaling.md)",
+    ),
+    (
+        redis.exceptions.ReadOnlyError,
+        "READONLY",
+        "a read-only replica now (a failover?); give the URL of its primary",
+    ),
+)
 
 
 class RedisLink:
@@ -130,11 +145,16 @@ class RedisLink:
         return result
 
     def _failed(self, exc: Exception) -> Exception:
-        """What a call that failed with ``exc`` raises: a lost Redis, or a namespace held
-        too long, is the API's 503; any other error answer, itself."""
+        """What a call that failed with ``exc`` raises: a lost Redis, one that takes no
+        writes (out of memory, a replica), or a namespace held too long, is the API's 503;
+        any other error answer, itself."""
         if isinstance(exc, _LOST):
             self._lost(type(exc).__name__)
             return unavailable(self.url, self._down_why)
+        for kind, word, why in _NO_WRITES:
+            if isinstance(exc, kind) or str(exc).startswith(word):
+                self._lost(why)
+                return unavailable(self.url, why)
         if "MOCKSERVER_LOCK_LOST" in str(exc):
             return unavailable(self.url, "a namespace was held too long")
         return exc

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.fleet import Fleet
+from tests.support.fleet import Fleet, Serve
 from tests.support.redis_server import RedisServer, find_redis_server
 
 KEY = "sk-under-load"
@@ -139,3 +139,56 @@ def test_a_restarted_redis_is_served_again_without_restarting_the_servers(
         load.until(lambda seen: seen[before:].count(200) >= 10)
     assert {status for status, _ in load.answers} == {200, 503}
     assert all(_overloaded(body) for status, body in load.answers if status == 503)
+
+
+def test_a_redis_out_of_memory_is_the_apis_503_saying_so_never_a_500() -> None:
+    """A Redis at its ``maxmemory`` that evicts nothing takes no writes: each request gets the
+    503 (with why), one log line says so, and serving resumes once Redis has room again."""
+    binary = find_redis_server()
+    if binary is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    redis_server = RedisServer(binary, "--maxmemory-policy", "noeviction").start()
+    admin = redis_server.client()
+    serve = Serve(["--state", redis_server.url, "--state-prefix", "oom", "--log-level", "warning"])
+    try:
+        admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + 1_000_000)
+        serve.launch()
+        serve.wait_ready()
+        statuses: list[int] = []
+        with httpx.Client(base_url=serve.base_url, timeout=15) as http:
+
+            def ask(n: int) -> httpx.Response:
+                return http.post(
+                    "/chat/completions",
+                    headers={"Authorization": f"Bearer sk-oom-{n % 40}"},
+                    json={
+                        "model": "gpt-4o-mini",
+                        "messages": [{"role": "user", "content": f"ask {n} " + "x" * 2000}],
+                    },
+                )
+
+            for n in range(3000):
+                answer = ask(n)
+                statuses.append(answer.status_code)
+                if answer.status_code != 200:
+                    break
+            assert answer.status_code == 503, (len(statuses), answer.text)
+            assert statuses.count(200) == len(statuses) - 1  # all before it were answered
+            error = answer.json()["error"]
+            assert error["code"] == "server_is_overloaded"
+            assert "out of memory: its maxmemory is reached" in error["message"]
+            assert answer.headers["retry-after"] == "1"
+            assert ask(9_000).status_code == 503  # still full: still the 503
+            admin.config_set("maxmemory", 0)  # room again: served again, nothing restarted
+            deadline = time.monotonic() + 10
+            while (status := ask(9_001).status_code) != 200 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert status == 200
+    finally:
+        serve.stop()
+        admin.close()
+        redis_server.stop()
+    printed = "".join(serve.output)
+    assert "Traceback" not in printed
+    assert printed.count("out of memory: its maxmemory is reached") == 1, printed
+    assert "answers again" in printed
