@@ -42,20 +42,29 @@ TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
 _LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
-#: Error answers of a Redis that answers but takes no writes, and what the 503 says of them:
-#: by redis-py's class (the synchronous client), or by the answer's first word (the pipe).
-_NO_WRITES = (
+#: Error answers of a Redis that answers but will not take the mock's calls, by their first
+#: word (the pipe's answers keep it; redis-py's classes drop it, so those match by class), and
+#: what the 503 says of them. Any other error answer is the mock's own bug: a logged 500.
+_REFUSALS: tuple[tuple[str, type[Exception] | None, str], ...] = (
     (
-        redis.exceptions.OutOfMemoryError,
         "OOM",
+        redis.exceptions.OutOfMemoryError,
         "out of memory: its maxmemory is reached and it evicts none of the mock's keys; give it "
         "more memory, or lower the mock's bounds (docs/scaling.md)",
     ),
     (
-        redis.exceptions.ReadOnlyError,
         "READONLY",
+        redis.exceptions.ReadOnlyError,
         "a read-only replica now (a failover?); give the URL of its primary",
     ),
+    (
+        "MISCONF",
+        None,
+        "it refuses writes while it cannot save its snapshot to disk (see its log)",
+    ),
+    ("NOPERM", redis.exceptions.NoPermissionError, "this user may no longer run the mock's calls"),
+    ("BUSY", None, "busy running another client's script"),
+    ("MASTERDOWN", redis.exceptions.MasterDownError, "a replica that lost its primary"),
 )
 
 
@@ -145,14 +154,14 @@ class RedisLink:
         return result
 
     def _failed(self, exc: Exception) -> Exception:
-        """What a call that failed with ``exc`` raises: a lost Redis, one that takes no
-        writes (out of memory, a replica), or a namespace held too long, is the API's 503;
-        any other error answer, itself."""
+        """What a call that failed with ``exc`` raises: a lost Redis, one that refuses the
+        mock's calls (out of memory, a replica, …: ``_REFUSALS``), or a namespace held too
+        long, is the API's 503; any other error answer, itself."""
         if isinstance(exc, _LOST):
             self._lost(type(exc).__name__)
             return unavailable(self.url, self._down_why)
-        for kind, word, why in _NO_WRITES:
-            if isinstance(exc, kind) or str(exc).startswith(word):
+        for word, kind, why in _REFUSALS:
+            if (kind is not None and isinstance(exc, kind)) or str(exc).startswith(word + " "):
                 self._lost(why)
                 return unavailable(self.url, why)
         if "MOCKSERVER_LOCK_LOST" in str(exc):

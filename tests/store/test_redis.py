@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import orjson
 import pytest
+import redis
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.scenario.model import Reply, Rule, Scenario
@@ -283,6 +284,72 @@ def test_a_redis_that_will_not_run_scripts_is_a_clear_error_at_start(
         loaded.close()
     finally:
         admin.acl_deluser(user)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            redis.ResponseError("OOM command not allowed when used memory > 'maxmemory'."),
+            "out of memory",
+        ),
+        (
+            redis.exceptions.OutOfMemoryError("command not allowed when used memory"),
+            "out of memory",
+        ),
+        (
+            redis.ResponseError("READONLY You can't write against a read only replica."),
+            "read-only replica",
+        ),
+        (
+            redis.exceptions.ReadOnlyError("You can't write against a read only replica."),
+            "read-only replica",
+        ),
+        (
+            redis.ResponseError("MISCONF Redis is configured to save RDB snapshots, but …"),
+            "cannot save its snapshot",
+        ),
+        (
+            redis.exceptions.NoPermissionError(
+                "this user has no permissions to run the 'evalsha' command"
+            ),
+            "may no longer run",
+        ),
+        (
+            redis.ResponseError("BUSY Redis is busy running a script."),
+            "busy running another client's script",
+        ),
+        (redis.exceptions.MasterDownError("Link with MASTER is down"), "lost its primary"),
+    ],
+)
+def test_a_redis_that_refuses_the_mocks_calls_is_a_503_saying_why(
+    answer: Exception, said: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    link = RedisStore("redis://:pw-Zq9@127.0.0.1:1/0", timeout=0.2)  # never connects here
+    try:
+        with caplog.at_level(logging.WARNING, logger="mockserver"):
+            failed = link._failed(answer)
+            again = link._failed(answer)
+    finally:
+        link.close()
+    assert isinstance(failed, ServiceUnavailableError)
+    assert failed.status == 503
+    assert said in failed.message
+    assert isinstance(again, ServiceUnavailableError)
+    logged = [r.getMessage() for r in caplog.records if said in r.getMessage()]
+    assert len(logged) == 1  # once, not once a request
+    assert "pw-Zq9" not in failed.message + caplog.text
+
+
+def test_an_error_answer_no_redis_condition_explains_is_the_mocks_own_bug() -> None:
+    link = RedisStore("redis://127.0.0.1:1/0", timeout=0.2)
+    try:
+        bug = redis.ResponseError("ERR user_script:12: attempt to index a nil value")
+        assert link._failed(bug) is bug  # raised as it is: the one error boundary's logged 500
+        busy_key = redis.ResponseError("BUSYKEY Target key name already exists.")
+        assert link._failed(busy_key) is busy_key  # not BUSY: a word of its own
+    finally:
+        link.close()
 
 
 def test_a_read_only_replica_is_refused_at_start_naming_its_primary(
