@@ -55,7 +55,8 @@ _REFUSALS: tuple[tuple[str, type[Exception] | None, str], ...] = (
     (
         "READONLY",
         redis.exceptions.ReadOnlyError,
-        "a read-only replica now (a failover?); give the URL of its primary",
+        "this Redis is a read-only replica (a failover?); give the URL of its primary: the "
+        "mock writes on every request",
     ),
     (
         "MISCONF",
@@ -66,6 +67,14 @@ _REFUSALS: tuple[tuple[str, type[Exception] | None, str], ...] = (
     ("BUSY", None, "busy running another client's script"),
     ("MASTERDOWN", redis.exceptions.MasterDownError, "a replica that lost its primary"),
 )
+
+
+def _refusal(exc: Exception) -> str | None:
+    """Why Redis refuses the mock's calls, if ``exc`` is one of :data:`_REFUSALS`."""
+    for word, kind, why in _REFUSALS:
+        if (kind is not None and isinstance(exc, kind)) or str(exc).startswith(word + " "):
+            return why
+    return None
 
 
 class RedisLink:
@@ -160,10 +169,9 @@ class RedisLink:
         if isinstance(exc, _LOST):
             self._lost(type(exc).__name__)
             return unavailable(self.url, self._down_why)
-        for word, kind, why in _REFUSALS:
-            if (kind is not None and isinstance(exc, kind)) or str(exc).startswith(word + " "):
-                self._lost(why)
-                return unavailable(self.url, why)
+        if (why := _refusal(exc)) is not None:
+            self._lost(why)
+            return unavailable(self.url, why)
         if "MOCKSERVER_LOCK_LOST" in str(exc):
             return unavailable(self.url, "a namespace was held too long")
         return exc
@@ -254,12 +262,6 @@ class RedisLink:
         ):
             try:
                 step()
-            except redis.ReadOnlyError as exc:
-                raise SettingsError(
-                    f"--state {self.url}: this Redis is a read-only replica ({exc}); give the "
-                    "URL of its primary: the mock writes on every request",
-                    setting="state_url",
-                ) from None
             except redis.AuthenticationError as exc:  # it answered: a login, not a start, is due
                 raise SettingsError(
                     f"--state {self.url}: Redis refused the login ({exc}); give its password "
@@ -283,10 +285,8 @@ class RedisLink:
             config = self._redis.config_get("maxmemory*")
         except (redis.RedisError, OSError):
             return
-        policy = config.get(b"maxmemory-policy", config.get("maxmemory-policy", b""))
-        policy = policy.decode() if isinstance(policy, bytes) else str(policy)
-        limit = config.get(b"maxmemory", config.get("maxmemory", b"0"))
-        if policy.startswith("allkeys-") and int(limit) > 0:
+        policy = config.get("maxmemory-policy", "")  # (redis-py decodes CONFIG GET's answer)
+        if policy.startswith("allkeys-") and int(config.get("maxmemory", 0)) > 0:
             log.warning(
                 "mockserver: the Redis at %s evicts any key when it reaches its maxmemory "
                 "(maxmemory-policy %s): under memory pressure it would drop parts of the "
@@ -298,7 +298,14 @@ class RedisLink:
 
     def _check_layout(self) -> None:
         """Stamp an unused prefix with this release's key layout; refuse one of another."""
-        have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
+        try:
+            have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
+        except redis.ResponseError as exc:  # the first write: refused as at run time, say why
+            if (refused := _refusal(exc)) is None:
+                raise
+            raise SettingsError(
+                f"--state {self.url}: {refused} (Redis said: {exc})", setting="state_url"
+            ) from None
         have = have.decode() if isinstance(have, bytes) else str(have)
         if have != LAYOUT_VERSION:
             raise SettingsError(
