@@ -9,6 +9,12 @@ cores each row's server, Redis and load generator used come from the kernel's co
 (:mod:`benchmarks.cpu`); ``--cpu-per-worker CORES`` caps each server at that many cores per
 worker, so that several workers are compared with one on equal shares of a core each, the load
 generator and Redis outside the cap.
+
+The run's first row is the baseline (:mod:`benchmarks.baseline`, one process) under the same
+load and the same cap as one worker: each row's rate is also a ratio to it, and the run says
+how many Redis-backed workers, each on that share, it takes to reach issue 22's W1v target for
+one process (:data:`~benchmarks.workloads.W1V_TARGET` × the baseline). Where one process cannot
+reach it, that is how many workers close the gap, measured rather than projected.
 """
 
 from __future__ import annotations
@@ -25,33 +31,48 @@ from pathlib import Path
 import redis
 
 from benchmarks.cpu import Cap, CapError, Usage, cap, measure_cpu
-from benchmarks.servers import ROOT, Server, _environment, _status_of, free_port, raw_request
-from benchmarks.workloads import CHAT, Load, Workload, drive
+from benchmarks.servers import (
+    ROOT,
+    Server,
+    _command,
+    _environment,
+    _status_of,
+    free_port,
+    raw_request,
+)
+from benchmarks.workloads import CHAT, W1V, W1V_TARGET, Load, Workload, drive
 
 __all__ = ["run"]
 
-W1V = Workload("/v1/chat/completions", varied=True)
-#: The same, over 16 API keys (namespaces): what many clients of a load test look like.
+#: W1v over 16 API keys (namespaces): what many clients of a load test look like.
 W1V_KEYS = Workload("/v1/chat/completions", varied=True, keys=16)
 #: The same, each connection with an API key of its own.
 W1V_CONNECTIONS = Workload("/v1/chat/completions", varied=True, per_connection=True)
 #: Calls a request makes to Redis itself (commands inside a script are counted apart).
 _CALLS = ("cmdstat_evalsha", "cmdstat_eval", "cmdstat_hget", "cmdstat_hgetall", "cmdstat_exec")
-#: (state, workers, API keys: 0 for one per connection).
+#: (state, workers, API keys: 0 for one per connection); state ``"baseline"`` is the baseline.
 Config = tuple[str, int, int]
+BASELINE: Config = ("baseline", 1, 1)
 
 
-def configs(max_workers: int = 2) -> tuple[Config, ...]:
-    """Per spread of API keys (one, 16, one per connection): one in-memory worker, then 1 to
-    ``max_workers`` Redis-backed ones."""
-    return tuple(
-        config
-        for keys in (1, 16, 0)
-        for config in (
-            ("memory", 1, keys),
-            *(("redis", workers, keys) for workers in range(1, max_workers + 1)),
-        )
+def configs(max_workers: int = 2, spreads: tuple[int, ...] = (1, 16, 0)) -> tuple[Config, ...]:
+    """The baseline (one process; API keys are nothing to it), then per spread of API keys:
+    one in-memory worker, then 1 to ``max_workers`` Redis-backed ones."""
+    return (
+        BASELINE,
+        *(
+            config
+            for keys in spreads
+            for config in (
+                ("memory", 1, keys),
+                *(("redis", workers, keys) for workers in range(1, max_workers + 1)),
+            )
+        ),
     )
+
+
+def _spread(keys: int) -> str:
+    return "a key per connection" if keys == 0 else f"{keys} key(s)"
 
 
 def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -74,13 +95,16 @@ def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.02)
 
 
-def _spawn(state: str | None, workers: int, prefix: str, group: Cap | None = None) -> Server:
+def _spawn(state: str, workers: int, prefix: str, group: Cap | None, *, url: str) -> Server:
+    """The baseline, or mockserver with ``workers`` on ``state`` ("memory", or "redis" at
+    ``url``), started in ``group``; it has answered a 200 when this returns."""
     port = free_port()
-    script = shutil.which("mockserver", path=str(Path(sys.executable).parent))
-    command = [script] if script else [sys.executable, "-m", "mockserver"]
-    command += ["serve", "--port", str(port), "--log-level", "warning", "--workers", str(workers)]
-    if state is not None:
-        command += ["--state", state, "--state-prefix", prefix]
+    name = "baseline" if state == "baseline" else "mockserver"
+    command = _command(name, port)
+    if name == "mockserver":
+        command += ["--workers", str(workers)]
+    if state == "redis":
+        command += ["--state", url, "--state-prefix", prefix]
     handle, log_name = tempfile.mkstemp(prefix="bench-scaling-", suffix=".log")
     process = subprocess.Popen(
         command,
@@ -90,14 +114,14 @@ def _spawn(state: str | None, workers: int, prefix: str, group: Cap | None = Non
         cwd=ROOT,
         preexec_fn=group.enter if group else None,  # in the cgroup before it makes workers
     )
-    server = Server("mockserver", port, process, Path(log_name))
+    server = Server(name, port, process, Path(log_name))
     first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
     deadline = time.monotonic() + 30
     while _status_of(port, first, timeout=30) != 200:
         if process.poll() is not None or time.monotonic() > deadline:
             tail = server.tail()
             server.stop()
-            raise RuntimeError(f"mockserver did not start:\n{tail}")
+            raise RuntimeError(f"{name} did not start:\n{tail}")
         time.sleep(0.01)
     return server
 
@@ -139,12 +163,12 @@ def _measure(
     prefix = f"bench{number}-{state}{workers}-k{keys}"
     with ExitStack() as stack:
         group = stack.enter_context(cap(prefix, cores * workers)) if cores else None
-        server = _spawn(url if state == "redis" else None, workers, prefix, group)
+        server = _spawn(state, workers, prefix, group, url=url)
         stack.callback(server.stop)  # before the cgroup goes: its processes must have ended
-        drive(workload, "mockserver", server.port, Load(4, min(0.3, duration), "python"))
+        drive(workload, server.name, server.port, Load(4, min(0.3, duration), "python"))
         calls, journaled = _calls(client), _journaled(client, prefix)
         measured, usage = measure_cpu(
-            lambda: drive(workload, "mockserver", server.port, Load(16, duration, driver)),
+            lambda: drive(workload, server.name, server.port, Load(16, duration, driver)),
             server=server.process.pid,
             redis=redis_pid if state == "redis" else None,
             load_in_process=driver == "python",
@@ -165,6 +189,7 @@ def run(
     driver: str,
     cores: float | None = None,
     max_workers: int = 2,
+    spreads: tuple[int, ...] = (1, 16, 0),
 ) -> int:
     binary = shutil.which("redis-server")
     if binary is None:
@@ -179,7 +204,7 @@ def run(
             return 1
     process, url = _redis_server(binary)
     client = redis.Redis.from_url(url)
-    rows = configs(max_workers)
+    rows = configs(max_workers, spreads)
     rates: dict[Config, list[float]] = {config: [] for config in rows}
     trips: dict[Config, list[float]] = {config: [] for config in rows}
     usages: dict[Config, list[Usage]] = {config: [] for config in rows}
@@ -206,11 +231,11 @@ def run(
         process.wait(timeout=10)
     if cores is not None:
         print(
-            f"each server capped at {cores:g} core(s) per worker (cgroup CPU quota); "
-            "Redis and the load generator outside the cap"
+            f"each server capped at {cores:g} core(s) per worker (cgroup CPU quota), the "
+            "baseline at one worker's; Redis and the load generator outside the cap"
         )
     print(
-        "row  state   workers  keys  req/s (W1v, 16 conns)  Redis round trips/request"
+        "row  state    workers  keys  req/s (W1v, 16 conns)  Redis round trips/request"
         "  cores: server  Redis  load  req/s per server core"
     )
     median: dict[Config, float] = {}
@@ -219,21 +244,53 @@ def run(
         median[config] = rate = statistics.median(rates[config])
         found = trips[config]
         per = f"{statistics.median(found):.2f}" if found else "—"
-        spread = "conn" if keys == 0 else str(keys)
+        spread = "—" if state == "baseline" else "conn" if keys == 0 else str(keys)
         used = [statistics.median(getattr(u, party) for u in usages[config]) for party in PARTIES]
         redis_cores = f"{used[1]:.2f}" if state == "redis" else "—"
         print(
-            f"W1v  {state:<7} {workers:<8} {spread:<5} {rate:>21,.0f}  {per:<25}"
+            f"W1v  {state:<8} {workers:<8} {spread:<5} {rate:>21,.0f}  {per:<25}"
             f"  {used[0]:>13.2f}  {redis_cores:>5}  {used[2]:>4.2f}"
             f"  {rate / max(used[0], 1e-9):>21,.0f}"
         )
-    for keys in dict.fromkeys(keys for _, _, keys in rows):
-        spread = "a key per connection" if keys == 0 else f"{keys} key(s)"
-        for workers in range(2, max_workers + 1):
-            many = median[("redis", workers, keys)]
-            print(
-                f"{workers} Redis workers, {spread}: {many / median[('redis', 1, keys)]:.2f}× "
-                f"one Redis worker, {many / median[('memory', 1, keys)]:.2f}× one in-memory "
-                "worker"
-            )
+    for line in summary(median, max_workers, spreads):
+        print(line)
     return 0
+
+
+def summary(median: dict[Config, float], max_workers: int, spreads: tuple[int, ...]) -> list[str]:
+    """Each spread's rows as ratios: to one Redis worker, one in-memory worker and the
+    baseline; and the fewest Redis workers that reach the W1v target."""
+    base = max(median[BASELINE], 1e-9)
+    lines = []
+    for keys in spreads:
+        spread = _spread(keys)
+        alone = median[("memory", 1, keys)]
+        lines.append(f"one in-memory worker, {spread}: {alone / base:.2f}× the baseline")
+        for workers in range(1, max_workers + 1):
+            many = median[("redis", workers, keys)]
+            versus = (
+                f"{many / median[('redis', 1, keys)]:.2f}× one Redis worker, "
+                f"{many / max(alone, 1e-9):.2f}× one in-memory worker, "
+                if workers > 1
+                else ""
+            )
+            lines.append(
+                f"{workers} Redis worker{'s' if workers > 1 else ''}, {spread}: "
+                f"{versus}{many / base:.2f}× the baseline"
+            )
+        reached = [
+            workers
+            for workers in range(1, max_workers + 1)
+            if median[("redis", workers, keys)] / base >= W1V_TARGET
+        ]
+        best = max(range(1, max_workers + 1), key=lambda w: median[("redis", w, keys)])
+        lines.append(
+            f"{spread}: {W1V_TARGET:g}× the baseline (the W1v target for one process) is "
+            + (
+                f"reached with {reached[0]} Redis workers"
+                if reached
+                else f"not reached with 1–{max_workers} Redis workers (best: "
+                f"{median[('redis', best, keys)] / base:.2f}× with {best})"
+            )
+        )
+    return lines

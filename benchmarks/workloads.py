@@ -15,8 +15,11 @@ from benchmarks.servers import HOST, raw_request
 
 __all__ = [
     "CHAT",
+    "SPREADS",
     "VARIED_RESPONSES",
     "VARIED_RESPONSES_STREAM",
+    "W1V",
+    "W1V_TARGET",
     "Load",
     "Measured",
     "Workload",
@@ -83,6 +86,16 @@ class Workload:
                 "POST", path, f"{head}{n}{tail}".encode(), port=port, key=self.key_of(n)
             )
         return lambda n: raw_request("POST", path, f"{head}{n}{tail}".encode(), port=port, key=key)
+
+
+#: A new user message on every request, 16 connections, one API key: the load test's workload.
+W1V = Workload("/v1/chat/completions", varied=True)
+#: Issue 22's target for W1v in one process, as a ratio to the baseline's: 1.1× the fastest
+#: peer's (aimock, Node: 0.79× the baseline).
+W1V_TARGET = 0.87
+#: The spreads of API keys the scaling rows take (``--keys``): one key, 16 keys, and a key per
+#: connection (0).
+SPREADS = {"1": 1, "16": 16, "conn": 0}
 
 
 @dataclass(frozen=True, slots=True)

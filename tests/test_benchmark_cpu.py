@@ -74,6 +74,8 @@ def test_a_capped_process_and_what_it_starts_run_in_a_cgroup_with_the_quota() ->
         (["--cpu-per-worker", "0.5"], "--cpu-per-worker takes a number of cores above 0"),
         (["--max-workers", "3"], "--max-workers takes a number of workers from 2"),
         (["--scaling", "--max-workers", "1"], "--max-workers takes a number of workers from 2"),
+        (["--keys", "conn"], "--keys takes spreads of 1, 16 and conn, comma-separated"),
+        (["--scaling", "--keys", "1,2"], "--keys takes spreads of 1, 16 and conn, comma-separated"),
     ],
 )
 def test_the_scaling_options_are_for_the_scaling_rows_only(argv: list[str], said: str) -> None:

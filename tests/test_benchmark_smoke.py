@@ -64,13 +64,16 @@ def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
     lines = benchmarks("--scaling", *quick, "--max-workers", "3")
     rows = [line.split() for line in lines if line.startswith("W1v ")]
     assert [row[1:4] for row in rows] == [
-        [state, workers, keys]
-        for keys in ("1", "16", "conn")
-        for state, workers in (("memory", "1"), ("redis", "1"), ("redis", "2"), ("redis", "3"))
+        ["baseline", "1", "—"],
+        *(
+            [state, workers, keys]
+            for keys in ("1", "16", "conn")
+            for state, workers in (("memory", "1"), ("redis", "1"), ("redis", "2"), ("redis", "3"))
+        ),
     ]
     for row in rows:
         trips, server_cores, redis_cores, load_cores, per_core = row[5:]
-        if row[1] == "memory":
+        if row[1] != "redis":
             assert trips == redis_cores == "—"
         else:
             assert float(trips) >= 1  # a turn is one round trip at least
@@ -80,6 +83,32 @@ def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
         assert int(per_core.replace(",", "")) > 0
     ratios = [line.split(",")[0] for line in lines if " Redis workers, " in line]
     assert ratios == ["2 Redis workers", "3 Redis workers"] * 3, lines
+    # Every worker row is also a ratio to the baseline, and each spread says how many
+    # workers reach the one-process target (or that 1–3 do not).
+    to_baseline = [line for line in lines if line.endswith("× the baseline")]
+    assert len(to_baseline) == 3 * 4, lines
+    verdicts = [line for line in lines if "(the W1v target for one process)" in line]
+    assert [line.split(":")[0] for line in verdicts] == [
+        "1 key(s)",
+        "16 key(s)",
+        "a key per connection",
+    ]
+    for line in verdicts:
+        assert "reached with" in line or "not reached with 1–3 Redis workers (best:" in line
+
+
+def test_the_scaling_rows_take_only_the_spreads_of_keys_asked_for() -> None:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    quick = ("--rounds", "1", "--duration", "0.3", "--driver", "python")
+    lines = benchmarks("--scaling", *quick, "--keys", "conn")
+    rows = [line.split()[1:4] for line in lines if line.startswith("W1v ")]
+    assert rows == [
+        ["baseline", "1", "—"],
+        ["memory", "1", "conn"],
+        ["redis", "1", "conn"],
+        ["redis", "2", "conn"],
+    ]
 
 
 def test_wrk_gives_each_connection_its_key_and_every_request_a_message_of_its_own() -> None:
