@@ -320,9 +320,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--scaling",
         action="store_true",
-        help="instead of the table: W1v on one worker and on --workers 2 (to --max-workers), "
-        "with memory and with Redis state, Redis round trips per request, and the cores each "
-        "server, Redis and the load generator used",
+        help="instead of the table: W1v on the baseline, on one worker and on --workers 2 (to "
+        "--max-workers), with memory and with Redis state, Redis round trips per request, the "
+        "cores each server, Redis and the load generator used, and how many workers reach "
+        "W1v's target",
     )
     parser.add_argument(
         "--cpu-per-worker",
