@@ -111,13 +111,31 @@ def _inside(annotation: Any, part: str | int) -> list[Any]:
     return found
 
 
-def _keys_at(path: Path_) -> list[str]:
-    """The keys the mapping at this data path may hold (of each model that may be there)."""
+def _models_at(path: Path_) -> list[type[BaseModel]]:
+    """The models the mapping at this data path may be read into."""
     annotations: list[Any] = [Scenario]
     for part in path:
         annotations = [inner for a in annotations for inner in _inside(a, part)]
-    models = [m for a in annotations for m in _members(a) if _is_model(m)]
+    return [m for a in annotations for m in _members(a) if _is_model(m)]
+
+
+def _keys_at(path: Path_) -> list[str]:
+    """The keys the mapping at this data path may hold (of each model that may be there)."""
+    models = _models_at(path)
     return sorted({f.alias or name for m in models for name, f in m.model_fields.items()})
+
+
+def _fixture_keyword(key: str, path: Path_) -> str | None:
+    """How a scenario file writes ``key`` if it is one of the pytest fixture's ``on()``
+    keywords, a condition and its lookup in one word (``last_user_contains``), where a
+    ``when`` mapping takes them nested (``last_user: {contains: …}``)."""
+    field, _, lookup = key.rpartition("_")
+    for model in _models_at(path):
+        inner = model.model_fields.get(field) if model.__name__ == "When" else None
+        lookups = [m for m in _members(inner.annotation) if _is_model(m)] if inner else []
+        if any(lookup in m.model_fields for m in lookups):
+            return f"{field}: {{{lookup}: …}}"
+    return None
 
 
 #: What a lookup accepts, said in the scenario's words (not the model's class name).
@@ -132,6 +150,12 @@ def message(error: Mapping[str, Any], path: Path_) -> str:
     """The error at ``path`` in the scenario's words."""
     if error["type"] == "extra_forbidden":
         key = str(error["loc"][-1])
+        nested = _fixture_keyword(key, path[:-1])
+        if nested is not None:
+            return (
+                f"unknown key '{key}' (a scenario file writes it '{nested}'; '{key}=' is "
+                "the pytest fixture's on() keyword)"
+            )
         guess = difflib.get_close_matches(key, _keys_at(path[:-1]), n=1)
         hint = f" (did you mean '{guess[0]}'?)" if guess else ""
         return f"unknown key '{key}'{hint}"

@@ -100,6 +100,38 @@ def test_duplicate_rule_id_is_located_at_the_second_id() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("where", "key", "nested"),
+    [
+        (
+            "rules: [{when: {last_user_contains: hi}, reply: {text: x}}]",
+            "last_user_contains",
+            "last_user: {contains: …}",
+        ),
+        (
+            "rules: [{when: {not: {model_startswith: o1}}, reply: {text: x}}]",
+            "model_startswith",
+            "model: {startswith: …}",
+        ),
+        ("rules: [{when: {any: [{turn_gte: 2}]}, reply: {text: x}}]", "turn_gte", "turn: {gte: …}"),
+    ],
+)
+def test_the_fixture_keyword_form_in_a_file_is_told_how_a_file_writes_it(
+    where: str, key: str, nested: str
+) -> None:
+    """``last_user_contains=`` is the pytest fixture's on() keyword; a file nests the lookup."""
+    assert (
+        f"unknown key '{key}' (a scenario file writes it '{nested}'; '{key}=' is the pytest "
+        "fixture's on() keyword)"
+    ) in error_of(where)
+
+
+def test_a_lookup_the_condition_does_not_have_is_still_a_misspelt_key() -> None:
+    assert "unknown key 'last_user_matches' (did you mean 'last_user'?)" in error_of(
+        "rules: [{when: {last_user_matches: hi}, reply: {text: x}}]"
+    )
+
+
 def test_duplicate_rule_ids_are_listed_with_the_other_problems() -> None:
     assert error_of("""\
         rules:
