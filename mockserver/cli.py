@@ -232,8 +232,13 @@ def _serve(args: argparse.Namespace) -> int:
         from mockserver.http.workers import check_workers, serve_workers
 
         workers = getattr(args, "workers", 1)
-        check_workers(workers, shared=settings.state_url is not None)
         recorder = recorder_for(args, settings)
+        check_workers(
+            workers,
+            shared=settings.state_url is not None,
+            records=recorder is not None and recorder.records,
+            reports=settings.report is not None or settings.report_junit is not None,
+        )
         if recorder is not None and recorder.scenario is not None:  # the cassette replays
             settings = settings.replace(scenario=str(recorder.recording.path))
         # loads the scenario first: a broken file fails before binding

@@ -30,16 +30,36 @@ __all__ = ["Supervisor", "check_workers", "serve_workers"]
 log = logging.getLogger("mockserver")
 
 
-def check_workers(workers: int, *, shared: bool) -> None:
-    """N > 1 processes need a shared store: say why, and how."""
+def check_workers(
+    workers: int, *, shared: bool, records: bool = False, reports: bool = False
+) -> None:
+    """N > 1 processes need a shared store, and do not record a cassette or write a report
+    (each worker would write its own): say why, and how."""
     if workers < 1:
         raise SettingsError(f"--workers {workers}: at least one worker", setting="workers")
-    if workers > 1 and not shared:
+    if workers == 1:
+        return
+    if not shared:
         raise SettingsError(
             f"--workers {workers} needs shared state: with the memory backend each worker "
             "keeps its own namespaces, so a previous_response_id chain breaks on the next "
             "worker and a [429, 200] sequence serves two 429s. Pass --state "
             "redis://HOST:PORT/DB (or set MOCKSERVER_STATE_URL), or serve one worker.",
+            setting="workers",
+        )
+    if records:
+        raise SettingsError(
+            f"--workers {workers} with --record: each worker would write the cassette from "
+            "what it recorded itself, and one would overwrite another's recordings. Record "
+            "with one worker; a recorded file replays on any number (--record-mode none).",
+            setting="workers",
+        )
+    if reports:
+        raise SettingsError(
+            f"--workers {workers} with --report/--report-junit: the report is written by the "
+            "serving process when it stops, with that process's own server errors, and a "
+            "fleet of workers has no one process to write it. Serve one worker for a report; "
+            "with several, GET /__mockserver/calls on any of them lists every call.",
             setting="workers",
         )
 

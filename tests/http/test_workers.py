@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import httpx
 
@@ -29,6 +30,41 @@ def test_workers_without_shared_state_are_refused_saying_why() -> None:
     assert "--workers 2 needs shared state" in result.stderr
     assert "--state redis://HOST:PORT/DB" in result.stderr
     assert "MOCKSERVER_STATE_URL" in result.stderr
+
+
+def test_workers_that_would_record_a_cassette_are_refused_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    """Each worker would write its own cassette: one's recordings lost (seen: 5 of 6 kept)."""
+    cassette = tmp_path / "rec.yaml"
+    # A Redis that does not answer: the refusal comes first, and needs none.
+    result = _serve(
+        "--workers",
+        "2",
+        "--state",
+        "redis://127.0.0.1:1/0",
+        "--record",
+        str(cassette),
+        "--upstream",
+        "http://127.0.0.1:9/v1",
+    )
+    assert result.returncode == 2
+    assert "--workers 2 with --record: each worker would write the cassette" in result.stderr
+    assert "Record with one worker" in result.stderr
+    assert not cassette.exists()
+
+
+def test_workers_that_would_write_a_report_are_refused_saying_where_the_calls_are(
+    tmp_path: Path,
+) -> None:
+    """The report was written by no one (the parent does not serve): refused, not skipped."""
+    for flag in ("--report", "--report-junit"):
+        report = tmp_path / "report.out"
+        result = _serve("--workers", "2", "--state", "redis://127.0.0.1:1/0", flag, str(report))
+        assert result.returncode == 2, flag
+        assert "--workers 2 with --report/--report-junit" in result.stderr, flag
+        assert "GET /__mockserver/calls" in result.stderr, flag
+        assert not report.exists()
 
 
 def test_a_redis_that_does_not_answer_is_a_start_up_error() -> None:
