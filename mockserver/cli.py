@@ -243,7 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
             settings = settings.replace(scenario=str(recorder.recording.path))
         # loads the scenario first: a broken file fails before binding
         app = create_app(settings, recorder=recorder)
-        on_stop = _report_writer(app.state.engine)
+        write_report = _report_writer(app.state.engine)
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
 
@@ -291,6 +291,13 @@ def _serve(args: argparse.Namespace) -> int:
             on_ready=ready,
             in_worker=watch,
         )
+
+    def on_stop() -> None:
+        if recorder is not None and recorder.records:
+            print(recorder.summary(), flush=True)
+        if write_report is not None:
+            write_report()
+
     watch()
     serve(app, sock, log_level=settings.log_level, on_ready=ready, on_stop=on_stop)
     return 0

@@ -92,6 +92,7 @@ def test_serve_record_replays_what_it_recorded(tmp_path: Path, upstream: Backgro
     process, url = started(command)
     try:
         seen = ask(url, "hello").content
+        assert httpx.get(f"{url}/models", timeout=10).status_code == 200  # forwarded only
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=10)
@@ -99,6 +100,11 @@ def test_serve_record_replays_what_it_recorded(tmp_path: Path, upstream: Backgro
         out = process.stdout.read()
         process.stdout.close()
     assert f"record: recording {cassette} from {upstream.base_url} (mode once, exact)" in out
+    # What the run wrote, said when it stops: the model turn, and the call it only forwarded.
+    assert (
+        f"record: 1 new recording(s) written to {cassette}; 1 call(s) forwarded but not "
+        "written (not model turns"
+    ) in out
     process, url = started([*command[:-2], "--record-mode", "none"])
     try:
         assert ask(url, "hello").content == seen

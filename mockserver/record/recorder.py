@@ -94,6 +94,17 @@ class Recorder:
         #: server's default scenario is replaced.
         self.on_reload: Callable[[Scenario], None] | None = None
 
+    def summary(self) -> str:
+        """What this run wrote, for the line ``serve`` prints when it stops."""
+        path = self.recording.path
+        said = f"record: {self.written} new recording(s) written to {path}"
+        if self.passed_through:
+            said += (
+                f"; {self.passed_through} call(s) forwarded but not written (not model turns: "
+                "models, embeddings, moderations, stored objects; replay answers them itself)"
+            )
+        return said
+
     def _load(self) -> Scenario:
         from mockserver.scenario.loader import load_file
 
