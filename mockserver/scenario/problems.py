@@ -13,7 +13,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from mockserver.errors import ScenarioError
-from mockserver.scenario.model import Scenario, rule_id_clashes
+from mockserver.scenario.model import Scenario, When, rule_id_clashes
 from mockserver.values import value_class
 
 __all__ = [
@@ -131,7 +131,7 @@ def _fixture_keyword(key: str, path: Path_) -> str | None:
     ``when`` mapping takes them nested (``last_user: {contains: …}``)."""
     field, _, lookup = key.rpartition("_")
     for model in _models_at(path):
-        inner = model.model_fields.get(field) if model.__name__ == "When" else None
+        inner = model.model_fields.get(field) if model is When else None
         lookups = [m for m in _members(inner.annotation) if _is_model(m)] if inner else []
         if any(lookup in m.model_fields for m in lookups):
             return f"{field}: {{{lookup}: …}}"
