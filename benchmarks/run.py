@@ -341,7 +341,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--keys",
-        default="1,16,conn",
         metavar="SPREADS",
         help="with --scaling: the spreads of API keys to measure, comma-separated: 1 (one "
         "key), 16 (16 keys), conn (a key per connection); default 1,16,conn",
@@ -370,8 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--cpu-per-worker takes a number of cores above 0, with --scaling")
     if args.max_workers != 2 and (not args.scaling or args.max_workers < 2):
         parser.error("--max-workers takes a number of workers from 2, with --scaling")
-    spreads = tuple(dict.fromkeys(args.keys.split(",")))
-    if args.keys != "1,16,conn" and (not args.scaling or not set(spreads) <= set(SPREADS)):
+    spreads = tuple(dict.fromkeys((args.keys or ",".join(SPREADS)).split(",")))
+    if args.keys is not None and (not args.scaling or not set(spreads) <= set(SPREADS)):
         parser.error("--keys takes spreads of 1, 16 and conn, comma-separated, with --scaling")
     if args.inprocess:
         return inprocess.run(requests=args.requests, rounds=args.rounds)

@@ -278,19 +278,16 @@ def summary(median: dict[Config, float], max_workers: int, spreads: tuple[int, .
                 f"{workers} Redis worker{'s' if workers > 1 else ''}, {spread}: "
                 f"{versus}{many / base:.2f}× the baseline"
             )
-        reached = [
-            workers
-            for workers in range(1, max_workers + 1)
-            if median[("redis", workers, keys)] / base >= W1V_TARGET
-        ]
-        best = max(range(1, max_workers + 1), key=lambda w: median[("redis", w, keys)])
+        ratios = {w: median[("redis", w, keys)] / base for w in range(1, max_workers + 1)}
+        reached = [workers for workers, ratio in ratios.items() if ratio >= W1V_TARGET]
+        best = max(ratios, key=ratios.__getitem__)
         lines.append(
             f"{spread}: {W1V_TARGET:g}× the baseline (the W1v target for one process) is "
             + (
                 f"reached with {reached[0]} Redis workers"
                 if reached
                 else f"not reached with 1–{max_workers} Redis workers (best: "
-                f"{median[('redis', best, keys)] / base:.2f}× with {best})"
+                f"{ratios[best]:.2f}× with {best})"
             )
         )
     return lines

@@ -88,7 +88,7 @@ class Workload:
         return lambda n: raw_request("POST", path, f"{head}{n}{tail}".encode(), port=port, key=key)
 
 
-#: A new user message on every request, 16 connections, one API key: the load test's workload.
+#: A new user message on every request, one API key: what a load test sends.
 W1V = Workload("/v1/chat/completions", varied=True)
 #: Issue 22's target for W1v in one process, as a ratio to the baseline's: 1.1× the fastest
 #: peer's (aimock, Node: 0.79× the baseline).
