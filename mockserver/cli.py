@@ -30,29 +30,18 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
-def _version() -> str:
-    """The installed distribution's version (its metadata), else the package's own."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mockserver")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        import mockserver
-
-        return mockserver.__version__
-
-
 class _VersionAction(argparse.Action):
-    """``--version``, reading the distribution's metadata only when asked: importing
-    ``importlib.metadata`` (and the ``email`` and ``zipfile`` it pulls in) is a tenth of
-    ``serve``'s cold start."""
+    """``--version``: the package's own (``mockserver/_version.py``, which the distribution's
+    metadata is built from)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.setdefault("help", "show program's version number and exit")
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
-        print(f"mockserver {_version()}")
+        from mockserver._version import __version__
+
+        print(f"mockserver {__version__}")
         parser.exit()
 
 
