@@ -14,14 +14,12 @@ import httpx
 import yaml
 
 from mockserver.errors import MockServerError
+from mockserver.families import by_api
 from mockserver.record.capture import Capture
 from mockserver.record.distill import recording_of
 from mockserver.record.drift import answer_differences
-from mockserver.record.keys import TURN_PATHS
 
 __all__ = ["DriftReport", "check_cassette"]
-
-_PATHS = {api: path for path, api in TURN_PATHS.items()}
 
 
 @dataclass
@@ -71,7 +69,7 @@ def check_cassette(
             for recording in rule.get("recordings") or ():
                 try:
                     old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
-                    new = _again(client, upstream, _PATHS[str(api)], old["request"])
+                    new = _again(client, upstream, by_api(str(api)).path, old["request"])
                 except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
                     report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
                     continue

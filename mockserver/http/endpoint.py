@@ -33,6 +33,7 @@ from starlette.responses import Response
 
 from mockserver.engine import Engine
 from mockserver.engine.turn import Journaled, Turn
+from mockserver.families import family_at, turn_families
 from mockserver.http.lane.recipes import (
     HANDOFF,
     Handoff,
@@ -151,18 +152,10 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             self.replays.file(key, recipe)
 
 
-#: The module of each turn endpoint's family (imported on first use: wire models cost start-up
-#: time and memory), and the name of its endpoint class there.
-_FAMILIES = {
-    "/v1/chat/completions": ("mockserver.http.routes.chat", "ChatCompletions"),
-    "/v1/responses": ("mockserver.http.routes.responses", "Responses"),
-}
-
-
 class Endpoints:
     """One app's turn endpoints, by path, each made on its first use (by a route or the lane)."""
 
-    paths = frozenset(_FAMILIES)
+    paths = frozenset(family.path for family in turn_families())
 
     def __init__(self, engine: Engine, replays: Replays) -> None:
         self.engine = engine
@@ -172,7 +165,10 @@ class Endpoints:
     def at(self, path: str) -> TurnEndpoint[Any, Any]:
         endpoint = self._made.get(path)
         if endpoint is None:
-            module, name = _FAMILIES[path]
+            served = family_at("POST", path)
+            if served is None or served.endpoint is None:
+                raise KeyError(path)
+            module, name = served.endpoint.split(":")
             family: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
             endpoint = self._made[path] = family(self.engine, self.replays)
         return endpoint

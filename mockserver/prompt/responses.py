@@ -18,6 +18,7 @@ from typing import Any, Final
 from mockserver.prompt.chat import NOT_CONTENT, fingerprint, text_of
 from mockserver.prompt.images import image_tokens_of
 from mockserver.prompt.model import Message, OutputFormat, Prompt, Tool, ToolCallRef, ToolChoice
+from mockserver.values import Json
 
 __all__ = [
     "COMPACTION_PREFIX",
@@ -26,11 +27,11 @@ __all__ = [
     "messages_from_items",
     "open_compaction",
     "prompt_from_responses",
+    "prompt_of_request",
     "reasoning_settings",
     "seal_compaction",
 ]
 
-Json = dict[str, Any]
 LOGPROBS_INCLUDE: Final = "message.output_text.logprobs"
 #: Fernet tokens start like this; a compaction item should look like the real opaque blob.
 COMPACTION_PREFIX: Final = "gAAAAAB"
@@ -267,3 +268,9 @@ def prompt_from_responses(
         params=body,
         fingerprint=_fingerprint(body, messages),
     )
+
+
+def prompt_of_request(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
+    """The Prompt of a Responses request as it came in (its input alone: no stored item of a
+    ``previous_response_id`` or conversation is looked up), as recording and importing read it."""
+    return prompt_from_responses(body, items=input_items(body), headers=headers)

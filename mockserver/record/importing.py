@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mockserver.errors import MockServerError
+from mockserver.families import FAMILIES
 from mockserver.record.exchange import Exchange
 from mockserver.values import value_class
 
@@ -161,8 +162,11 @@ _FAMILIES = frozenset(
     }
 )
 
-#: The families mockserver answers (the rest are OpenAI calls it cannot replay).
-_SERVED = frozenset({"chat", "conversations", "models", "moderations", "responses"})
+#: The resources mockserver answers: each family's, and the stored objects and models beside
+#: them (the rest are OpenAI calls it cannot replay).
+_SERVED = frozenset(
+    {family.path.split("/")[2] for family in FAMILIES} | {"conversations", "models"}
+)
 
 
 def api_path(url: str) -> tuple[str, str] | str:

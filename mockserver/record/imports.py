@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from mockserver.errors import MockServerError
+from mockserver.families import turn_families
 from mockserver.record.cassette import Cassette, Form
 from mockserver.record.har import read_har
 from mockserver.record.importing import Imported, ImportFailed
@@ -93,8 +94,8 @@ def import_files(
     return Report(out, len(rules), written, tuple(lines))
 
 
-_NOT_A_TURN = (
-    "not a model turn a scenario rule answers (POST /v1/chat/completions or /v1/responses)"
+_NOT_A_TURN = "not a model turn a scenario rule answers (POST {})".format(
+    " or ".join(family.path for family in turn_families())
 )
 _NOT_A_REQUEST = "its body is not a request of that API (no model, or not a JSON object)"
 

@@ -11,21 +11,21 @@ Users widen a rule by deleting keys of its ``when`` and narrow it with any other
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from mockserver.families import by_api, family_at
 from mockserver.prompt import Prompt
 from mockserver.record.exchange import Exchange
 
-__all__ = ["TURN_PATHS", "api_of", "prompt_of", "when_of"]
-
-#: The model-turn endpoints a recording writes rules for, by their API.
-TURN_PATHS = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
+__all__ = ["api_of", "prompt_of", "when_of"]
 
 
 def api_of(method: str, path: str) -> str | None:
-    """``chat`` or ``responses`` for a model turn; ``None`` for any other call."""
-    return TURN_PATHS.get(path) if method.upper() == "POST" else None
+    """The API of a model turn (``chat``, ``responses``…); ``None`` for any other call."""
+    family = family_at(method, path)
+    return family.api if family is not None and family.turn else None
 
 
 def prompt_of(api: str, body: Any, headers: Mapping[str, str] | None = None) -> Prompt | None:
@@ -33,14 +33,14 @@ def prompt_of(api: str, body: Any, headers: Mapping[str, str] | None = None) -> 
     (``None`` for a body that is not a request of that API)."""
     if not isinstance(body, Mapping) or not isinstance(body.get("model"), str):
         return None
+    reader = by_api(api).prompt
+    if reader is None:
+        return None
+    module, name = reader.split(":")
     try:
-        if api == "chat":
-            from mockserver.prompt.chat import prompt_from_chat
-
-            return prompt_from_chat(body, headers=headers or {})
-        from mockserver.prompt.responses import input_items, prompt_from_responses
-
-        return prompt_from_responses(body, items=input_items(body), headers=headers or {})
+        read: Any = getattr(importlib.import_module(module), name)
+        prompt: Prompt = read(body, headers=headers or {})
+        return prompt
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
 

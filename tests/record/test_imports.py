@@ -342,10 +342,9 @@ def test_calls_that_are_not_model_turns_are_said_and_not_written(
     out = tmp_path / "s.yaml"
     assert main(["import", "vcr", str(source), "--out", str(out)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        f"{source}: skipped 1 interaction: mockserver does not serve /v1/embeddings "
-        "(#1 POST https://api.openai.com/v1/embeddings)",
-        f"{source}: skipped 1 interaction: not a model turn a scenario rule answers "
-        "(POST /v1/chat/completions or /v1/responses) (#0 GET /v1/models)",
+        f"{source}: skipped 2 interactions: not a model turn a scenario rule answers "
+        "(POST /v1/chat/completions or /v1/responses) (#0 GET /v1/models, "
+        "#1 POST /v1/embeddings)",
         f"wrote {out}: 0 rule(s) from 0 recorded call(s)",
     ]
     assert yaml.safe_load(out.read_text())["rules"] == []

@@ -22,6 +22,7 @@ from mockserver.errors import (
     StreamAborted,
     UnsupportedMediaTypeError,
 )
+from mockserver.families import family_at
 from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
 from mockserver.store import JournalEntry, Unparsed
@@ -309,15 +310,6 @@ def _too_large(limit: int) -> APIError:
     )
 
 
-#: The API family of each create endpoint (the journal's ``api`` for a request it refused).
-_FAMILIES = {
-    "/v1/chat/completions": "chat",
-    "/v1/responses": "responses",
-    "/v1/moderations": "moderations",
-    "/v1/embeddings": "embeddings",
-}
-
-
 def create_endpoint(handler: Handler) -> Handler:
     """A create endpoint: the handler journals its own answers (with the turn's rule, model,
     summary); a request it refuses is journaled here, with OpenAI's error body."""
@@ -378,7 +370,7 @@ def refusal(request: Request, error: APIError) -> Response:
             method=request.method,
             path=request.url.path,
             status=error.status,
-            api=_FAMILIES.get(path) if request.method == "POST" else None,
+            api=family.api if (family := family_at(request.method, path)) else None,
             model=model if isinstance(model, str) else None,
             stream=isinstance(body, dict) and body.get("stream") is True,
             request=journaled_body(request),
