@@ -1,4 +1,5 @@
-"""The project's value classes: frozen, slotted dataclasses, cheaper to define and to make.
+"""The project's value classes (frozen, slotted dataclasses, cheaper to define and to make)
+and :data:`Json`, the one alias of a JSON object.
 
 :func:`value_class` is ``@dataclass(frozen=True, slots=True)`` with two costs taken out:
 
@@ -40,7 +41,10 @@ else:  # only type checkers read it: no import at start-up
         return lambda function: function
 
 
-__all__ = ["value_class"]
+__all__ = ["Json", "value_class"]
+
+#: A JSON object as the layers pass it (a request body, an answer, a stored object).
+Json = dict[str, Any]
 
 T = TypeVar("T")
 

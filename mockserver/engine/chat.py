@@ -28,11 +28,10 @@ from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
 from mockserver.store import StoredChatCompletion
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 __all__ = ["ChatResult", "chat_id", "complete_chat"]
 
-Json = dict[str, Any]
 
 #: What the real API answers for the requested ``service_tier``.
 SERVICE_TIERS = {

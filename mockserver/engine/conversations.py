@@ -11,6 +11,7 @@ from mockserver.errors import NotFoundError
 from mockserver.prompt.responses import input_items
 from mockserver.render.responses_items import stored_item
 from mockserver.store import Namespace, Page, PageQuery, StoredConversation, paginate
+from mockserver.values import Json
 
 __all__ = [
     "add_items",
@@ -23,8 +24,6 @@ __all__ = [
     "retrieve_item",
     "update_conversation",
 ]
-
-Json = dict[str, Any]
 
 
 def conversation_body(stored: StoredConversation) -> Json:

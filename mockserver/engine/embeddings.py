@@ -29,8 +29,6 @@ from mockserver.wire.embeddings import EmbeddingsRequest, Input
 
 __all__ = ["EmbeddingsAnswer", "create_embeddings"]
 
-Json = dict[str, Any]
-
 
 @value_class
 class EmbeddingsAnswer:

@@ -12,10 +12,9 @@ from mockserver.engine.moderated import DEFAULT_MODEL
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
 from mockserver.reply.moderation import applied_input_types, moderate
+from mockserver.values import Json
 
 __all__ = ["moderations"]
-
-Json = dict[str, Any]
 
 
 def moderations(

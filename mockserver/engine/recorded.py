@@ -20,10 +20,10 @@ from mockserver.render.responses_items import stored_item
 from mockserver.reply.model import Reply, ToolCall, Usage
 from mockserver.scenario.captured import captured_reply
 from mockserver.store import StoredResponse
+from mockserver.values import Json
 
 __all__ = ["recorded_chat_completion", "recorded_response", "stored_recorded_response"]
 
-Json = dict[str, Any]
 #: The events that end a Responses stream with the whole response.
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 

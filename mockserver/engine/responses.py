@@ -58,7 +58,7 @@ from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.tokens import count_tokens
 from mockserver.store import Namespace, StoredResponse
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 __all__ = [
     "Context",
@@ -73,7 +73,6 @@ __all__ = [
     "stored_response",
 ]
 
-Json = dict[str, Any]
 _TIERS = {**SERVICE_TIERS, "ultrafast": "ultrafast"}
 
 

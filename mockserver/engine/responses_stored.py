@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import takewhile
-from typing import Any, Final
+from typing import Final
 
 from mockserver.engine.core import Engine
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.render.responses import final_status, output_items, response_body
 from mockserver.render.responses_stream import response_events
 from mockserver.store import Namespace, Page, PageQuery, StoredResponse, paginate
+from mockserver.values import Json
 
 __all__ = [
     "FINISHED",
@@ -30,7 +31,6 @@ __all__ = [
     "stored_response",
 ]
 
-Json = dict[str, Any]
 _RUNNING: Final = ("queued", "in_progress")
 FINISHED: Final = ("completed", "incomplete")
 #: What a background response's stream had sent when it was cancelled in each state (the

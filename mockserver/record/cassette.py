@@ -24,11 +24,11 @@ from mockserver.record.exchange import Exchange
 from mockserver.record.files import write_atomically
 from mockserver.record.keys import api_of, when_of
 from mockserver.record.redact import MASK, Redactor
+from mockserver.values import Json
 
 __all__ = ["Cassette", "Form"]
 
 Form = Literal["exact", "distilled"]
-Json = dict[str, Any]
 #: A distilled reply longer than this (as JSON) goes to a fixture file of its own.
 LARGE_REPLY = 2000
 #: The recording files this module names (``all`` re-records: it removes only these).

@@ -5,14 +5,12 @@ the error it was), which answers both APIs, streamed or not."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from mockserver.record.exchange import Exchange
 from mockserver.scenario.captured import captured_reply, error_spec
+from mockserver.values import Json
 
 __all__ = ["distilled_reply", "recording_of"]
-
-Json = dict[str, Any]
 
 
 def recording_of(exchange: Exchange) -> Json:

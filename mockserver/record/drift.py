@@ -11,8 +11,6 @@ from typing import Any
 
 __all__ = ["answer_differences", "event_order", "shape", "shape_differences"]
 
-Json = dict[str, Any]
-
 
 def shape(value: Any) -> Any:
     """``value``'s shape: objects keep their keys, lists merge their items, scalars become

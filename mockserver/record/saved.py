@@ -4,18 +4,15 @@ YAML, the reply always inline (a paste has no fixture files beside it)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
 
 from mockserver.record.cassette import _Dumper, _masked_when
 from mockserver.record.distill import distilled_reply
 from mockserver.record.exchange import Exchange
 from mockserver.record.keys import when_of
+from mockserver.values import Json
 
 __all__ = ["rule_of", "rule_yaml"]
-
-Json = dict[str, Any]
 
 
 def rule_of(exchange: Exchange, *, rule_id: str) -> Json | None:

@@ -6,16 +6,14 @@ Key order follows what the real API sends, so bodies diff cleanly against record
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from mockserver import ids
 from mockserver.reply.model import Reply, Token, ToolCall, Usage
 from mockserver.reply.tokens import group_texts, group_tokens, tokenize
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 __all__ = ["ChatMeta", "chat_chunks", "chat_completion", "usage_body"]
-
-Json = dict[str, Any]
 
 
 @value_class

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
+
+from mockserver.values import Json
 
 __all__ = ["base64_vector", "embeddings_list"]
-
-Json = dict[str, Any]
 
 
 def base64_vector(vector: Sequence[float]) -> str:

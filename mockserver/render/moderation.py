@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mockserver.reply.moderation import ModerationVerdict, applied_input_types
+from mockserver.values import Json
 
 __all__ = [
     "chat_moderation",
@@ -15,7 +15,6 @@ __all__ = [
     "responses_moderation",
 ]
 
-Json = dict[str, Any]
 Verdicts = tuple[ModerationVerdict | None, ModerationVerdict | None]
 
 

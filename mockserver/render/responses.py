@@ -14,7 +14,7 @@ from mockserver import ids
 from mockserver.prompt.responses import reasoning_settings
 from mockserver.render.responses_hosted import hosted_item
 from mockserver.reply.model import Reasoning, Reply, Token, ToolCall, Usage
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 __all__ = [
     "ENCRYPTED_REASONING",
@@ -29,7 +29,6 @@ __all__ = [
     "usage_body",
 ]
 
-Json = dict[str, Any]
 LOGPROBS: Final = "message.output_text.logprobs"
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
 

@@ -12,11 +12,10 @@ from dataclasses import field
 from typing import Any, Final
 
 from mockserver import ids
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 __all__ = ["DELTAS", "HOSTED", "Hosted", "hosted_item", "hosted_kind"]
 
-Json = dict[str, Any]
 #: A phase that stands for "the deltas and done event of the streamed field go here".
 DELTAS: Final = "<deltas>"
 

@@ -15,10 +15,10 @@ from typing import Any, Final
 
 from mockserver import ids
 from mockserver.render.responses_hosted import HOSTED
+from mockserver.values import Json
 
 __all__ = ["stored_item"]
 
-Json = dict[str, Any]
 
 _PREFIXES: Final = {
     "message": "msg_",

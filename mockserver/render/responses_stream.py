@@ -24,10 +24,9 @@ from mockserver.render.responses import (
 from mockserver.render.responses_hosted import DELTAS, hosted_kind
 from mockserver.reply.model import Reply
 from mockserver.reply.tokens import group_texts, group_tokens, tokenize
+from mockserver.values import Json
 
 __all__ = ["response_events"]
-
-Json = dict[str, Any]
 
 
 class _Events:

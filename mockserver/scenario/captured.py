@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
+from mockserver.values import Json
 
-Json = dict[str, Any]
+__all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
 
 
 def is_sse_text(text: str) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from mockserver.errors import InvalidRequestError
 from mockserver.store.feed import Feed
-from mockserver.values import value_class
+from mockserver.values import Json, value_class
 
 if TYPE_CHECKING:
     from mockserver.render.responses import ResponseMeta
@@ -36,7 +36,6 @@ __all__ = [
 
 T = TypeVar("T")
 V = TypeVar("V", covariant=True)
-Json = dict[str, Any]
 
 
 class Kept(OrderedDict[str, T]):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, Final
+from typing import Final
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -23,11 +23,11 @@ from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import reply_from_data, scenario_to_yaml
 from mockserver.scenario.model import Reply, Scenario
 from mockserver.store import Namespace
+from mockserver.values import Json
 from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
 
 __all__ = ["routes"]
 
-Json = dict[str, Any]
 
 #: The most one ``POST /clock`` may move a clock by: ten years of seconds.
 MAX_ADVANCE: Final = 10 * 365 * 24 * 3600

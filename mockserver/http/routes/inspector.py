@@ -14,7 +14,6 @@ from contextlib import suppress
 from html import escape
 from importlib.resources import files
 from string import Template
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -28,10 +27,10 @@ from mockserver.http.routes.base import DEFAULT_NAMESPACE, engine_of
 from mockserver.render import sse
 from mockserver.scenario.library import builtin_names
 from mockserver.store import Change, JournalEntry, Store
+from mockserver.values import Json
 
 __all__ = ["entry_summary", "routes"]
 
-Json = dict[str, Any]
 
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0

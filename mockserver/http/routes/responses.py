@@ -36,6 +36,7 @@ from mockserver.render import sse
 from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
 from mockserver.store import Unparsed
+from mockserver.values import Json
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_responses_body
 from mockserver.wire.responses import (
@@ -45,8 +46,6 @@ from mockserver.wire.responses import (
 )
 
 __all__ = ["Responses", "routes"]
-
-Json = dict[str, Any]
 
 
 def query_includes(request: Request) -> list[str]:
