@@ -12,12 +12,17 @@ from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 from tests.support.redis_server import RedisServer, find_redis_server
 
+#: The environment each family's official client reads its key, endpoint or region from.
+PROVIDER_ENV = ("OPENAI_", "ANTHROPIC_", "GOOGLE_", "GEMINI_", "AWS_", "AZURE_OPENAI_", "OLLAMA_")
+
 
 @pytest.fixture(autouse=True)
-def _no_real_openai(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Strip OPENAI_* so nothing here can ever talk to the real API with a real key."""
+def _no_real_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strip every provider's variables (``OPENAI_*``, ``ANTHROPIC_*``, ``GOOGLE_*``,
+    ``GEMINI_*``, ``AWS_*``, ``AZURE_OPENAI_*``, ``OLLAMA_*``) so nothing here can ever talk to a
+    real API with a real key."""
     for name in list(os.environ):
-        if name.startswith("OPENAI_"):
+        if name.startswith(PROVIDER_ENV):
             monkeypatch.delenv(name)
 
 
