@@ -19,7 +19,7 @@ from typing import Literal
 
 from mockserver.values import value_class
 
-__all__ = ["FAMILIES", "Family", "by_api", "family_at", "turn_families"]
+__all__ = ["FAMILIES", "Family", "by_api", "family_at", "socket_at", "turn_families"]
 
 #: How a family's errors are written (``{"error": {message, type, param, code}}`` for OpenAI).
 ErrorShape = Literal["openai"]
@@ -40,6 +40,9 @@ class Family:
     #: The function that reads a request body into a Prompt, ``module:function`` (a turn's
     #: family only; called as ``prompt(body, headers=…)``, for recording and importing).
     prompt: str | None = None
+    #: Served over a WebSocket at its path too (the API's WebSocket mode: each client event a
+    #: request, answered with the stream's events as messages).
+    socket: bool = False
 
     @property
     def turn(self) -> bool:
@@ -59,6 +62,7 @@ FAMILIES: tuple[Family, ...] = (
         "/v1/responses",
         endpoint="mockserver.http.routes.responses:Responses",
         prompt="mockserver.prompt.responses:prompt_of_request",
+        socket=True,
     ),
     Family("embeddings", "/v1/embeddings"),
     Family("moderations", "/v1/moderations"),
@@ -71,6 +75,13 @@ _BY_API = {family.api: family for family in FAMILIES}
 def family_at(method: str, path: str) -> Family | None:
     """The family a ``POST`` to ``path`` is a request of (``None`` for any other call)."""
     return _BY_PATH.get(path) if method.upper() == "POST" else None
+
+
+def socket_at(path: str) -> Family | None:
+    """The family served over a WebSocket at ``path`` (``None``: an upgrade there is answered
+    as plain HTTP, as the API answers it)."""
+    family = _BY_PATH.get(path)
+    return family if family is not None and family.socket else None
 
 
 def by_api(api: str) -> Family:

@@ -18,9 +18,11 @@ __all__ = [
     "IMMEDIATE",
     "PRESETS",
     "RESPONSE_ERROR_CODES",
+    "SSE_FRAMING",
     "UNPACED",
     "BodyPlan",
     "ErrorPreset",
+    "Framing",
     "StreamPlan",
     "deliver_body",
     "error_for",
@@ -291,14 +293,33 @@ def _first_cut(fault: FaultSpec | None) -> tuple[str, int] | None:
     return ("no_done", 0) if fault.no_done else None
 
 
+@value_class
+class Framing:
+    """What a transport sends for the parts of a stream that are not its events: a keep-alive
+    while a stream waits (``None``: nothing, a WebSocket keeps itself alive), and an event
+    broken for a ``malformed`` fault."""
+
+    keepalive: bytes | None
+    malformed: Callable[[bytes], bytes]
+
+
+#: Server-sent events: a comment line keeps the connection alive.
+SSE_FRAMING = Framing(sse.comment("keep-alive"), sse.malformed)
+
+
 async def _wait(
-    seconds: float, keepalive: float | None, sleep: Callable[[float], Awaitable[None]]
+    seconds: float,
+    keepalive: float | None,
+    sleep: Callable[[float], Awaitable[None]],
+    framing: Framing,
 ) -> AsyncIterator[bytes]:
-    """Sleep ``seconds``, yielding an SSE comment every ``keepalive`` seconds meanwhile."""
+    """Sleep ``seconds``, yielding the framing's keep-alive every ``keepalive`` seconds
+    meanwhile."""
     while keepalive is not None and seconds > keepalive:
         await sleep(keepalive)
         seconds -= keepalive
-        yield sse.comment("keep-alive")
+        if framing.keepalive is not None:
+            yield framing.keepalive
     if seconds > 0:
         await sleep(seconds)
 
@@ -310,12 +331,14 @@ async def paced(
     tail: Sequence[bytes],
     error_frames: Sequence[bytes],
     sleep: Callable[[float], Awaitable[None]],
+    framing: Framing = SSE_FRAMING,
 ) -> AsyncIterator[bytes]:
-    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, sleeping between them.
+    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, sleeping between them
+    (``framing``: how the transport frames what is not an event).
 
     ``error_frames`` replace the rest of the stream at an ``error`` cut."""
     kind, after = plan.cut or ("", len(frames) + 1)
-    async for comment in _wait(plan.delay, plan.keepalive, sleep):
+    async for comment in _wait(plan.delay, plan.keepalive, sleep, framing):
         yield comment
     for index, frame in enumerate(frames):
         if index == after:
@@ -326,12 +349,12 @@ async def paced(
                     yield error_frame
                 return
             if kind == "stall":
-                async for comment in _wait(plan.stall_for, plan.keepalive, sleep):
+                async for comment in _wait(plan.stall_for, plan.keepalive, sleep, framing):
                     yield comment
             if kind == "malformed":
-                yield sse.malformed(frame)
+                yield framing.malformed(frame)
         if plan.waits:
-            async for comment in _wait(plan.waits[index], plan.keepalive, sleep):
+            async for comment in _wait(plan.waits[index], plan.keepalive, sleep, framing):
                 yield comment
         yield frame
     if kind == "disconnect" and after >= len(frames):

@@ -62,6 +62,7 @@ from mockserver.values import Json, value_class
 
 __all__ = [
     "Context",
+    "Remembered",
     "ResponseResult",
     "compact",
     "conversation_of",
@@ -112,8 +113,18 @@ def conversation_of(body: Mapping[str, Any]) -> str | None:
     return raw if isinstance(raw, str) else str(raw["id"])
 
 
-def _previous(space: Namespace, response_id: str, *, now: float) -> list[Json]:
+#: The responses a connection keeps in memory for what continues them, stored or not (the
+#: Responses API's WebSocket mode keeps a socket's latest response: a chain of ``store: false``
+#: responses continues on the socket that made them).
+Remembered = dict[str, StoredResponse]
+
+
+def _previous(
+    space: Namespace, response_id: str, *, now: float, remembered: Remembered | None
+) -> list[Json]:
     stored = live_response(space, response_id, now=now)
+    if stored is None and remembered is not None:
+        stored = remembered.get(response_id)
     if stored is None:  # a 400, not a 404: the request names it, the path does not
         raise InvalidRequestError(
             f"Previous response with id '{response_id}' not found.",
@@ -146,13 +157,21 @@ def _referenced(space: Namespace, item_id: str, index: int, *, now: float) -> Js
     raise NotFoundError(f"Item with id '{item_id}' not found.", param=f"input[{index}].id")
 
 
-def resolve_context(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Context:
-    """History from ``previous_response_id`` or ``conversation``, and the resolved input."""
+def resolve_context(
+    engine: Engine,
+    body: Mapping[str, Any],
+    *,
+    namespace: str,
+    remembered: Remembered | None = None,
+) -> Context:
+    """History from ``previous_response_id`` (stored, or ``remembered`` by the connection) or
+    ``conversation``, and the resolved input."""
     with engine.store.namespace(namespace) as space:
         history: list[Json] = []
         if body.get("previous_response_id") is not None:
             previous = str(body["previous_response_id"])
-            history = _previous(space, previous, now=engine.now_in(space))
+            now = engine.now_in(space)
+            history = _previous(space, previous, now=now, remembered=remembered)
         conversation = conversation_of(body)
         if conversation is not None:
             history = _conversation_items(space, conversation)
@@ -214,8 +233,11 @@ def create_response(
     namespace: str,
     headers: Mapping[str, str],
     journal: Journaled | None = None,
+    remembered: Remembered | None = None,
 ) -> ResponseResult:
-    context = resolve_context(engine, body, namespace=namespace)
+    """The response to ``body``; ``remembered``: the responses the connection keeps (the
+    response made joins them, the latest only)."""
+    context = resolve_context(engine, body, namespace=namespace, remembered=remembered)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
     try:
         turn = engine.turn(prompt, namespace=namespace, journal=journal)
@@ -229,7 +251,7 @@ def create_response(
                 inputs=context.input,
                 size=journal.size if journal else 1024,
             )
-            _keep(engine, body, kept, namespace=namespace)
+            _keep(engine, body, kept, namespace=namespace, remembered=remembered)
         raise
     moderation = moderate_turn(turn, body)
     if moderation is not None:
@@ -261,7 +283,7 @@ def create_response(
             error=failure if cut_by_error else None,
         )
         stored.size = journal.size if journal else 1024
-        _keep(engine, body, stored, namespace=namespace)
+        _keep(engine, body, stored, namespace=namespace, remembered=remembered)
         return ResponseResult(
             turn,
             prompt,
@@ -275,7 +297,7 @@ def create_response(
         )
     stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
     stored.size = journal.size if journal else 1024
-    _keep(engine, body, stored, namespace=namespace)
+    _keep(engine, body, stored, namespace=namespace, remembered=remembered)
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
@@ -348,9 +370,18 @@ def _stored(
 
 
 def _keep(
-    engine: Engine, body: Mapping[str, Any], stored: StoredResponse, *, namespace: str
+    engine: Engine,
+    body: Mapping[str, Any],
+    stored: StoredResponse,
+    *,
+    namespace: str,
+    remembered: Remembered | None = None,
 ) -> None:
-    """Store the response (unless ``store: false``); a finished one joins its conversation."""
+    """Store the response (unless ``store: false``); a finished one joins its conversation;
+    the connection remembers it (its latest only)."""
+    if remembered is not None:
+        remembered.clear()
+        remembered[stored.meta.id] = stored
     with engine.store.namespace(namespace) as space:
         retention = engine.settings.background_retention
         if stored.background and retention is not None and body.get("store") is not True:

@@ -264,6 +264,9 @@ class Access:
         self.hosts = HostPolicy.from_list(settings.allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -294,6 +297,27 @@ class Access:
             await refusal(scope, receive, send)
             return
         await self._serve(scope, receive, send, allow=allow)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket handshake (at a path with a socket mode: ``upgrades.py``): refused as
+        plain HTTP for a page whose origin may not call the API (a browser opens a socket to
+        any site, and only the server can say no) or without a configured key; each request
+        on the socket is checked again as a request."""
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        refusal: Response | None = None
+        if origin is not None and (
+            self.policy.allow(origin, control=False, host=headers.get("host")) is None
+        ):
+            refusal = _origin_refused(origin)
+        else:
+            refusal = self._refusal(scope, headers, control=False)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        from mockserver.http.upgrades import as_http
+
+        await refusal(*await as_http(scope, receive, send))
 
     def _refusal(self, scope: Scope, headers: Headers, *, control: bool) -> Response | None:
         if control and self.settings.admin_token:

@@ -28,6 +28,7 @@ from mockserver.http.lane.recipes import SIZE, Replays
 from mockserver.http.routes import chat
 from mockserver.http.routes.base import error_response, refusal
 from mockserver.http.routes.lazy import LazyRoutes
+from mockserver.http.upgrades import PlainUpgrades
 from mockserver.settings import Settings
 
 if TYPE_CHECKING:
@@ -167,7 +168,8 @@ def create_app(
     if settings.replay and recorder is None:
         lane = app.state.lane = Lane(endpoints)
         app.add_middleware(FastLane, lane=lane)
-    app.add_middleware(ErrorBoundary)  # outermost: the lane's own failures reach it too
+    app.add_middleware(ErrorBoundary)  # the lane's own failures reach it too
+    app.add_middleware(PlainUpgrades)  # outermost: an upgrade it answers as HTTP is all HTTP
     app.state.engine = engine
     app.state.replays = replays
     app.state.endpoints = endpoints

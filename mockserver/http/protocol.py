@@ -25,7 +25,9 @@ server both ways.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import httptools
@@ -44,7 +46,7 @@ from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
 from mockserver.ids import monotonic
 
-__all__ = ["SUPPORTED_UVICORN", "http_protocol", "supported"]
+__all__ = ["SUPPORTED_UVICORN", "http_protocol", "supported", "websocket_protocol"]
 
 log = logging.getLogger("mockserver")
 
@@ -147,6 +149,10 @@ class Deadlines:
             )
             transport.write(error_answer(TIMED_OUT, self._defaults_now(), error))
         transport.close()
+
+    def handle_websocket_upgrade(self) -> None:
+        self.disarm()  # the socket's protocol has the connection now: no 408 is owed
+        super().handle_websocket_upgrade()  # type: ignore[misc]
 
     def send_400_response(self, msg: str) -> None:
         error = APIError(msg, status=400, type="invalid_request_error")
@@ -338,13 +344,30 @@ class _Waiting:
 
 
 class NoWebSocket:
-    """mockserver serves no WebSocket API, so uvicorn runs with ``ws="none"`` (which spares
-    importing a WebSocket library at start-up: ~12 ms and ~1.3 MiB). An upgrade request is
-    then answered as plain HTTP (a 404 with the API's error body, like any unknown route);
-    uvicorn's advice to install a WebSocket library for it would mislead, so it is not logged."""
+    """Without a WebSocket library (:func:`websocket_protocol`), an upgrade request is
+    answered as plain HTTP; uvicorn's advice to install one would mislead a user who never
+    opens a socket, so it is not logged."""
 
     def _unsupported_upgrade_warning(self) -> None:
         pass
+
+
+def websocket_protocol() -> Callable[..., asyncio.Protocol] | None:
+    """What ``uvicorn.Config(ws=...)`` gets: uvicorn's protocol for the ``websockets`` library
+    (the one its ``auto`` picks), imported on the first upgrade, not at start-up (~12 ms and
+    ~1.3 MiB that a server nobody opens a socket to never pays); ``None`` without the library.
+    """
+    if importlib.util.find_spec("websockets") is None:
+        return None
+
+    def upgraded(**kwargs: Any) -> asyncio.Protocol:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import (
+            WebSocketsSansIOProtocol,
+        )
+
+        return WebSocketsSansIOProtocol(**kwargs)
+
+    return upgraded
 
 
 def _fast_protocol(lane: Lane | None, *, timeouts: tuple[float, float]) -> type[asyncio.Protocol]:

@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 
 from mockserver.errors import ServerStartError, StreamAborted
 from mockserver.http.lane.lane import Lane
-from mockserver.http.protocol import http_protocol
+from mockserver.http.protocol import http_protocol, websocket_protocol
 from mockserver.ids import monotonic
 from mockserver.settings import Settings
 
@@ -70,7 +70,7 @@ def _config(
         log_level=log_level,
         access_log=access_log,
         lifespan="off",
-        ws="none",  # see protocol.NoWebSocket
+        ws=websocket_protocol() or "none",  # type: ignore[arg-type]  # a protocol factory
         timeout_graceful_shutdown=2,
         proxy_headers=False,  # a mock is called directly, never through a proxy
     )

@@ -17,6 +17,7 @@ __all__ = [
     "frame",
     "kept",
     "malformed",
+    "payload",
     "text_frame",
 ]
 
@@ -49,6 +50,12 @@ def frame(value: Any) -> bytes:
 def event_frame(event: str, value: Any) -> bytes:
     """``event: name`` + ``data: {json}`` + blank line (the Responses framing)."""
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
+
+
+def payload(frame: bytes) -> bytes:
+    """The JSON a frame carries (the bytes after its ``data: ``): what a WebSocket sends of
+    the same event, as one message."""
+    return frame[frame.index(b"data: ") + 6 : -2]
 
 
 def text_frame(event: str | None, data: str) -> bytes:

@@ -277,12 +277,11 @@ def test_random_conversation_bodies_never_cause_a_server_error(
     assert response.status_code in (200, 400, 404), response.text
 
 
-def test_a_websocket_upgrade_is_an_unknown_route(
+def test_a_websocket_upgrade_where_no_socket_is_served_is_an_unknown_route(
     server: BackgroundServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """No WebSocket API is served (the Realtime API is out of scope): an upgrade request is
-    answered as plain HTTP, with the 404 of any unknown route, and no advice to install a
-    WebSocket library is logged."""
+    """The Realtime API is out of scope: an upgrade request there is answered as plain HTTP,
+    with the 404 of any unknown route, and nothing about WebSocket libraries is logged."""
     handshake = (
         b"GET /v1/realtime HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -10,11 +11,16 @@ import orjson
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
-from mockserver.engine.responses import ResponseResult, create_response, replay_store
+from mockserver.engine.responses import (
+    Remembered,
+    ResponseResult,
+    create_response,
+    replay_store,
+)
 from mockserver.engine.responses import response_id as response_id_of
 from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError
@@ -45,7 +51,12 @@ from mockserver.wire.responses import (
     parse_input_tokens_request,
 )
 
-__all__ = ["Responses", "routes"]
+__all__ = ["REMEMBERED", "Responses", "routes"]
+
+#: The responses the connection a request came on keeps in memory (set by a WebSocket's
+#: session around each of its requests: ``routes/responses_socket.py``; ``None``: plain HTTP,
+#: which keeps nothing between requests).
+REMEMBERED: ContextVar[Remembered | None] = ContextVar("mockserver_remembered", default=None)
 
 
 def query_includes(request: Request) -> list[str]:
@@ -72,17 +83,19 @@ def _stream(events: list[Json], headers: dict[str, str] | None = None) -> Respon
     return SSEResponse(b"".join(sse.event_frame(e["type"], e) for e in events), headers=headers)
 
 
-class Responses(TurnEndpoint[None, ResponseResult]):
-    """``POST /v1/responses``: a response, whole, streamed or in the background."""
+class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
+    """``POST /v1/responses``: a response, whole, streamed or in the background (checked: the
+    responses its connection remembers, taken when it is checked, in the request's context)."""
 
     path = "/v1/responses"
 
-    def check(self, body: Body, headers: Mapping[str, str]) -> None:
+    def check(self, body: Body, headers: Mapping[str, str]) -> Remembered | None:
         check_responses_body(body)
+        return REMEMBERED.get()
 
     def take(
         self,
-        checked: None,
+        checked: Remembered | None,
         body: Body,
         *,
         namespace: str,
@@ -90,7 +103,12 @@ class Responses(TurnEndpoint[None, ResponseResult]):
         journal: Journaled,
     ) -> ResponseResult:
         return create_response(
-            self.engine, body, namespace=namespace, headers=headers, journal=journal
+            self.engine,
+            body,
+            namespace=namespace,
+            headers=headers,
+            journal=journal,
+            remembered=checked,
         )
 
     def encode(self, result: ResponseResult) -> Encoded[ResponseResult]:
@@ -118,7 +136,11 @@ class Responses(TurnEndpoint[None, ResponseResult]):
         return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
     def recipe(
-        self, key: Key, checked: None, encoded: Encoded[ResponseResult], response: Response
+        self,
+        key: Key,
+        checked: Remembered | None,
+        encoded: Encoded[ResponseResult],
+        response: Response,
     ) -> Recipe | None:
         """A response that continues nothing (no previous response, conversation or item
         reference) and is not a background one is answered alike again."""
@@ -263,9 +285,12 @@ def _validated_fields(body: dict[str, Any], params: BaseModel) -> dict[str, Any]
     return {key: value for key, value in body.items() if key in known}
 
 
-def routes() -> list[Route]:
+def routes() -> list[BaseRoute]:
+    from mockserver.http.routes.responses_socket import responses_socket
+
     return [
         Route("/responses", turn_route(Responses.path), methods=["POST"]),
+        WebSocketRoute("/responses", responses_socket),
         Route("/responses/compact", compact, methods=["POST"]),
         Route("/responses/input_tokens", input_tokens, methods=["POST"]),
         Route("/responses/{response_id}", retrieve, methods=["GET"]),
