@@ -34,7 +34,7 @@ from mockserver.errors import (
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
-from mockserver.reply.model import Reply
+from mockserver.reply.model import Reply, Usage
 from mockserver.reply.scripted import scripted_content
 from mockserver.scenario.library import builtin, load_ref
 from mockserver.scenario.matcher import Miss, select
@@ -218,6 +218,24 @@ class Engine:
                 decision=decision,
                 entry=entry,
             )
+
+    def prepare(self, prompt: Prompt, *, namespace: str, journal: Journaled | None) -> Turn:
+        """A request that asks for no output (the Responses API's ``generate: false``: state
+        made ready for what continues it): its number, its budgets and its journal entry, as
+        a turn's; no rule is matched, and no scripted reply is used up."""
+        with self.store.namespace(namespace) as space:
+            scenario = self.active_scenario(space, prompt)
+            budgets = self._budgets(space, scenario)
+            prompt_tokens = count_prompt_tokens(prompt)
+            budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
+            counter = space.next_counter()
+            entry = None
+            if journal is not None:
+                entry = self._entry(prompt, journal, status=200, rule=None, miss=None)
+            self._commit(space, budgets, 0, entry)
+            reply = Reply(usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=0))
+            seed = self.seed_for(space, scenario)
+            return Turn(reply, counter, seed, scenario.name, headers=budgets.headers(), entry=entry)
 
     @staticmethod
     def _commit(

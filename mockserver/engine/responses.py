@@ -240,7 +240,10 @@ def create_response(
     context = resolve_context(engine, body, namespace=namespace, remembered=remembered)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
     try:
-        turn = engine.turn(prompt, namespace=namespace, journal=journal)
+        if body.get("generate") is False:  # state made ready, no output: nothing is matched
+            turn = engine.prepare(prompt, namespace=namespace, journal=journal)
+        else:
+            turn = engine.turn(prompt, namespace=namespace, journal=journal)
     except RecordedAnswer as answer:  # replayed as recorded: kept, for what continues it
         response = recorded_response(answer)
         if response is not None:
