@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["MODEL_IDS", "owner_of"]
+from mockserver.errors import InvalidRequestError
+
+__all__ = ["MODEL_IDS", "NON_REASONING", "owner_of", "reasons", "unsupported_reasoning"]
 
 MODEL_IDS: tuple[str, ...] = (
     "gpt-6-astra",
@@ -99,4 +101,24 @@ MODEL_IDS: tuple[str, ...] = (
 def owner_of(model: str) -> str:
     return (
         "system" if model.startswith(("gpt-", "o1", "o3", "o4", "chatgpt", "codex")) else "openai"
+    )
+
+
+#: The model families that do not reason (GPT-4 and before, the audio models): a request for
+#: one of them that sets reasoning is refused. Every other name reasons (gpt-5, the o-series,
+#: codex, and names the contract does not list, which are accepted as given).
+NON_REASONING: tuple[str, ...] = ("gpt-4", "gpt-3.5", "chatgpt-", "gpt-audio")
+
+
+def reasons(model: str) -> bool:
+    """Does ``model`` reason (may a request set its reasoning effort or summary)?"""
+    return not model.startswith(NON_REASONING)
+
+
+def unsupported_reasoning(param: str) -> InvalidRequestError:
+    """The API's 400 for a reasoning setting (``param``) sent for a model that does not reason."""
+    return InvalidRequestError(
+        f"Unsupported parameter: '{param}' is not supported with this model.",
+        param=param,
+        code="unsupported_parameter",
     )

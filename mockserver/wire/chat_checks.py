@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver.errors import InvalidRequestError
+from mockserver.wire.catalog import reasons, unsupported_reasoning
 from mockserver.wire.chat_messages import (
     ChatCompletionAssistantMessageParam,
     ChatCompletionToolMessageParam,
@@ -51,6 +52,11 @@ def _only_one_choice(params: ChatCompletionCreateParams) -> None:
             param="n",
             code="unsupported_value",
         )
+
+
+def _reasoning_needs_a_reasoning_model(params: ChatCompletionCreateParams) -> None:
+    if params.reasoning_effort is not None and not reasons(params.model):
+        raise unsupported_reasoning("reasoning_effort")
 
 
 def _top_logprobs_needs_logprobs(params: ChatCompletionCreateParams) -> None:
@@ -252,6 +258,7 @@ def _schemas_hold(params: ChatCompletionCreateParams) -> None:
 
 _CHECKS: Final[tuple[Callable[[ChatCompletionCreateParams], None], ...]] = (
     _only_one_choice,
+    _reasoning_needs_a_reasoning_model,
     _top_logprobs_needs_logprobs,
     _stream_options_need_stream,
     _assistant_messages_say_something,

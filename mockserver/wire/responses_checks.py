@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mockserver.errors import InvalidRequestError
+from mockserver.wire.catalog import reasons, unsupported_reasoning
 from mockserver.wire.responses_tools import (
     CustomToolParam,
     FunctionToolParam,
@@ -82,6 +83,15 @@ def _background_needs_store(params: ResponseCreateParams) -> None:
             param="background",
             code="invalid_value",
         )
+
+
+def _reasoning_needs_a_reasoning_model(params: ResponseCreateParams) -> None:
+    reasoning = params.reasoning
+    if reasoning is None or params.model is None or reasons(params.model):
+        return
+    for name in ("effort", "summary", "generate_summary"):
+        if getattr(reasoning, name) is not None:
+            raise unsupported_reasoning(f"reasoning.{name}")
 
 
 def _metadata_keys_fit(params: ResponseCreateParams) -> None:
@@ -200,6 +210,7 @@ def _schemas_hold(params: ResponseCreateParams) -> None:
 
 _CHECKS: Final[tuple[Callable[[ResponseCreateParams], None], ...]] = (
     _one_conversation_source,
+    _reasoning_needs_a_reasoning_model,
     _something_to_answer,
     _stream_options_need_stream,
     _background_needs_store,

@@ -474,3 +474,12 @@ def test_a_call_left_unanswered_is_refused_on_the_next_turn(client: openai.OpenA
                 {"role": "user", "content": "Never mind."},
             ],
         )
+
+
+def test_a_model_that_does_not_reason_refuses_a_reasoning_summary(client: openai.OpenAI) -> None:
+    """gpt-4o-mini has no reasoning: asking it for a summary is the API's 400, not a reasoning
+    item and hundreds of billed reasoning tokens."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="gpt-4o-mini", input="Hi", reasoning={"summary": "auto"})
+    assert refused.value.code == "unsupported_parameter"
+    assert refused.value.param == "reasoning.summary"

@@ -61,7 +61,7 @@ SQL_TOOL = {
     },
 }
 FULL: dict[str, Any] = {
-    "model": "gpt-4o",
+    "model": "gpt-5",  # a reasoning model: every field applies to it
     "messages": [
         {"role": "developer", "content": "Be brief.", "name": "policy"},
         {
@@ -1063,3 +1063,14 @@ def test_random_json_object_gives_only_openai_errors(body: dict[str, Any]) -> No
 @given(raw=st.binary(max_size=64) | JSON_VALUES.map(lambda v: json.dumps(v).encode()))
 def test_random_bytes_give_only_openai_errors(raw: bytes) -> None:
     assert_valid_or_openai_error(raw)
+
+
+def test_a_model_that_does_not_reason_refuses_a_reasoning_effort() -> None:
+    error = rejection({**BASE, "model": "gpt-4o-mini", "reasoning_effort": "low"})
+    assert error.body()["error"] == {
+        "message": "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        "type": "invalid_request_error",
+        "param": "reasoning_effort",
+        "code": "unsupported_parameter",
+    }
+    parse_chat_request({**BASE, "model": "o3-mini", "reasoning_effort": "low"})

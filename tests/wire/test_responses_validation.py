@@ -144,6 +144,7 @@ def test_all_documented_parameters_parse() -> None:
     parse_responses_request(
         {
             **BASE,
+            "model": "gpt-5",  # a reasoning model: every field applies to it
             "instructions": "Be brief.",
             "store": False,
             "stream": True,
@@ -298,3 +299,25 @@ def test_json_mode_without_the_word_json_in_the_input_is_refused() -> None:
 )
 def test_json_mode_with_the_word_in_the_conversation_is_accepted(extra: dict[str, Any]) -> None:
     parse_responses_request({"model": "m", **extra, **JSON_MODE})
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "param"),
+    [
+        ({"summary": "auto"}, "reasoning.summary"),
+        ({"effort": "low", "summary": "auto"}, "reasoning.effort"),
+    ],
+)
+def test_a_model_that_does_not_reason_refuses_reasoning(reasoning: Any, param: str) -> None:
+    error = _error({**BASE, "model": "gpt-4o-mini", "reasoning": reasoning})
+    assert error == {
+        "message": f"Unsupported parameter: '{param}' is not supported with this model.",
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "unsupported_parameter",
+    }
+
+
+@pytest.mark.parametrize("model", ["gpt-5-mini", "o4-mini", "codex-mini-latest", "my-own-model"])
+def test_reasoning_models_and_unknown_names_take_reasoning(model: str) -> None:
+    parse_responses_request({**BASE, "model": model, "reasoning": {"summary": "auto"}})
