@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from benchmarks import fixture, inprocess, servers, soak
+from benchmarks import fixture, inprocess, servers, soak, sockets
 from benchmarks.servers import Server, raw_request, spawn
 from benchmarks.workloads import (
     CHAT,
@@ -37,7 +37,7 @@ from benchmarks.workloads import (
 
 __all__ = ["main"]
 
-ROWS = ("W1", "W1v", "W2", "W3", "W4", "W4v", "W5", "W6", "W7", "W8")
+ROWS = ("W1", "W1v", "W2", "W3", "W4", "W4s", "W4v", "W5", "W6", "W7", "W8")
 #: Spawns of each server a round for W6 (cold start), alternating.
 COLD_STARTS = 5
 NAMES = ("baseline", "mockserver")
@@ -102,6 +102,7 @@ def _metrics() -> list[Metric]:
         Metric("W3", "  time to first chunk", "ms"),
         Metric("W4", "Responses streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
         Metric("W4", "  time to first chunk", "ms"),
+        Metric("W4s", "Responses streams/s over sockets, 16", "streams/s"),
         Metric("W4v", "Responses streams/s, new input each", "streams/s"),
         Metric("W8", "Responses req/s, new input each", "req/s"),
         Metric("W5", "RSS after start", "MiB", ("ratio", "<=", 1.3)),
@@ -193,9 +194,24 @@ class Bench:
                 for name, server in servers.items():
                     ttfc = first_chunk_ms(workload, name, server.port, duration=self._short())
                     self.metric(row, "time to first chunk").add(name, ttfc)
+        if "W4s" in self.only:
+            self.sockets(servers)
         for row, workload in (("W4v", W4V), ("W8", W8)):
             if row in self.only:
                 self.throughput(row, workload, 16, servers)
+
+    def sockets(self, servers: dict[str, Server]) -> None:
+        """W4s: mockserver's W4 streams over 16 sockets; the baseline, which has no socket,
+        its W4 streams over 16 HTTP connections (the ratio: the socket against that)."""
+        metric = self.metric("W4s", "streams/s")
+        for name, server in servers.items():
+            if name == "mockserver":
+                rate = sockets.streams_per_second(
+                    server.port, connections=16, duration=self.args.duration
+                )
+            else:
+                rate = drive(W4, name, server.port, self.load(16)).rate
+            metric.add(name, rate)
 
     def _short(self) -> float:
         return min(1.0, float(self.args.duration))
