@@ -18,7 +18,7 @@ from mockserver.engine.responses import ResponseResult, create_response, replay_
 from mockserver.engine.responses import response_id as response_id_of
 from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError
-from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import (
@@ -77,7 +77,7 @@ class Responses(TurnEndpoint[None, ResponseResult]):
 
     path = "/v1/responses"
 
-    def check(self, body: Body, headers: Mapping[str, str]) -> None:
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> None:
         check_responses_body(body)
 
     def take(
