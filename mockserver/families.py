@@ -75,12 +75,16 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 #: The Gemini API's versions: the Developer API's (``v1beta``, and ``v1``, google-genai's
-#: default) and Vertex AI's (``v1beta1``, ``v1``), whose paths name a project and a location.
+#: default) and Vertex AI's (``v1beta1``, ``v1``), whose paths name a project and a location
+#: (or, in express mode, only the publisher).
 _GEMINI_ROOTS = (
     "/v1beta/models/{model}",
     "/v1/models/{model}",
     "/v1beta1/projects/{project}/locations/{location}/publishers/google/models/{model}",
     "/v1/projects/{project}/locations/{location}/publishers/google/models/{model}",
+    # Vertex AI's express mode (an API key, no project)
+    "/v1beta1/publishers/google/models/{model}",
+    "/v1/publishers/google/models/{model}",
 )
 
 

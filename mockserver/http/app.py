@@ -133,7 +133,7 @@ def create_app(
                     *chat.routes(),
                     # Imported on first use: their wire models cost start-up time and memory.
                     # Gemini's first: a GET /v1/models sent with a Google key is its.
-                    LazyRoutes(GEMINI, prefixes=["/models", "/projects/"]),
+                    LazyRoutes(GEMINI, prefixes=["/models", "/projects/", "/publishers/"]),
                     LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
                     LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
                     LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),

@@ -112,7 +112,8 @@ def _where(path: str) -> tuple[str, bool, bool]:
     parameters = family.parameters(path) if family is not None else None
     if parameters is None:
         raise NotFoundError(f"Invalid URL (POST {path})")
-    return parameters["model"], path.endswith(":streamGenerateContent"), "project" in parameters
+    vertex = "/publishers/google/" in path
+    return parameters["model"], path.endswith(":streamGenerateContent"), vertex
 
 
 class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
@@ -323,4 +324,5 @@ def routes() -> list[Route]:
         _GeminiRoute("/models/{name}", _call, methods=["POST"]),
         _GeminiRoute("/models/{name}", get_model, methods=["GET"]),
         _GeminiRoute(vertex, _call, methods=["POST"]),
+        _GeminiRoute("/publishers/google/models/{name}", _call, methods=["POST"]),
     ]
