@@ -77,7 +77,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return error_response(
         InternalServerError(
             "The server had an error while processing your request. Sorry about that!"
-        )
+        ),
+        shape=errors_at(request.url.path),
     )
 
 

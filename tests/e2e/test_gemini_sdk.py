@@ -87,7 +87,9 @@ def test_async_client_generates_and_streams(gemini: genai.Client) -> None:
         stream = await gemini.aio.models.generate_content_stream(
             model="gemini-2.0-flash", contents="hello"
         )
-        return response.text or "", [chunk.text or "" async for chunk in stream]
+        pieces = [chunk.text or "" async for chunk in stream]
+        await gemini.aio.aclose()
+        return response.text or "", pieces
 
     whole, pieces = asyncio.run(run())
     assert len(pieces) > 1
