@@ -27,11 +27,12 @@ from mockserver.values import Json
 __all__ = ["gemini_chunks"]
 
 
-def _text_pieces(reply: Reply, chunk: int | str) -> list[tuple[str, int]]:
-    """The text in stream pieces, each with the number of tokens it holds."""
+def _text_pieces(reply: Reply, text: str, chunk: int | str) -> list[tuple[str, int]]:
+    """The text in stream pieces, each with the number of tokens it holds (one piece if the
+    reply was not cut into tokens)."""
     texts = reply.token_texts
     if not texts:
-        return []
+        return [(text, 0)]
     pieces: list[tuple[str, int]] = []
     at = 0
     for group in group_texts(texts, chunk):  # whole tokens, in order: count them back
@@ -53,7 +54,7 @@ def _steps(reply: Reply, meta: GeminiMeta, *, index: int) -> list[tuple[list[Jso
     sent = 0
     text = reply.text if reply.text is not None else reply.refusal
     if text:
-        for piece, count in _text_pieces(reply, meta.chunk):
+        for piece, count in _text_pieces(reply, text, meta.chunk):
             sent += count
             steps.append(([{"text": piece}], sent))
     if reply.tool_calls:
