@@ -95,6 +95,9 @@ class APIError(MockServerError):
             self.status = status
         if type is not None:
             self.type = type
+        #: The named error (``faults.PRESETS``) this is, in its own words: each family writes a
+        #: preset in its API's words (``render/errors.py``); ``None``: say ``message``.
+        self.preset: str | None = None
         #: For the journal: the scenario rule that produced this error, or why none matched.
         self.rule: str | None = None
         self.miss: str | None = None

@@ -14,15 +14,29 @@ time and memory only once it is asked for.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Literal
 
 from mockserver.values import value_class
 
-__all__ = ["FAMILIES", "Family", "by_api", "family_at", "socket_at", "turn_families"]
+__all__ = [
+    "FAMILIES",
+    "ErrorShape",
+    "Family",
+    "by_api",
+    "errors_at",
+    "family_at",
+    "socket_at",
+    "turn_families",
+]
 
-#: How a family's errors are written (``{"error": {message, type, param, code}}`` for OpenAI).
-ErrorShape = Literal["openai"]
+#: How a family's errors are written: ``{"error": {message, type, param, code}}`` for OpenAI,
+#: ``{"error": {code, message, status, details}}`` for Google's APIs (``render/errors.py``).
+ErrorShape = Literal["openai", "google"]
+#: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``).
+_PARAMETER = re.compile(r"\{([a-z_]+)\}")
 
 
 @value_class
@@ -49,6 +63,56 @@ class Family:
         """Is a request here a model's turn (scenario-answered, recorded as a rule)?"""
         return self.endpoint is not None
 
+    @property
+    def templated(self) -> bool:
+        """Does the path name parameters (``/v1beta/models/{model}:generateContent``)?"""
+        return "{" in self.path
+
+    def parameters(self, path: str) -> dict[str, str] | None:
+        """The values of the path's ``{name}`` segments in ``path`` (``None``: not served here)."""
+        if not self.templated:
+            return {} if path == self.path else None
+        found = _pattern(self.path).match(path)
+        return found.groupdict() if found else None
+
+
+@cache
+def _pattern(template: str) -> re.Pattern[str]:
+    """The paths a templated path serves: each ``{name}`` one segment without a ``:``."""
+    parts = _PARAMETER.split(template)
+    regex = "".join(
+        f"(?P<{part}>[^/:]+)" if index % 2 else re.escape(part) for index, part in enumerate(parts)
+    )
+    return re.compile(regex + r"\Z")
+
+
+#: The Gemini API's versions: the Developer API's (``v1beta``, and ``v1``, google-genai's
+#: default) and Vertex AI's (``v1beta1``, ``v1``), whose paths name a project and a location
+#: (or, in express mode, only the publisher).
+_GEMINI_ROOTS = (
+    "/v1beta/models/{model}",
+    "/v1/models/{model}",
+    "/v1beta1/projects/{project}/locations/{location}/publishers/google/models/{model}",
+    "/v1/projects/{project}/locations/{location}/publishers/google/models/{model}",
+    # Vertex AI's express mode (an API key, no project)
+    "/v1beta1/publishers/google/models/{model}",
+    "/v1/publishers/google/models/{model}",
+)
+
+
+def _gemini(method: str, api: str, *, turn: bool = False) -> tuple[Family, ...]:
+    """The rows of one Gemini method (``generateContent``…), one per root."""
+    return tuple(
+        Family(
+            api,
+            f"{root}:{method}",
+            errors="google",
+            endpoint="mockserver.http.routes.gemini:GenerateContent" if turn else None,
+            prompt="mockserver.prompt.gemini:prompt_from_gemini" if turn else None,
+        )
+        for root in _GEMINI_ROOTS
+    )
+
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -66,15 +130,44 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family("embeddings", "/v1/embeddings"),
     Family("moderations", "/v1/moderations"),
+    *_gemini("generateContent", "gemini", turn=True),
+    *_gemini("streamGenerateContent", "gemini", turn=True),
+    *_gemini("countTokens", "count_tokens"),
+    *_gemini("embedContent", "embeddings"),
+    *_gemini("batchEmbedContents", "embeddings"),
 )
 
-_BY_PATH = {family.path: family for family in FAMILIES}
-_BY_API = {family.api: family for family in FAMILIES}
+_BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
+_TEMPLATED = tuple(family for family in FAMILIES if family.templated)
+_BY_API: dict[str, Family] = {}
+for _family in FAMILIES:  # an API's first row names it (its reader, its path)
+    _BY_API.setdefault(_family.api, _family)
+#: The first segment of the paths only Google-shaped families are served under.
+_GOOGLE_ROOTS = frozenset(
+    f.path.split("/")[1] for f in FAMILIES if f.errors == "google"
+) - frozenset(f.path.split("/")[1] for f in FAMILIES if f.errors != "google")
 
 
 def family_at(method: str, path: str) -> Family | None:
     """The family a ``POST`` to ``path`` is a request of (``None`` for any other call)."""
-    return _BY_PATH.get(path) if method.upper() == "POST" else None
+    if method.upper() != "POST":
+        return None
+    return _BY_PATH.get(path) or _templated_at(path)
+
+
+def _templated_at(path: str) -> Family | None:
+    if ":" not in path and "{" not in path:  # every templated row ends in ``:method``
+        return None
+    return next((f for f in _TEMPLATED if f.parameters(path) is not None), None)
+
+
+def errors_at(path: str) -> ErrorShape:
+    """How an answer at ``path`` writes its errors, whatever the method: its family's way, else
+    Google's under a root only Google's APIs have (``/v1beta``), else OpenAI's."""
+    family = _BY_PATH.get(path) or _templated_at(path)
+    if family is not None:
+        return family.errors
+    return "google" if path.split("/")[1:2] and path.split("/")[1] in _GOOGLE_ROOTS else "openai"
 
 
 def socket_at(path: str) -> Family | None:

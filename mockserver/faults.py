@@ -158,7 +158,7 @@ def error_for(spec: ErrorSpec | None) -> APIError:
         retry_after = spec.retry_after if spec.retry_after is not None else preset.retry_after
     headers = _retry_headers(retry_after) if retry_after is not None else {}
     headers.update({k.lower(): v for k, v in own_headers.items()})
-    return APIError(
+    error = APIError(
         message or preset.message,
         status=status,
         type=type_ or preset.type,
@@ -167,6 +167,9 @@ def error_for(spec: ErrorSpec | None) -> APIError:
         headers=headers,
         extra=dict(preset.extra),
     )
+    if message is None and status == preset.status:  # the preset's own words, in any API's
+        error.preset = next(name for name, known in PRESETS.items() if known is preset)
+    return error
 
 
 #: The codes a Responses ``response.error`` may carry (the API's ``ResponseErrorCode``).

@@ -8,6 +8,7 @@ determine it, never Python's salted ``hash()``, never a process-wide generator.
 from __future__ import annotations
 
 import _random
+import base64
 import hashlib
 import random
 import string
@@ -30,6 +31,7 @@ __all__ = [
     "numbered_opaque_id",
     "obfuscator",
     "opaque_id",
+    "signature",
     "stable_digest",
 ]
 
@@ -123,6 +125,13 @@ def opaque_id(prefix: str, *parts: Part, length: int = 29) -> str:
     """``prefix`` + ``length`` alphanumerics from ``parts`` (the ``chatcmpl-…`` look)."""
     digest = stable_digest(prefix, *parts, size=max(16, length))
     return prefix + _draw(digest, length)
+
+
+def signature(*parts: Part, size: int = 96) -> str:
+    """An opaque base64 token of ``size`` bytes from ``parts``: a thought signature (what a
+    model hands back so that its reasoning can be resumed; only its own maker reads it)."""
+    digest = hashlib.shake_128(stable_digest("signature", *parts)).digest(size)
+    return base64.b64encode(digest).decode()
 
 
 def hex_id(prefix: str, *parts: Part, length: int = 32) -> str:

@@ -27,7 +27,7 @@ from mockserver.store import JournalEntry, Unparsed
 from mockserver.values import value_class
 from mockserver.wire.embeddings import EmbeddingsRequest, Input
 
-__all__ = ["EmbeddingsAnswer", "create_embeddings"]
+__all__ = ["Embedded", "EmbeddingsAnswer", "create_embeddings", "embed"]
 
 
 @value_class
@@ -75,6 +75,70 @@ def _vector(turn: Turn, value: Input, *, request: EmbeddingsRequest, seed: int) 
     return embedding_vector(source, seed=seed, model=request.model, dimensions=size)
 
 
+@value_class
+class Embedded:
+    """Each input's vector, and the turn that decided it (matched, committed, rate-limited)."""
+
+    vectors: list[list[float]]
+    turns: list[Turn]
+
+    def journal(
+        self,
+        engine: Engine,
+        *,
+        namespace: str,
+        path: str,
+        model: str,
+        body: Any,
+        encoded: bytes,
+    ) -> None:
+        """Journal the request (one entry for all its inputs) with the answer's bytes."""
+        vectors, turns = self.vectors, self.turns
+        first = next((t for t in turns if t.rule is not None), turns[0])
+        engine.record(
+            namespace,
+            JournalEntry(
+                seq=0,
+                method="POST",
+                path=path,
+                status=200,
+                api="embeddings",
+                model=model,
+                request=body,
+                response=Unparsed(sse.kept(encoded), orjson.loads),
+                rule=first.rule,
+                miss=first.miss,
+                summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "
+                f"{len(vectors[0])} dimensions",
+            ),
+        )
+
+    def plan(self) -> BodyPlan:
+        """How the answer is delivered: as the first input with latency or a fault says."""
+        paced = next((t for t in self.turns if t.latency or t.fault), self.turns[0])
+        return plan_body(paced.latency, paced.fault, seed=paced.seed)
+
+
+def embed(
+    engine: Engine,
+    request: EmbeddingsRequest,
+    *,
+    namespace: str,
+    headers: Mapping[str, str],
+    body: Any,
+) -> Embedded:
+    """Match and commit each input, and make its vector. A scripted error (or a strict
+    scenario's miss) on any input refuses the whole request, as it is raised."""
+    prompts = [_prompt(request, v, headers=headers, body=body) for v in request.inputs]
+    seed = _seed(engine, namespace, prompts[0])
+    turns = [engine.turn(prompt, namespace=namespace) for prompt in prompts]
+    vectors = [
+        _vector(turn, value, request=request, seed=seed)
+        for turn, value in zip(turns, request.inputs, strict=True)
+    ]
+    return Embedded(vectors, turns)
+
+
 def create_embeddings(
     engine: Engine,
     request: EmbeddingsRequest,
@@ -84,45 +148,20 @@ def create_embeddings(
     headers: Mapping[str, str],
     body: Any,
 ) -> EmbeddingsAnswer:
-    """Match, commit and journal each input; the answer's bytes. A scripted error (or a
-    strict scenario's miss) on any input refuses the whole request, as it is raised."""
+    """Match, commit and journal each input; the answer's bytes."""
     counts = [input_tokens(value) for value in request.inputs]
     check_token_limits(request.model, counts, request.dimensions)
-    prompts = [_prompt(request, v, headers=headers, body=body) for v in request.inputs]
-    seed = _seed(engine, namespace, prompts[0])
-    turns = [engine.turn(prompt, namespace=namespace) for prompt in prompts]
-    vectors = [
-        _vector(turn, value, request=request, seed=seed)
-        for turn, value in zip(turns, request.inputs, strict=True)
-    ]
+    embedded = embed(engine, request, namespace=namespace, headers=headers, body=body)
     result = embeddings_list(
-        vectors,
+        embedded.vectors,
         model=request.model,
         prompt_tokens=sum(counts),
         encoding_format=request.encoding_format,
     )
     encoded = sse.encode_json_pretty(result)
-    paced = next((t for t in turns if t.latency or t.fault), turns[0])
-    first = next((t for t in turns if t.rule is not None), turns[0])
-    engine.record(
-        namespace,
-        JournalEntry(
-            seq=0,
-            method="POST",
-            path=path,
-            status=200,
-            api="embeddings",
-            model=request.model,
-            request=body,
-            response=Unparsed(sse.kept(encoded), orjson.loads),
-            rule=first.rule,
-            miss=first.miss,
-            summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "
-            f"{len(vectors[0])} dimensions",
-        ),
+    embedded.journal(
+        engine, namespace=namespace, path=path, model=request.model, body=body, encoded=encoded
     )
     return EmbeddingsAnswer(
-        encoded,
-        engine.request_headers(namespace, turns[-1]),
-        plan_body(paced.latency, paced.fault, seed=paced.seed),
+        encoded, engine.request_headers(namespace, embedded.turns[-1]), embedded.plan()
     )

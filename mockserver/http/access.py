@@ -22,8 +22,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import APIError, AuthenticationError, SettingsError
+from mockserver.families import errors_at
 from mockserver.http.hosts import HostPolicy, host_name
-from mockserver.http.routes.base import error_response
+from mockserver.http.routes.base import api_key_of, error_response, error_shape
 from mockserver.ids import monotonic
 from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange
@@ -116,13 +117,6 @@ def _masked(key: str) -> str:
     if len(key) <= 8:
         return "*" * len(key)
     return key[:3] + "*" * (len(key) - 7) + key[-4:]
-
-
-def _bearer(headers: Headers) -> str | None:
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip() or None
 
 
 @value_class
@@ -253,6 +247,20 @@ def _api_key_refused(key: str | None) -> Response:
     )
 
 
+def _google_key_refused(key: str | None) -> Response:
+    """Google's answers: no key is a caller without identity (403), a wrong one a 400."""
+    if key is None:
+        error = APIError(
+            "Method doesn't allow unregistered callers (callers without established identity). "
+            "Please use API Key or other form of API consumer identity to call this API.",
+            status=403,
+        )
+    else:
+        error = APIError("API key not valid. Please pass a valid API key.", status=400)
+        error.preset = "invalid_api_key"
+    return error_response(error, shape="google")
+
+
 class Access:
     """The ASGI middleware described in this module's docstring."""
 
@@ -322,12 +330,16 @@ class Access:
     def _refusal(self, scope: Scope, headers: Headers, *, control: bool) -> Response | None:
         if control and self.settings.admin_token:
             return self._admin_check(scope, headers, self.settings.admin_token)
+        path: str = scope["path"]
+        google = errors_at(path) == "google"
         if self.settings.api_keys and (
-            scope["path"] == API_PREFIX or scope["path"].startswith(API_PREFIX + "/")
+            path == API_PREFIX or path.startswith(API_PREFIX + "/") or google
         ):
-            key = _bearer(headers)
+            query = QueryParams(scope.get("query_string", b""))
+            key = api_key_of(headers, query)
             if not any(_secret_equals(key, k) for k in self.settings.api_keys):
-                return _api_key_refused(key)
+                shape = error_shape(path, headers, query)
+                return _google_key_refused(key) if shape == "google" else _api_key_refused(key)
         return None
 
     def _admin_check(self, scope: Scope, headers: Headers, token: str) -> Response | None:

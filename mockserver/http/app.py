@@ -21,6 +21,7 @@ from mockserver.errors import (
     NotFoundError,
     StreamAborted,
 )
+from mockserver.families import errors_at
 from mockserver.http.access import Access, check_exposure
 from mockserver.http.endpoint import Endpoints
 from mockserver.http.lane.lane import FastLane, Lane
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 log = logging.getLogger("mockserver")
+GEMINI = "mockserver.http.routes.gemini"
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -49,8 +51,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         error = NotFoundError(f"Invalid URL ({route})")
     else:
         error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
-    if request.url.path.startswith("/v1/"):  # an API call, if a wrong one: journaled too
-        return refusal(request, error)
+    path = request.url.path
+    if path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a wrong one:
+        return refusal(request, error)  # journaled too
     return error_response(error)
 
 
@@ -75,7 +78,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return error_response(
         InternalServerError(
             "The server had an error while processing your request. Sorry about that!"
-        )
+        ),
+        shape=errors_at(request.url.path),
     )
 
 
@@ -130,6 +134,8 @@ def create_app(
                 routes=[
                     *chat.routes(),
                     # Imported on first use: their wire models cost start-up time and memory.
+                    # Gemini's first: a GET /v1/models sent with a Google key is its.
+                    LazyRoutes(GEMINI, prefixes=["/models", "/projects/", "/publishers/"]),
                     LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
                     LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
                     LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
@@ -137,6 +143,9 @@ def create_app(
                     LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
                 ],
             ),
+            # The Gemini API's other versions: the Developer API's v1beta, Vertex AI's v1beta1.
+            Mount("/v1beta", routes=[LazyRoutes(GEMINI, prefixes=["/"])]),
+            Mount("/v1beta1", routes=[LazyRoutes(GEMINI, prefixes=["/"])]),
             Mount(
                 "/__mockserver",
                 routes=[

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -48,10 +48,18 @@ from mockserver.http.routes.encoded import Encoded
 from mockserver.store import Namespace, Unparsed
 from mockserver.wire.json_body import Body
 
-__all__ = ["Endpoints", "TurnEndpoint", "turn_route"]
+__all__ = ["Endpoints", "Target", "TurnEndpoint", "turn_route"]
 
 Checked = TypeVar("Checked")
 Result = TypeVar("Result")
+
+
+class Target(NamedTuple):
+    """Where a request was sent: its path (journaled) and its query parameters (read, never
+    journaled: a Gemini key may be one)."""
+
+    path: str
+    query: Mapping[str, str] = {}
 
 
 class TurnEndpoint(ABC, Generic[Checked, Result]):
@@ -65,8 +73,9 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         self.replays = replays
 
     @abstractmethod
-    def check(self, body: Body, headers: Mapping[str, str]) -> Checked:
-        """What the turn needs from the request, or the API's error for it (nothing changed)."""
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Checked:
+        """What the turn needs from the request sent ``at`` a path, or the API's error for it
+        (nothing changed)."""
 
     @abstractmethod
     def take(
@@ -92,6 +101,7 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         namespace: str,
         headers: Mapping[str, str],
         raw: bytes,
+        path: str | None = None,
     ) -> Callable[[Namespace], Encoded[Result]]:
         """The engine's turn for the request, rendered, encoded and journaled, as the change
         of its namespace the store makes (the engine wrote the entry in the turn's commit; the
@@ -99,8 +109,9 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         bytes it came in). One atomic change for the whole turn (the engine's steps hold the
         namespace again inside): on a shared store, one transaction per request, written with
         its answer, and maybe made again, on the namespace as another process left it; so
-        ``store.transact(namespace, work)``, or ``transact_soon`` from the event loop."""
-        journal = Journaled(self.path, Unparsed(raw, orjson.loads))
+        ``store.transact(namespace, work)``, or ``transact_soon`` from the event loop. The
+        request is journaled at ``path`` (the endpoint's own, unless its path names a model)."""
+        journal = Journaled(path or self.path, Unparsed(raw, orjson.loads))
 
         def turn(_: Namespace) -> Encoded[Result]:
             result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
@@ -132,10 +143,13 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             encoded: Encoded[Result] = handed_over(request, handoff)
             return self.answer(encoded)
         body = await read_json(request)
-        checked = self.check(body, request.headers)
+        at = Target(request.url.path, request.query_params)
+        checked = self.check(body, request.headers, at=at)
         raw: bytes = request.state.raw_body
         namespace = namespace_of(request)
-        work = self.work(checked, body, namespace=namespace, headers=request.headers, raw=raw)
+        work = self.work(
+            checked, body, namespace=namespace, headers=request.headers, raw=raw, path=at.path
+        )
         encoded = await self.engine.store.transact_soon(namespace, work)
         response = self.answer(encoded)
         key = replay_key(request)
@@ -155,7 +169,8 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
 class Endpoints:
     """One app's turn endpoints, by path, each made on its first use (by a route or the lane)."""
 
-    paths = frozenset(family.path for family in turn_families())
+    #: The paths the lane may answer (a templated path's requests take the full path).
+    paths = frozenset(family.path for family in turn_families() if not family.templated)
 
     def __init__(self, engine: Engine, replays: Replays) -> None:
         self.engine = engine
@@ -163,14 +178,19 @@ class Endpoints:
         self._made: dict[str, TurnEndpoint[Any, Any]] = {}
 
     def at(self, path: str) -> TurnEndpoint[Any, Any]:
+        """The endpoint serving ``path`` (a family's path, or a path its template serves)."""
         endpoint = self._made.get(path)
         if endpoint is None:
             served = family_at("POST", path)
             if served is None or served.endpoint is None:
                 raise KeyError(path)
-            module, name = served.endpoint.split(":")
-            family: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
-            endpoint = self._made[path] = family(self.engine, self.replays)
+            endpoint = self._made.get(served.endpoint)
+            if endpoint is None:
+                module, name = served.endpoint.split(":")
+                made: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
+                endpoint = self._made[served.endpoint] = made(self.engine, self.replays)
+            if not served.templated:
+                self._made[path] = endpoint
         return endpoint
 
 

@@ -134,7 +134,7 @@ class RecordingProxy:
             finally:
                 await response.aclose()
         exchange = capture.finish(complete=complete, elapsed_ms=(clock() - start) * 1000)
-        secrets = credentials_in(headers) + credentials_in(outgoing)
+        secrets = credentials_in(headers, query) + credentials_in(outgoing)
         reloaded = recorder.captured(exchange, secrets=secrets)
         if reloaded is not None:  # new_episodes: what was just recorded now replays
             if recorder.on_reload is not None:

@@ -22,7 +22,7 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses", "moderations", "embeddings"]
+Api = Literal["chat", "responses", "moderations", "embeddings", "gemini"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from mockserver.errors import MockServerError
-from mockserver.families import turn_families
+from mockserver.families import by_api, turn_families
 from mockserver.record.cassette import Cassette, Form
 from mockserver.record.har import read_har
 from mockserver.record.importing import Imported, ImportFailed
@@ -95,7 +95,7 @@ def import_files(
 
 
 _NOT_A_TURN = "not a model turn a scenario rule answers (POST {})".format(
-    " or ".join(family.path for family in turn_families())
+    " or ".join(dict.fromkeys(by_api(family.api).path for family in turn_families()))
 )
 _NOT_A_REQUEST = "its body is not a request of that API (no model, or not a JSON object)"
 

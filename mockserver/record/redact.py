@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from mockserver.record.exchange import Event, Exchange
 
@@ -22,6 +23,7 @@ SECRET_HEADERS = frozenset(
         "proxy-authorization",
         "api-key",
         "x-api-key",
+        "x-goog-api-key",
         "openai-organization",
         "openai-project",
         "cookie",
@@ -105,9 +107,10 @@ class Redactor:
         )
 
 
-def credentials_in(headers: Iterable[tuple[str, str]]) -> list[str]:
-    """The credential values among request headers (a bearer token without its scheme)."""
-    found = []
+def credentials_in(headers: Iterable[tuple[str, str]], query: str = "") -> list[str]:
+    """The credential values among request headers (a bearer token without its scheme) and
+    in the query (Google's ``?key=``)."""
+    found = [value for name, value in parse_qsl(query) if name == "key" and value]
     for name, value in headers:
         if name.lower() in SECRET_HEADERS and value:
             found.append(value)

@@ -1,4 +1,9 @@
-"""Server-sent-event framing: the one place that knows what a frame looks like on the wire."""
+"""Stream framing: the one place that knows what a frame looks like on the wire.
+
+Server-sent events for the OpenAI APIs (``data:`` frames, named ``event:`` frames) and the
+Gemini API's ``alt=sse`` (``data:`` frames ending in CRLF); and the Gemini API's other
+framing, one JSON array streamed element by element (``[{…}`` ``,{…}`` … ``]``).
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,17 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "ARRAY_END",
     "DONE",
+    "array_frames",
     "comment",
+    "decode_array",
     "decode_stream",
     "encode_json",
     "encode_json_pretty",
     "event_frame",
     "frame",
+    "google_frame",
     "kept",
     "malformed",
     "payload",
@@ -47,6 +56,38 @@ def frame(value: Any) -> bytes:
     return b"data: " + orjson.dumps(value) + b"\n\n"
 
 
+def google_frame(value: Any) -> bytes:
+    """``data: {json}`` + a blank line, in CRLF (the Gemini API's ``alt=sse`` framing: no
+    ``event:`` line, no terminator)."""
+    return b"data: " + orjson.dumps(value) + b"\r\n\r\n"
+
+
+#: What closes a streamed JSON array.
+ARRAY_END = b"\n]"
+
+
+def array_frames(values: Iterable[Any], *, opened: bool = False) -> list[bytes]:
+    """``values`` as the pieces of one streamed JSON array (the Gemini API's stream without
+    ``alt=sse``): the first opens it, each later one follows a comma, each is indented JSON
+    as a body is written; :data:`ARRAY_END` closes it. ``opened``: elements were sent before."""
+    frames = []
+    for value in values:
+        head = b"\n,\r\n" if opened else b"["
+        frames.append(head + orjson.dumps(value, option=orjson.OPT_INDENT_2))
+        opened = True
+    return frames
+
+
+def decode_array(stream: bytes) -> list[Any]:
+    """The elements of a streamed JSON array (closed or cut: what was sent in whole)."""
+    text = stream if stream.rstrip().endswith(b"]") else stream.rstrip(b", \r\n") + b"]"
+    try:
+        values: list[Any] = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    return values
+
+
 def event_frame(event: str, value: Any) -> bytes:
     """``event: name`` + ``data: {json}`` + blank line (the Responses framing)."""
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
@@ -67,7 +108,11 @@ def text_frame(event: str | None, data: str) -> bytes:
 
 
 def decode_stream(stream: bytes) -> list[Any]:
-    """The JSON payloads of a stream's frames, either framing (``[DONE]`` left out)."""
+    """The JSON payloads of a stream's frames, any framing (``[DONE]`` left out)."""
+    if stream.startswith(b"["):
+        return decode_array(stream)
+    if b"\r\n" in stream:
+        stream = stream.replace(b"\r\n", b"\n")
     payloads = [
         frame.partition(b"data: ")[2] for frame in stream.split(b"\n\n") if frame and frame != _END
     ]

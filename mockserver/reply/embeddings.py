@@ -48,6 +48,12 @@ MODEL_DIMENSIONS: Final = {
     "text-embedding-3-small": 1536,
     "text-embedding-3-large": 3072,
     "text-embedding-ada-002": 1536,
+    # Gemini's (the Developer API's and Vertex AI's)
+    "gemini-embedding-001": 3072,
+    "gemini-embedding-exp-03-07": 3072,
+    "text-embedding-004": 768,
+    "text-embedding-005": 768,
+    "embedding-001": 768,
 }
 #: The size of any other model's vectors.
 DEFAULT_DIMENSIONS: Final = 1536

@@ -90,7 +90,7 @@ def param_lookup(value: Any) -> TextMatch | NumberMatch | LiteralMatch:
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: Literal["chat", "responses", "moderations", "embeddings"] | None = None
+    api: Literal["chat", "responses", "moderations", "embeddings", "gemini"] | None = None
     model: TextMatch | None = None
     last_user: TextMatch | None = None
     any_message: TextMatch | None = None

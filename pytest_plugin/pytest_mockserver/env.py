@@ -1,5 +1,7 @@
 """Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
-session, set before conftest files and test modules are imported, and undone at the end.
+session, set before conftest files and test modules are imported, and undone at the end; and
+what google-genai reads for the same (``GOOGLE_GEMINI_BASE_URL``, the server's root, and
+``GOOGLE_API_KEY``, the key it prefers).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -17,6 +19,8 @@ __all__ = ["BASE_URL", "KEY", "OpenAIEnv", "bind_loopback", "session_key"]
 
 BASE_URL = "OPENAI_BASE_URL"
 KEY = "OPENAI_API_KEY"
+GEMINI_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
+GEMINI_KEY = "GOOGLE_API_KEY"
 HOST = "127.0.0.1"
 
 
@@ -70,9 +74,14 @@ class OpenAIEnv:
             sock = bind_loopback(port if serve else 0, listen=serve)
             base_url = f"http://{HOST}:{sock.getsockname()[1]}/v1"
         made = cls(base_url=base_url, api_key=session_key(), sock=sock, serving=serve)
-        made.saved = {name: os.environ.get(name) for name in (BASE_URL, KEY)}
-        os.environ[BASE_URL] = made.base_url
-        os.environ[KEY] = made.api_key
+        values = {
+            BASE_URL: made.base_url,
+            KEY: made.api_key,
+            GEMINI_BASE_URL: made.base_url.removesuffix("/v1"),
+            GEMINI_KEY: made.api_key,
+        }
+        made.saved = {name: os.environ.get(name) for name in values}
+        os.environ.update(values)
         return made
 
     def take_socket(self) -> socket.socket | None:

@@ -23,6 +23,7 @@ from pytest_mockserver.session import MockServerSession, ScenarioRef
 
 if TYPE_CHECKING:
     import openai
+    from google import genai
 
 __all__ = ["MockServer", "open_handle"]
 
@@ -34,6 +35,8 @@ _MEANT = {
     "url": ["base_url"],
     "api_base": ["base_url"],
     "openai_client": ["client"],
+    "genai_client": ["gemini_client"],
+    "google_client": ["gemini_client"],
     "requests": ["calls"],
     "journal": ["calls"],
     "history": ["calls"],
@@ -87,7 +90,8 @@ class MockServer:
         hint = f"; did you mean .{meant[0]}?" if meant else ""
         raise AttributeError(
             f"'MockServer' object has no attribute {name!r}{hint} (what a test uses: "
-            ".client() or .async_client(), .base_url with .headers, .on(...).reply(...), "
+            ".client() or .async_client(), .gemini_client(), .base_url with .headers, "
+            ".on(...).reply(...), "
             ".use(scenario), .calls, .hits)"
         )
 
@@ -149,6 +153,34 @@ class MockServer:
         client = openai.AsyncOpenAI(**self._client_options(options))
         if ours:
             self._clients.append((client, True))
+        return client
+
+    @property
+    def root_url(self) -> str:
+        """The session's server without an API's path (``http://127.0.0.1:<port>``): the
+        base URL of clients that add their own version (google-genai's ``v1beta``…)."""
+        return self.base_url.removesuffix("/v1")
+
+    def gemini_client(self, **options: Any) -> genai.Client:
+        """A ``google.genai.Client`` for this namespace (its key), on the session's server,
+        closed at teardown; ``client.aio`` is its async side. ``options`` go to its
+        ``HttpOptions`` (``retry_options``, ``api_version``, ``timeout`` in ms, …)."""
+        _require("google.genai", "google-genai", "mockserver.gemini_client()")
+        import httpx
+        from google import genai
+        from google.genai import types
+
+        if "base_url" in options:
+            raise TypeError("the handle sets base_url: it is the session's server")
+        if "httpx_async_client" not in options:  # httpx, not aiohttp (which warns about the
+            # SDK's subclass of its session), with no pooled connection left at teardown
+            limits = httpx.Limits(max_keepalive_connections=0)
+            options["httpx_async_client"] = httpx.AsyncClient(limits=limits)
+        http_options = types.HttpOptions(
+            **{"timeout": int(CLIENT_TIMEOUT * 1000), **options, "base_url": self.root_url}
+        )
+        client = genai.Client(api_key=self.api_key, http_options=http_options)
+        self._clients.append((client, False))
         return client
 
     def _in_process(self, wanted: bool | None, options: dict[str, Any]) -> bool:
@@ -356,12 +388,20 @@ def open_handle(
 
 
 def _require_openai() -> None:
+    _require("openai", "openai", "mockserver.client() and async_client()")
+
+
+def _require(module: str, package: str, what: str) -> None:
     import importlib.util
 
-    if importlib.util.find_spec("openai") is None:
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing (``google``)
+        found = False
+    if not found:
         raise ModuleNotFoundError(
-            "mockserver.client() and async_client() need the openai package: "
-            "pip install openai (or talk to mockserver.base_url with any HTTP client)"
+            f"{what} need the {package} package: pip install {package} (or talk to "
+            "mockserver.base_url with any HTTP client)"
         )
 
 

@@ -303,8 +303,11 @@ def mockserver(
 
 @pytest.fixture
 def mockserver_env(mockserver: MockServer, monkeypatch: pytest.MonkeyPatch) -> MockServer:
-    """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` pointing at it, for code
-    that builds its own client (undone after the test)."""
+    """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (and google-genai's
+    ``GOOGLE_GEMINI_BASE_URL`` and ``GOOGLE_API_KEY``) pointing at it, for code that builds its
+    own client (undone after the test)."""
     monkeypatch.setenv("OPENAI_BASE_URL", mockserver.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", mockserver.api_key)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mockserver.root_url)
+    monkeypatch.setenv("GOOGLE_API_KEY", mockserver.api_key)
     return mockserver

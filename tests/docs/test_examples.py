@@ -34,8 +34,11 @@ PAGES = [
 FENCE = re.compile(r"^(?:<!-- run: (\w+)(?: ([^\n]*?))? -->\n)?```(\w*)\n(.*?)^```$", re.M | re.S)
 NAMED = re.compile(r"\A# ([\w./-]+)\n")
 KINDS = {"file", "scenario", "rules", "python", "pytest", "output", "no"}
-#: Where the examples send their requests; the runner points them at a server of its own.
+#: Where the examples send their requests (the OpenAI base URL, or the server's root for
+#: clients that add their own version, as google-genai does); the runner points them at a
+#: server of its own.
 EXAMPLE_URL = "http://127.0.0.1:8000/v1"
+EXAMPLE_ROOT = "http://127.0.0.1:8000"
 
 Run = Callable[..., pytest.RunResult]
 
@@ -114,7 +117,8 @@ class Page:
         return self.servers[scenario]
 
     def script(self, block: Block) -> None:
-        code = block.text.replace(EXAMPLE_URL, self.server(block.argument).base_url)
+        server = self.server(block.argument)
+        code = block.text.replace(EXAMPLE_URL, server.base_url).replace(EXAMPLE_ROOT, server.url)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(code, block.where, "exec"), self.variables)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from mockserver.errors import APIError
-from mockserver.http.endpoint import TurnEndpoint
+from mockserver.http.endpoint import Target, TurnEndpoint
 from mockserver.http.lane.recipes import Answered, Handoff, Key, lane_headers
 from mockserver.http.routes.base import (
     JSONAnswer,
@@ -89,7 +89,7 @@ def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
         return None
     try:
         body = parse_json_body(raw)
-        checked = endpoint.check(body, headers)
+        checked = endpoint.check(body, headers, at=Target(key[0]))
     except APIError:  # nothing has changed yet: the route refuses it, and journals why
         return None
     namespace = namespace_from(headers)

@@ -22,19 +22,23 @@ from mockserver.errors import (
     StreamAborted,
     UnsupportedMediaTypeError,
 )
-from mockserver.families import family_at
+from mockserver.families import ErrorShape, errors_at, family_at
 from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
+from mockserver.render.errors import error_answer
 from mockserver.store import JournalEntry, Unparsed
 from mockserver.wire.json_body import parse_json_body
 
 __all__ = [
     "SSEResponse",
     "api_endpoint",
+    "api_key_of",
     "control_endpoint",
     "create_endpoint",
     "engine_of",
     "error_response",
+    "error_shape",
+    "google_key_of",
     "is_json_type",
     "json_response",
     "namespace_from",
@@ -47,6 +51,7 @@ __all__ = [
 
 Handler = Callable[[Request], Awaitable[Response]]
 SESSION_HEADER = "x-mockserver-session"
+GOOGLE_KEY_HEADER = "x-goog-api-key"
 DEFAULT_NAMESPACE = "default"
 
 
@@ -56,20 +61,41 @@ def engine_of(request: Request) -> Engine:
 
 
 def namespace_of(request: Request) -> str:
-    """The explicit session header, else the bearer token, else the shared default namespace."""
-    return namespace_from(request.headers)
+    """The explicit session header, else the API key, else the shared default namespace."""
+    return namespace_from(request.headers, request.query_params)
 
 
-def namespace_from(headers: Mapping[str, str]) -> str:
-    """:func:`namespace_of` a request with these headers."""
+def namespace_from(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str:
+    """:func:`namespace_of` a request with these headers (and query parameters)."""
     explicit = headers.get(SESSION_HEADER)
     if explicit:
         return explicit
-    auth = headers.get("authorization", "")
-    scheme, _, token = auth.partition(" ")
+    return api_key_of(headers, query) or DEFAULT_NAMESPACE
+
+
+def api_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
+    """The API key a request carries, however its family sends it: a bearer token, Google's
+    ``x-goog-api-key`` header or its ``?key=`` parameter (``None``: none)."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    return DEFAULT_NAMESPACE
+    google = google_key_of(headers, query)
+    return google or None
+
+
+def google_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
+    """The key a request sends Google's way (``x-goog-api-key``, else ``?key=``), if any."""
+    key = headers.get(GOOGLE_KEY_HEADER) or (query.get("key") if query is not None else None)
+    return key.strip() if key and key.strip() else None
+
+
+def error_shape(path: str, headers: Mapping[str, str], query: Mapping[str, str]) -> ErrorShape:
+    """How the refusal of a request is written: its path's family's way; a request sent with a
+    Google key where both families are served (``/v1/models``) is Google's."""
+    shape = errors_at(path)
+    if shape == "openai" and google_key_of(headers, query) is not None:
+        return "google"
+    return shape
 
 
 def json_response(
@@ -83,13 +109,18 @@ def json_response(
     )
 
 
-def error_response(error: APIError, *, request_id: str | None = None) -> Response:
-    headers = dict(error.headers)
-    if request_id:
+def error_response(
+    error: APIError, *, request_id: str | None = None, shape: ErrorShape = "openai"
+) -> Response:
+    """The answer to ``error`` as a family whose errors are written the ``shape`` way sends
+    it (OpenAI's with its request id and service headers)."""
+    answer = error_answer(error, shape)
+    headers = answer.headers
+    if request_id and shape == "openai":
         headers.setdefault("x-request-id", request_id)
         headers.setdefault("openai-processing-ms", "12")
         headers.update(SERVICE_HEADERS)
-    return json_response(error.body(), status=error.status, headers=headers)
+    return json_response(answer.body, status=answer.status, headers=headers)
 
 
 class _WholeAnswer(Response):
@@ -360,21 +391,28 @@ def refusal(request: Request, error: APIError) -> Response:
     the engine journaled it already (a turn that ended in this error)."""
     engine = engine_of(request)
     namespace = namespace_of(request)
+    shape = error_shape(request.url.path, request.headers, request.query_params)
+    answer = error_answer(error, shape)
     entry = error.journaled
+    if isinstance(entry, JournalEntry) and shape != "openai":  # as it is sent
+        entry.response, entry.status = answer.body, answer.status
     if not isinstance(entry, JournalEntry):
         path = request.scope["path"]
         body = getattr(request.state, "json_body", None)
         model = body.get("model") if isinstance(body, dict) else None
+        family = family_at(request.method, path)
+        if model is None and family is not None:  # a model named by the path
+            model = (family.parameters(path) or {}).get("model")
         entry = JournalEntry(
             seq=0,
             method=request.method,
             path=request.url.path,
-            status=error.status,
-            api=family.api if (family := family_at(request.method, path)) else None,
+            status=answer.status,
+            api=family.api if family else None,
             model=model if isinstance(model, str) else None,
             stream=isinstance(body, dict) and body.get("stream") is True,
             request=journaled_body(request),
-            response=error.body(),
+            response=answer.body,
             rule=error.rule,
             miss=error.miss,
             summary=f"{error.type}: {error.message}",
@@ -385,7 +423,7 @@ def refusal(request: Request, error: APIError) -> Response:
 
         return RecordedResponse(error)
     request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
-    return error_response(error, request_id=request_id)
+    return error_response(error, request_id=request_id, shape=shape)
 
 
 def _journal_answer(request: Request, response: Response) -> None:

@@ -13,7 +13,7 @@ from starlette.routing import Route
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat
 from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import (
@@ -41,7 +41,7 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
 
     path = "/v1/chat/completions"
 
-    def check(self, body: Body, headers: Mapping[str, str]) -> Prompt:
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
         check_chat_body(body)
         return prompt_from_chat(body, headers=headers)
 

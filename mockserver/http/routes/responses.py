@@ -24,7 +24,7 @@ from mockserver.engine.responses import (
 from mockserver.engine.responses import response_id as response_id_of
 from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import InvalidRequestError
-from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import (
@@ -89,7 +89,7 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
 
     path = "/v1/responses"
 
-    def check(self, body: Body, headers: Mapping[str, str]) -> Remembered | None:
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Remembered | None:
         check_responses_body(body)
         return REMEMBERED.get()
 
