@@ -168,7 +168,8 @@ def error_for(spec: ErrorSpec | None) -> APIError:
         extra=dict(preset.extra),
     )
     if message is None and status == preset.status:  # the preset's own words, in any API's
-        error.preset = next(name for name, known in PRESETS.items() if known is preset)
+        # a status no preset has (418) is made a preset of its own, which has no name
+        error.preset = next((name for name, known in PRESETS.items() if known is preset), None)
     return error
 
 

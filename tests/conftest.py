@@ -6,11 +6,17 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 from tests.support.redis_server import RedisServer, find_redis_server
+
+# Hypothesis's deadline is a wall-clock assertion: a loaded CI machine (or coverage) fails it
+# on code that is correct. Tests assert behaviour, never time.
+settings.register_profile("mockserver", deadline=None)
+settings.load_profile("mockserver")
 
 #: The environment each family's official client reads its key, endpoint or region from.
 PROVIDER_ENV = ("OPENAI_", "ANTHROPIC_", "GOOGLE_", "GEMINI_", "AWS_", "AZURE_OPENAI_", "OLLAMA_")
