@@ -16,13 +16,8 @@ from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
-from mockserver.http.routes.base import (
-    api_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.http.routes.query import page_query
 from mockserver.prompt import Prompt

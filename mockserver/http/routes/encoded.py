@@ -15,7 +15,7 @@ import orjson
 from starlette.responses import Response
 
 from mockserver.faults import UNPACED, BodyPlan, StreamPlan
-from mockserver.http.routes.base import (
+from mockserver.http.responses import (
     JSONAnswer,
     PlannedJSONResponse,
     SSEResponse,

@@ -31,15 +31,17 @@ from mockserver.families import family_at
 from mockserver.faults import paced
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane.recipes import Key, Recipe
-from mockserver.http.routes.base import (
+from mockserver.http.responses import (
     JSONAnswer,
     PacedSSEResponse,
     PlannedJSONResponse,
+    json_response,
+)
+from mockserver.http.routes.base import (
     api_endpoint,
     create_endpoint,
     engine_of,
     google_key_of,
-    json_response,
     namespace_of,
     read_json,
     refusal,
