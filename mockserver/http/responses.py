@@ -36,6 +36,7 @@ from mockserver.families import ErrorShape
 from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
 from mockserver.render.errors import error_answer
+from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = [
     "JSONAnswer",
@@ -55,7 +56,7 @@ def json_response(
     body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     return Response(
-        sse.encode_json_pretty(body),
+        encode_json_pretty(body),
         status_code=status,
         headers=dict(headers or {}),
         media_type="application/json",

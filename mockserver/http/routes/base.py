@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.engine import Engine
+from mockserver.engine.journaled import kept
 from mockserver.errors import (
     APIError,
     PayloadTooLargeError,
@@ -254,9 +255,9 @@ def _journal_answer(request: Request, response: Response) -> None:
     summary = ""
     if isinstance(body, bytes) and body:  # kept as bytes, parsed when the journal is read
         if response.media_type == SSEResponse.media_type:
-            answer, summary = Unparsed(sse.kept(body), sse.decode_stream), "event stream"
+            answer, summary = Unparsed(kept(body), sse.decode_stream), "event stream"
         elif response.media_type == "application/json":
-            answer, summary = Unparsed(sse.kept(body), orjson.loads), _summary(orjson.loads(body))
+            answer, summary = Unparsed(kept(body), orjson.loads), _summary(orjson.loads(body))
     entry = JournalEntry(
         seq=0,
         method=request.method,
