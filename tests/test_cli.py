@@ -137,7 +137,9 @@ def test_schema_is_a_json_schema_that_accepts_the_library(
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     validator = jsonschema.Draft202012Validator(schema)
-    for path in (Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"):
+    library = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"))
+    assert library
+    for path in library:
         errors = list(validator.iter_errors(yaml.safe_load(path.read_text())))
         assert errors == [], (path, errors[:1])
     assert list(validator.iter_errors({"rules": [{"replys": []}]}))

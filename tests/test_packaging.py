@@ -23,10 +23,14 @@ def test_library_and_fixtures_ship_inside_the_package() -> None:
     assert mapped["mockserver.library"] == "scenarios"
     assert mapped["mockserver.library.fixtures"] == "fixtures"
     data = CONFIG["package-data"]
-    for name in (ROOT / "scenarios").iterdir():
+    scenarios = list((ROOT / "scenarios").iterdir())
+    assert scenarios
+    for name in scenarios:
         assert name.suffix in {".yaml", ".md"}, f"{name} would not ship"
     assert "*.yaml" in data["mockserver.library"]
-    assert {p.suffix for p in (ROOT / "fixtures").iterdir()} <= {".json", ".yaml", ".jsonl"}
+    fixtures = {p.suffix for p in (ROOT / "fixtures").iterdir()}
+    assert fixtures
+    assert fixtures <= {".json", ".yaml", ".jsonl"}
 
 
 def test_inspector_assets_ship() -> None:

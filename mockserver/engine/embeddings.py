@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 
 from mockserver.engine.core import Engine
+from mockserver.engine.journaled import kept
 from mockserver.engine.turn import Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.faults import BodyPlan, plan_body
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
-from mockserver.render import sse
 from mockserver.render.embeddings import embeddings_list
 from mockserver.reply.embeddings import (
     check_token_limits,
@@ -26,6 +26,7 @@ from mockserver.reply.embeddings import (
 from mockserver.store import JournalEntry, Unparsed
 from mockserver.values import value_class
 from mockserver.wire.embeddings import EmbeddingsRequest, Input
+from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = ["Embedded", "EmbeddingsAnswer", "create_embeddings", "embed"]
 
@@ -105,7 +106,7 @@ class Embedded:
                 api="embeddings",
                 model=model,
                 request=body,
-                response=Unparsed(sse.kept(encoded), orjson.loads),
+                response=Unparsed(kept(encoded), orjson.loads),
                 rule=first.rule,
                 miss=first.miss,
                 summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "
@@ -158,7 +159,7 @@ def create_embeddings(
         prompt_tokens=sum(counts),
         encoding_format=request.encoding_format,
     )
-    encoded = sse.encode_json_pretty(result)
+    encoded = encode_json_pretty(result)
     embedded.journal(
         engine, namespace=namespace, path=path, model=request.model, body=body, encoded=encoded
     )

@@ -3,7 +3,7 @@ the upstream's, so that what follows it in a recorded flow finds it (a ``previou
 chain, a tool output answering a recorded call, a retrieve by the recorded id, a stored
 completion listed).
 
-A recorded answer is sent byte for byte (``http/recorded.py``); this reads the same answer
+A recorded answer is sent byte for byte (``http/responses.py``); this reads the same answer
 once more for the object in it: a non-streamed body, or a stream's final ``response.*``
 event. A cut stream, an error, or an answer that holds no such object stores nothing.
 """

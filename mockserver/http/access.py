@@ -24,7 +24,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.errors import APIError, AuthenticationError, SettingsError
 from mockserver.families import errors_at
 from mockserver.http.hosts import HostPolicy, host_name
-from mockserver.http.routes.base import api_key_of, error_response, error_shape
+from mockserver.http.responses import error_response
+from mockserver.http.routes.base import api_key_of, error_shape
 from mockserver.ids import monotonic
 from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange

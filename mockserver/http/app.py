@@ -26,8 +26,9 @@ from mockserver.http.access import Access, check_exposure
 from mockserver.http.endpoint import Endpoints
 from mockserver.http.lane.lane import FastLane, Lane
 from mockserver.http.lane.recipes import SIZE, Replays
+from mockserver.http.responses import error_response
 from mockserver.http.routes import chat
-from mockserver.http.routes.base import error_response, refusal
+from mockserver.http.routes.base import refusal
 from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.http.upgrades import PlainUpgrades
 from mockserver.settings import Settings

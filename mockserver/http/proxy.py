@@ -192,7 +192,7 @@ def _upstream_error(exc: httpx.HTTPError, upstream: str) -> APIError:
 
 
 async def _answer_error(error: APIError, send: Send) -> None:
-    from mockserver.http.routes.base import error_response
+    from mockserver.http.responses import error_response
 
     response = error_response(error)
     await send(

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import mockserver
 from mockserver.errors import ReportWriteError, ScenarioError
-from mockserver.render import sse
 from mockserver.report.build import build_report
 from mockserver.report.junit import junit_xml
 from mockserver.report.model import Journal, Report, ScenarioRules, Server
+from mockserver.wire.json_body import encode_json_pretty
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine
@@ -104,7 +104,7 @@ def write_reports(report: Report, *, json_path: str | None, junit_path: str | No
     given), atomically: a reader never sees a half-written file."""
     render: dict[str, Callable[[], bytes]] = {}
     if json_path is not None:
-        render[json_path] = lambda: sse.encode_json_pretty(report) + b"\n"
+        render[json_path] = lambda: encode_json_pretty(report) + b"\n"
     if junit_path is not None:
         render[junit_path] = lambda: junit_xml(report).encode()
     for path, data in render.items():

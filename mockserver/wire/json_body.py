@@ -1,4 +1,5 @@
-"""A request body as a JSON object, and the API's words for JSON types and parameter paths.
+"""A request body as a JSON object, an answer's body as the API writes it, and the API's words
+for JSON types and parameter paths.
 
 Free of pydantic: a plain request (``wire.plain``) is parsed and checked without importing
 the wire models. ``wire.validation`` re-exports all of it.
@@ -17,6 +18,7 @@ __all__ = [
     "JSON_PARSE_ERROR",
     "MAX_DEPTH",
     "Body",
+    "encode_json_pretty",
     "json_type",
     "json_type_phrase",
     "parse_json_body",
@@ -86,6 +88,11 @@ def render_param(path: Sequence[int | str]) -> str | None:
         else:
             out.append(f".{item}" if out else item)
     return "".join(out) or None
+
+
+def encode_json_pretty(value: Any) -> bytes:
+    """Indented JSON, as the real API writes non-streamed bodies."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
 
 
 def parse_json_body(body: bytes) -> dict[str, Any]:

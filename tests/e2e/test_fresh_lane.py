@@ -65,6 +65,7 @@ def session(
             seen.append((answer.status_code, kept, answer.content))
         calls = http.get("/__mockserver/calls").json()["data"]
         seen.append(http.get("/__mockserver/scenario").json())
+    assert calls
     for call in calls:
         assert call.pop("duration_ms") is not None, call  # every entry was completed
         call.pop("timing")
@@ -252,6 +253,7 @@ def test_new_responses_requests_are_answered_and_stored_as_by_the_full_path(
             seen.append(http.get(f"/v1/conversations/{conversation}/items").content)
             seen.append(http.get(f"/v1/responses/{first}/input_items").content)
             calls = http.get("/__mockserver/calls").json()["data"]
+        assert calls
         for call in calls:
             assert call.pop("duration_ms") is not None, call
             call.pop("timing")

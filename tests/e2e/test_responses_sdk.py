@@ -112,6 +112,7 @@ def test_streamed_events_are_valid_ordered_and_nested(client: openai.OpenAI) -> 
     whole = client.responses.create(model="gpt-4o-mini", input=QUESTION)
     assert final.output_text == whole.output_text
     deltas = [e for e in events if e["type"] == "response.output_text.delta"]
+    assert deltas
     assert all(len(e["logprobs"]) == 1 for e in deltas)
 
 

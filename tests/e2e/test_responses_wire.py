@@ -69,9 +69,12 @@ def test_deltas_are_obfuscated_unless_turned_off(server: BackgroundServer, api_k
         events = [json.loads(f.split(b"\n")[1][6:]) for f in frames]
         return [e for e in events if e["type"].endswith(".delta")]
 
-    assert all("obfuscation" in e for e in deltas(BODY))
-    off = {**BODY, "stream_options": {"include_obfuscation": False}}
-    assert all("obfuscation" not in e for e in deltas(off))
+    on = deltas(BODY)
+    assert on
+    assert all("obfuscation" in e for e in on)
+    off = deltas({**BODY, "stream_options": {"include_obfuscation": False}})
+    assert off
+    assert all("obfuscation" not in e for e in off)
 
 
 def test_non_streamed_body_is_indented_json(server: BackgroundServer, api_key: str) -> None:

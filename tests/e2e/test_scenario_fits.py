@@ -95,10 +95,15 @@ def test_without_fill_partial_arguments_for_a_strict_tool_are_refused(
 
 
 def test_the_shipped_tool_scenarios_fill_their_calls(control: httpx.Client) -> None:
-    for name in ("weather-agent", "parallel-tools"):
-        for rule in builtin(name).rules:
-            for call in (rule.reply.tool_calls if rule.reply else None) or ():
-                assert call.fill == "generate", (name, rule.id)
+    calls = [
+        (name, rule.id, call)
+        for name in ("weather-agent", "parallel-tools")
+        for rule in builtin(name).rules
+        for call in (rule.reply.tool_calls if rule.reply else None) or ()
+    ]
+    assert calls
+    for name, rule_id, call in calls:
+        assert call.fill == "generate", (name, rule_id)
 
 
 def test_the_weather_agent_scenario_serves_a_strict_tool(

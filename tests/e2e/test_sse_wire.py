@@ -74,6 +74,8 @@ def test_obfuscation_can_be_turned_off(server: BackgroundServer, api_key: str) -
     on = [json.loads(f[6:]) for f in _frames(_post(server, api_key, BODY).content)[:-1]]
     body = {**BODY, "stream_options": {"include_obfuscation": False}}
     off = [json.loads(f[6:]) for f in _frames(_post(server, api_key, body).content)[:-1]]
+    assert on
+    assert off
     assert all("obfuscation" in c for c in on)
     assert all("obfuscation" not in c for c in off)
 

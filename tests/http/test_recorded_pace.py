@@ -13,7 +13,7 @@ import pytest
 
 from mockserver.engine.turn import recorded_answer
 from mockserver.errors import StreamAborted
-from mockserver.http.recorded import RecordedResponse
+from mockserver.http.responses import RecordedResponse
 from mockserver.scenario.loader import load_file
 from mockserver.scenario.model import RecordedSpec
 

@@ -157,6 +157,7 @@ def test_built_in_scenarios_are_scenario_models(mockserver: MockServer, name: st
     used = mockserver.use(name)
     assert type(used) is Scenario
     assert type(mockserver.scenario) is Scenario
+    assert used.rules or name == "default"  # the one built-in without rules
     assert all(type(rule) is Rule for rule in used.rules)
     assert mockserver.use(used) is used
 

@@ -60,7 +60,9 @@ def test_an_upstream_error_is_imported_with_its_rate_limit_headers() -> None:
 
 
 def test_credentials_and_cookies_never_leave_the_cassette() -> None:
-    for exchange in read_cassette(SAMPLES / "openai_sdk.yaml").exchanges:
+    exchanges = read_cassette(SAMPLES / "openai_sdk.yaml").exchanges
+    assert exchanges
+    for exchange in exchanges:
         headers = {**exchange.request_headers, **exchange.response_headers}
         for name in ("authorization", "openai-organization", "openai-project", "set-cookie"):
             assert name not in headers

@@ -72,7 +72,9 @@ def test_every_delta_carries_its_tokens_logprobs_when_included() -> None:
 
 def test_without_logprobs_include_deltas_carry_empty_logprobs() -> None:
     events = response_events(_reply(), _meta(), completed_at=2)
-    assert all(e["logprobs"] == [] for e in events if e["type"] == "response.output_text.delta")
+    deltas = [e for e in events if e["type"] == "response.output_text.delta"]
+    assert deltas
+    assert all(e["logprobs"] == [] for e in deltas)
 
 
 def test_reasoning_summary_then_function_calls_stream_in_order() -> None:

@@ -392,7 +392,9 @@ def test_numbers_use_name_ranges_clipped_to_bounds(
 
 def test_array_items_are_named_after_the_singular_property() -> None:
     schema = {"type": "array", "items": {"type": "string"}, "minItems": 2}
-    for city in generate(schema, 1, "cities"):
+    cities = generate(schema, 1, "cities")
+    assert len(cities) >= 2
+    for city in cities:
         assert re.fullmatch(r"[A-Z][a-z]+( [A-Z][a-z]+)*", city)
 
 

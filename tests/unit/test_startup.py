@@ -232,8 +232,11 @@ def test_a_rejected_first_request_loads_the_error_translation() -> None:
 
 @pytest.mark.parametrize("group", lazy_groups(), ids=repr)
 def test_lazy_prefixes_cover_every_route_of_the_group(group: LazyRoutes) -> None:
+    assert group.modules
     for module in group.modules:
-        for route in import_module(module).routes():
+        routes = import_module(module).routes()
+        assert routes, module
+        for route in routes:
             assert isinstance(route, Route | WebSocketRoute)
             assert route.path.startswith(group.prefixes), (module, route.path)
 

@@ -16,13 +16,8 @@ from typing import Any, NamedTuple
 from mockserver.errors import APIError
 from mockserver.http.endpoint import Target, TurnEndpoint
 from mockserver.http.lane.recipes import Answered, Handoff, Key, lane_headers
-from mockserver.http.routes.base import (
-    JSONAnswer,
-    SSEResponse,
-    is_json_type,
-    namespace_from,
-    within_limit,
-)
+from mockserver.http.responses import JSONAnswer, SSEResponse
+from mockserver.http.routes.base import is_json_type, namespace_from, within_limit
 from mockserver.store import Exchange, Namespace, current_exchange
 from mockserver.wire.json_body import parse_json_body
 

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from mockserver import ids
 from mockserver.engine.turn import Decision
 from mockserver.http.lane.template import Derive, Template
-from mockserver.http.routes.base import JSONAnswer, SSEResponse, json_headers, sse_headers
+from mockserver.http.responses import JSONAnswer, SSEResponse, json_headers, sse_headers
 from mockserver.store import Exchange, JournalEntry, current_exchange
 from mockserver.values import value_class
 
@@ -58,7 +58,7 @@ SEEN = 4096
 
 Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
 
-#: The headers the full path's responses put around the answer's own (see ``routes.base``;
+#: The headers the full path's responses put around the answer's own (see ``http.responses``;
 #: the lane's answers are checked against the full path's, header for header, in the tests).
 _SSE_HEAD = sse_headers({})
 _JSON_TYPE = json_headers({}, 0)[-1]
@@ -197,7 +197,7 @@ class Answered(NamedTuple):
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """All the headers of the answer, in the order the full path's response sends them
-        (``routes.base.sse_headers`` / ``json_headers``)."""
+        (``http.responses.sse_headers`` / ``json_headers``)."""
         raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
         if self.stream:
             return [*_SSE_HEAD, *raw]

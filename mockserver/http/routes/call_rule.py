@@ -11,7 +11,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.http.routes.base import engine_of, json_response
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import engine_of
 from mockserver.http.routes.control import namespace_of
 from mockserver.record.exchange import Event, Exchange
 from mockserver.record.saved import rule_of, rule_yaml

@@ -16,13 +16,8 @@ from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
-from mockserver.http.routes.base import (
-    api_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.http.routes.query import page_query
 from mockserver.prompt import Prompt
@@ -30,7 +25,7 @@ from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
 from mockserver.render.chat import chat_chunks, chat_completion
 from mockserver.store import Namespace, StoredChatCompletion, Unparsed, paginate
-from mockserver.wire.json_body import Body
+from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_chat_body
 
 __all__ = ["ChatCompletions", "routes"]
@@ -120,7 +115,7 @@ def _sentinel_answer(result: ChatResult) -> bytes:
     )
     if result.chunks is not None:
         return b"".join([*(sse.frame(c) for c in chat_chunks(result.reply, meta)), sse.DONE])
-    return sse.encode_json_pretty(chat_completion(result.reply, meta))
+    return encode_json_pretty(chat_completion(result.reply, meta))
 
 
 def _stored(space: Namespace, completion_id: str) -> StoredChatCompletion:

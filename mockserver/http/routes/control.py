@@ -13,8 +13,9 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import APIError, InvalidRequestError, NotFoundError, ScenarioError
+from mockserver.http.responses import json_response
 from mockserver.http.routes import labels
-from mockserver.http.routes.base import control_endpoint, engine_of, json_response, read_body
+from mockserver.http.routes.base import control_endpoint, engine_of, read_body
 from mockserver.http.routes.base import namespace_of as api_namespace
 from mockserver.http.routes.query import query_int
 from mockserver.http.routes.upload import read_upload

@@ -7,13 +7,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine import conversations as engine_conversations
-from mockserver.http.routes.base import (
-    api_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.query import page_query
 from mockserver.http.routes.responses import query_includes
 from mockserver.wire.responses_conversations import (

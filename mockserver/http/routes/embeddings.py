@@ -7,14 +7,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.embeddings import create_embeddings
-from mockserver.http.routes.base import (
-    JSONAnswer,
-    PlannedJSONResponse,
-    create_endpoint,
-    engine_of,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import JSONAnswer, PlannedJSONResponse
+from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
 from mockserver.wire.embeddings import parse_embeddings
 
 __all__ = ["routes"]

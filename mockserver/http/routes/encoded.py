@@ -14,15 +14,18 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import orjson
 from starlette.responses import Response
 
+from mockserver.engine.journaled import kept
 from mockserver.faults import UNPACED, BodyPlan, StreamPlan
-from mockserver.http.routes.base import (
+from mockserver.http.responses import (
     JSONAnswer,
     PlannedJSONResponse,
     SSEResponse,
     paced_stream_response,
 )
 from mockserver.render import sse
+from mockserver.render.json_array import decode_array
 from mockserver.store import Unparsed
+from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = ["Encoded", "encode_body", "encode_stream"]
 
@@ -49,14 +52,14 @@ class Encoded(NamedTuple, Generic[Result]):
         stream a scripted error ends shows its ``error`` event where the rest would have been,
         and one without its terminator shows none."""
         if self.frames is None:
-            return Unparsed(sse.kept(self.whole), orjson.loads)
+            return Unparsed(kept(self.whole), orjson.loads)
         kind, after = self.plan.cut or ("", 0)
         sent = self.whole
         if kind == "error":
             sent = b"".join([*self.frames[:after], *self.error_frames])
         elif kind == "no_done":
             sent = b"".join(self.frames)
-        return Unparsed(sent, sse.decode_stream)
+        return Unparsed(sent, decode_sent)
 
     def body_response(self, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
         if plan.plain:
@@ -74,9 +77,15 @@ class Encoded(NamedTuple, Generic[Result]):
         )
 
 
+def decode_sent(stream: bytes) -> list[Any]:
+    """The payloads of a stream as it was sent, in either framing: a streamed JSON array's
+    elements, or its events'."""
+    return decode_array(stream) if stream.startswith(b"[") else sse.decode_stream(stream)
+
+
 def encode_body(result: Result, body: Any) -> Encoded[Result]:
     """A non-streamed answer: indented JSON, as the real API writes bodies."""
-    return Encoded(result, None, [], sse.encode_json_pretty(body))
+    return Encoded(result, None, [], encode_json_pretty(body))
 
 
 def encode_stream(

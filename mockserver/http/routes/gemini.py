@@ -31,15 +31,17 @@ from mockserver.families import family_at
 from mockserver.faults import paced
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane.recipes import Key, Recipe
-from mockserver.http.routes.base import (
+from mockserver.http.responses import (
     JSONAnswer,
     PacedSSEResponse,
     PlannedJSONResponse,
+    json_response,
+)
+from mockserver.http.routes.base import (
     api_endpoint,
     create_endpoint,
     engine_of,
     google_key_of,
-    json_response,
     namespace_of,
     read_json,
     refusal,
@@ -49,6 +51,7 @@ from mockserver.prompt import Prompt
 from mockserver.prompt.gemini import messages_of, prompt_from_gemini
 from mockserver.render import sse
 from mockserver.render.gemini import count_tokens_body, embeddings_body, model_body
+from mockserver.render.json_array import ARRAY_END, array_frames
 from mockserver.reply.generate import count_prompt_tokens
 from mockserver.values import Json, value_class
 from mockserver.wire.embeddings import EmbeddingsRequest
@@ -59,7 +62,7 @@ from mockserver.wire.gemini import (
     check_generate_body,
     check_signatures,
 )
-from mockserver.wire.json_body import Body
+from mockserver.wire.json_body import Body, encode_json_pretty
 
 __all__ = ["GenerateContent", "routes"]
 
@@ -151,9 +154,9 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
             frames = [sse.google_frame(c) for c in answer.chunks]
             errors = [sse.google_frame(answer.stream_error)]
             return encode_stream(result, frames, [], plan=plan, error_frames=errors)
-        frames = sse.array_frames(answer.chunks)
+        frames = array_frames(answer.chunks)
         return encode_stream(
-            result, frames, [sse.ARRAY_END], plan=plan, error_frames=self._array_error(result)
+            result, frames, [ARRAY_END], plan=plan, error_frames=self._array_error(result)
         )
 
     @staticmethod
@@ -161,7 +164,7 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
         """What a scripted error sends in a JSON array: the error as its next element."""
         answer = result.result
         opened = answer.stream_plan.cut is not None and answer.stream_plan.cut[1] > 0
-        return [*sse.array_frames([answer.stream_error], opened=opened), sse.ARRAY_END]
+        return [*array_frames([answer.stream_error], opened=opened), ARRAY_END]
 
     @staticmethod
     def turn_of(result: GeminiAnswer) -> Turn:
@@ -257,7 +260,7 @@ async def _embed(request: Request, *, batch: bool) -> Response:
         vectors += embedded.vectors
         turns += embedded.turns
     done = Embedded(vectors, turns)
-    encoded = sse.encode_json_pretty(embeddings_body(vectors, batch=batch))
+    encoded = encode_json_pretty(embeddings_body(vectors, batch=batch))
     done.journal(
         engine, namespace=namespace, path=request.url.path, model=model, body=body, encoded=encoded
     )

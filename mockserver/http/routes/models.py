@@ -8,7 +8,8 @@ from starlette.routing import Route
 
 from mockserver import ids
 from mockserver.errors import NotFoundError
-from mockserver.http.routes.base import api_endpoint, json_response
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import api_endpoint
 from mockserver.wire.catalog import MODEL_IDS, owner_of
 
 __all__ = ["routes"]

@@ -10,13 +10,8 @@ from starlette.routing import Route
 
 from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
-from mockserver.http.routes.base import (
-    create_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import json_response
+from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
 from mockserver.store import JournalEntry
 
 __all__ = ["routes"]

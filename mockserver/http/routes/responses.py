@@ -27,14 +27,8 @@ from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
-from mockserver.http.routes.base import (
-    SSEResponse,
-    api_endpoint,
-    engine_of,
-    json_response,
-    namespace_of,
-    read_json,
-)
+from mockserver.http.responses import SSEResponse, json_response
+from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.http.routes.query import page_query, query_flag, query_int, query_list
 from mockserver.prompt.responses import input_items as items_of
@@ -43,7 +37,7 @@ from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
 from mockserver.store import Unparsed
 from mockserver.values import Json
-from mockserver.wire.json_body import Body
+from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_responses_body
 from mockserver.wire.responses import (
     INCLUDABLE,
@@ -207,7 +201,7 @@ def _sentinel_answer(result: ResponseResult) -> bytes:
         events = response_events(reply, meta, completed_at=template.CREATED)
         return b"".join(sse.event_frame(e["type"], e) for e in events)
     body = response_body(meta, reply, status=final_status(reply), completed_at=template.CREATED)
-    return sse.encode_json_pretty(body)
+    return encode_json_pretty(body)
 
 
 @api_endpoint

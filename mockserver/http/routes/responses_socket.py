@@ -37,6 +37,7 @@ from mockserver.http.routes.base import namespace_from
 from mockserver.http.routes.responses import REMEMBERED
 from mockserver.http.routes.responses_steering import Steering, Successor
 from mockserver.render import responses_socket as messages
+from mockserver.render import sse
 from mockserver.store import JournalEntry, Unparsed
 from mockserver.values import Json
 from mockserver.wire.responses_socket import Create, EventError, Steer, client_event
@@ -285,12 +286,9 @@ class _Answer:
             await self._event(frame + b"\n\n")
 
     async def _event(self, frame: bytes) -> None:
-        if b"data: " not in frame:  # a keep-alive comment: a socket keeps itself alive
+        payload = sse.data_of(frame)
+        if payload is None:  # a keep-alive comment: a socket keeps itself alive
             return
-        if frame.count(b"data: ") > 1:  # a recorded event's data in lines: one JSON text
-            lines = [line[6:] for line in frame.split(b"\n") if line.startswith(b"data: ")]
-            frame = b"data: " + b"\n".join(lines) + b"\n\n"
-        payload = frame[frame.index(b"data: ") + 6 : -2]
         try:
             event = orjson.loads(payload)
         except orjson.JSONDecodeError:  # a malformed event, scripted: sent as it is
