@@ -39,12 +39,10 @@ import orjson
 
 from mockserver.store.base import Store
 from mockserver.store.model import (
+    KINDS,
     Exchange,
     JournalEntry,
     Namespace,
-    StoredChatCompletion,
-    StoredConversation,
-    StoredResponse,
 )
 from mockserver.store.redis_change import LOCK_WAIT, Held, shelf_of, transact, transact_soon
 from mockserver.store.redis_codec import (
@@ -81,8 +79,6 @@ class RedisStore(RedisLink, Store):
     ``journal_limit`` entries holding at most ``journal_bytes``, and ``store_limit`` objects of
     each kind, stored completions and responses holding at most ``store_bytes`` each; bytes as
     written to Redis)."""
-
-    waits = True
 
     def __init__(
         self,
@@ -225,6 +221,10 @@ class RedisStore(RedisLink, Store):
             return transact(self, name, work)
         return await transact_soon(self, name, work)
 
+    @property
+    def turns(self) -> Any:  # type: ignore[override]
+        return _Turns(self)
+
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:
         state = self.call(lambda: self._redis.get(self.key(name, "state")))
@@ -272,11 +272,6 @@ class RedisStore(RedisLink, Store):
     ) -> None:
         self._complete(exchange.entries, duration_ms=duration_ms, timing=timing, cut=cut)
 
-    def complete_one(
-        self, name: str, entry: JournalEntry, *, duration_ms: float, timing: list[float] | None
-    ) -> None:
-        self._complete([(name, entry)], duration_ms=duration_ms, timing=timing)
-
     def _complete(
         self,
         entries: list[tuple[str, JournalEntry]],
@@ -301,14 +296,9 @@ class RedisStore(RedisLink, Store):
         """Until every completion made so far is written (or Redis was lost meanwhile)."""
         self.completer.flush()
 
-    def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        shelf_of(space.chat_completions).put(stored.body["id"], stored)
-
-    def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        shelf_of(space.responses).put(stored.id, stored)
-
-    def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        shelf_of(space.conversations).put(stored.id, stored)
+    def put(self, space: Namespace, kind: str, stored: Any) -> None:
+        of = KINDS[kind]
+        shelf_of(getattr(space, of.shelf)).put(of.key(stored), stored)
 
     # -- reads of what a namespace keeps apart from its state --------------------------------
 
@@ -340,3 +330,17 @@ class RedisStore(RedisLink, Store):
             if seq.isdigit()
         ]
         return sorted(entries, key=lambda e: e.seq)
+
+
+class _Turns:
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
+
+    async def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        return await self.store.transact_soon(name, work)
+
+    def loop_starts(self) -> None:
+        self.store.loop_starts()
+
+    def loop_ends(self) -> None:
+        self.store.loop_ends()
