@@ -408,6 +408,8 @@ class Engine:
         tpm = (limits and limits.tokens_per_minute) or self.settings.tokens_per_minute
         wanted = (rpm or NOMINAL_RPM, tpm or NOMINAL_TPM, bool(rpm or tpm))
         budgets = space.budgets
+        if isinstance(budgets, tuple):  # as a shared store reads them (``Budgets.as_json``)
+            budgets = space.budgets = Budgets.from_json(budgets)
         if (
             not isinstance(budgets, Budgets)
             or (budgets.requests.limit, budgets.tokens.limit, budgets.enforced) != wanted

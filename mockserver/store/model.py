@@ -305,7 +305,8 @@ class Namespace:
     pending: deque[Any] = field(default_factory=deque)
     #: Seconds this namespace's clock runs ahead (``POST /__mockserver/clock``).
     clock_offset: float = 0.0
-    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use.
+    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use; a shared store reads
+    #: them back in their JSON form (``Budgets.as_json``), which the engine takes up.
     budgets: Any = None
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
