@@ -267,7 +267,7 @@ def decode_entry(blob: bytes) -> JournalEntry:
         text = value.get(name)
         if name not in ("request", "response") or parser not in PARSERS or type(text) is not str:
             raise Unreadable(f"a journal entry's {name} kept as {how!r}")
-        raw = base64.b64decode(text) if encoding == "base64" else text.encode()
+        raw = base64.b64decode(text, validate=True) if encoding == "base64" else text.encode()
         setattr(entry, name, Unparsed(raw, PARSERS[parser]))
     return entry
 

@@ -5,7 +5,7 @@ answers other requests meanwhile. One of the pipelined path's devices (``pipelin
 Each serving loop has one connection to Redis (:class:`RedisPipe`), its calls pipelined: Redis
 answers a connection's calls in order, so each answer settles the oldest call waiting, and the
 calls made while others are in flight go to Redis in one write. A namespace's turns are made
-in the order they come (:meth:`AwaitedTurns.transact`): one made while the one before is on its
+in the order they come (:meth:`PipelinedTurns.transact`): one made while the one before is on its
 way is made on the state that one writes (its version is named in advance) and sent after it;
 if that one is not written, neither is this one, which is then made again. A turn waits for
 the one before to be settled instead if that one changed stored objects (this one would read
@@ -32,11 +32,11 @@ from mockserver.store.model import Namespace
 from mockserver.store.redis.change import LEASE_AFTER, WAIT, Attempt, Changes, Missed
 from mockserver.store.redis.client import LOST, RedisClient
 
-__all__ = ["CONTENDED", "AwaitedTurns", "RedisPipe", "pipe_target"]
+__all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
 T = TypeVar("T")
 #: How many of a namespace's next turns go one at a time after another process moved it under
-#: one (:meth:`AwaitedTurns.contend`); and how many such namespaces a loop remembers.
+#: one (:meth:`PipelinedTurns._contend`); and how many such namespaces a loop remembers.
 CONTENDED = 64
 CONTENDED_NAMES = 1024
 
@@ -172,7 +172,7 @@ class Turn:
         self.alone = False
 
 
-class AwaitedTurns:
+class PipelinedTurns:
     """A store's awaited turns (see the module's docstring): on each event loop the server
     announced (:meth:`loop_starts`, on the loop; :meth:`loop_ends` before it closes) a pipe,
     opened when first needed and anew once broken or in a forked worker, and each

@@ -18,7 +18,6 @@ from mockserver.store.model import KINDS, JournalEntry, Namespace
 from mockserver.store.redis.client import RedisClient
 from mockserver.store.redis.codec import (
     ScenarioCodec,
-    Unreadable,
     decode_entry,
     decode_stored,
     encode_stored,
@@ -44,7 +43,7 @@ class Reads:
         """``decode()``, or the 503 of an unreadable value at ``key``."""
         try:
             return decode()
-        except Unreadable as exc:
+        except (ValueError, TypeError, KeyError) as exc:  # Unreadable, or worse: never used
             raise self.client.unreadable(key, exc) from None
 
     def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:

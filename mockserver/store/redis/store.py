@@ -34,7 +34,7 @@ from mockserver.store.redis.change import Changes, Limits
 from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
 from mockserver.store.redis.codec import ScenarioCodec, escape, unescape
 from mockserver.store.redis.feed import Completer, SharedFeed
-from mockserver.store.redis.pipe import AwaitedTurns, pipe_target
+from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
 from mockserver.store.redis.space import Reads, shelf_of
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
@@ -83,7 +83,7 @@ class RedisStore(Store):
             riding=self.completer.take if self.completer is not None else list,
         )
         target = pipe_target(url) if pipelined else None
-        self.turns = AwaitedTurns(self.changes, target) if target is not None else None
+        self.turns = PipelinedTurns(self.changes, target) if target is not None else None
 
     def check(self) -> None:
         """Fail at start-up unless this Redis can serve (``RedisClient.check``)."""
