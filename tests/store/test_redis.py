@@ -530,3 +530,39 @@ def test_scripts_redis_forgot_are_loaded_again(
     redis_server.client().script_flush()  # as a restarted Redis without persistence has
     assert one.transact("sk-a", lambda space: space.next_counter()) == 2
     assert one.transact("sk-a", lambda space: space.next_counter()) == 3
+
+
+def test_a_change_that_keeps_missing_takes_the_lease_and_is_written_next(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    """Retries are bounded: each time one process makes its change, another writes the
+    namespace first; on its third miss in a row the first takes the namespace's lease, so the
+    other's next change waits for it, and its next try is written."""
+    one, two = pair
+    one.transact("sk-a", _count)
+    runs = 0
+    waiting: list[threading.Thread] = []
+    after: list[int] = []
+
+    def keeps_missing(space: Namespace) -> int:
+        nonlocal runs
+        runs += 1
+        if runs <= 4:  # another process writes first (the fourth time, after the lease is asked)
+            two.transact("sk-a", _count)
+        elif not waiting:  # under the lease: the other process's change waits for this one
+            waiting.append(
+                threading.Thread(target=lambda: after.append(two.transact("sk-a", _count)))
+            )
+            waiting[0].start()
+            time.sleep(0.1)
+        return space.next_counter()
+
+    counted = one.transact("sk-a", keeps_missing)
+    waiting[0].join(timeout=5)
+    assert runs == 5  # three misses, one more with the lease asked, then written
+    assert counted == 6  # on the other process's four changes
+    assert after == [7]  # the other's change came after it, not in between
+
+
+def _count(space: Namespace) -> int:
+    return space.next_counter()
