@@ -173,8 +173,8 @@ class RedisClient:
         """Run one Redis step on this thread's client; a lost Redis becomes the API's 503.
         Once one is lost, every step fails at once for ``BREAK`` seconds (then one tries
         again): each request would otherwise wait out a socket timeout."""
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
+        if (refused := self.refused()) is not None:
+            raise refused
         self.round_trips += 1
         try:
             result = step(self.redis)
