@@ -28,6 +28,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import orjson
 import redis
 
 from benchmarks.cpu import Cap, CapError, Usage, cap, measure_cpu
@@ -133,12 +134,10 @@ def _calls(client: redis.Redis) -> int:
 
 def _journaled(client: redis.Redis, prefix: str) -> int:
     """Requests the benchmark's namespaces have journaled (their journal numbers)."""
-    import pickle
-
     total = 0
     for key in client.scan_iter(match=f"{prefix}:ns:sk-bench*:state", count=1000):
         state = client.get(key)
-        total += int(pickle.loads(state)[1]) if state else 0
+        total += int(orjson.loads(state)["journal_seq"]) if state else 0
     return total
 
 

@@ -27,7 +27,7 @@ from mockserver.prompt import Prompt
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
-from mockserver.store import StoredChatCompletion
+from mockserver.store import Namespace, StoredChatCompletion
 from mockserver.values import Json, value_class
 
 __all__ = ["ChatResult", "chat_id", "complete_chat"]
@@ -64,14 +64,17 @@ class ChatResult:
 
 
 def complete_chat(
-    engine: Engine, prompt: Prompt, *, namespace: str, journal: Journaled | None = None
+    engine: Engine, space: Namespace, prompt: Prompt, *, journal: Journaled | None = None
 ) -> ChatResult:
+    """The turn of a chat request in ``space`` (held by the caller), rendered, and stored if
+    it asks to be."""
+    namespace = space.name
     try:
-        turn = engine.turn(prompt, namespace=namespace, journal=journal)
+        turn = engine.turn(space, prompt, journal=journal)
     except RecordedAnswer as answer:  # replayed as recorded: a stored one kept as recorded
         recorded = recorded_chat_completion(answer)
         if recorded is not None and prompt.params.get("store") is True:
-            _store(engine, namespace, recorded, prompt, size=journal.size if journal else 1024)
+            _store(engine, space, recorded, prompt, size=journal.size if journal else 1024)
         raise
     moderation = moderate_turn(turn, prompt.params)
     moderation_body = None
@@ -96,13 +99,13 @@ def complete_chat(
         failed = plan.cut is not None and plan.cut[0] == "error"  # no completion to keep
         if prompt.params.get("store") is True and not failed:  # as the chunks spell it
             body = chat_completion(turn.reply, meta)
-            _store(engine, namespace, body, prompt, size=journal.size if journal else 1024)
+            _store(engine, space, body, prompt, size=journal.size if journal else 1024)
         return ChatResult(
             turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error
         )
     body = chat_completion(turn.reply, meta)
     if prompt.params.get("store") is True:
-        _store(engine, namespace, body, prompt, size=journal.size if journal else 1024)
+        _store(engine, space, body, prompt, size=journal.size if journal else 1024)
     return ChatResult(
         turn,
         meta,
@@ -141,7 +144,7 @@ def _meta(
     )
 
 
-def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt, *, size: int) -> None:
+def _store(engine: Engine, space: Namespace, body: Json, prompt: Prompt, *, size: int) -> None:
     stored = dict(body)
     metadata = dict(prompt.metadata)
     stored["metadata"] = metadata
@@ -149,9 +152,8 @@ def _store(engine: Engine, namespace: str, body: Json, prompt: Prompt, *, size: 
         _stored_message(stored["id"], index, message)
         for index, message in enumerate(prompt.params.get("messages") or [])
     ]
-    with engine.store.namespace(namespace) as space:
-        kept = StoredChatCompletion(stored, messages, metadata, size=size)
-        engine.store.put_chat_completion(space, kept)
+    kept = StoredChatCompletion(stored, messages, metadata, size=size)
+    engine.store.put(space, "chat", kept)
 
 
 def _stored_message(completion_id: str, index: int, message: Mapping[str, Any]) -> Json:

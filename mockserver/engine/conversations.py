@@ -53,7 +53,7 @@ def _append(space: Namespace, stored: StoredConversation, raw: Sequence[Json]) -
 
 
 def create_conversation(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def create(space: Namespace) -> Json:
         counter = space.next_counter()
         stored = StoredConversation(
             id=ids.hex_id("conv_", engine.settings.seed, namespace, counter, length=48),
@@ -61,28 +61,34 @@ def create_conversation(engine: Engine, body: Mapping[str, Any], *, namespace: s
             metadata=dict(body.get("metadata") or {}),
         )
         _append(space, stored, input_items({"input": body.get("items") or []}))
-        engine.store.put_conversation(space, stored)
+        engine.store.put(space, "conversations", stored)
         return conversation_body(stored)
+
+    return engine.store.transact(namespace, create)
 
 
 def retrieve_conversation(engine: Engine, conversation_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    with engine.store.view(namespace) as space:
         return conversation_body(_stored(space, conversation_id))
 
 
 def update_conversation(
     engine: Engine, conversation_id: str, metadata: Mapping[str, str] | None, *, namespace: str
 ) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def update(space: Namespace) -> Json:
         stored = _stored(space, conversation_id)
         stored.metadata = dict(metadata or {})
         return conversation_body(stored)
 
+    return engine.store.transact(namespace, update)
+
 
 def delete_conversation(engine: Engine, conversation_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def delete(space: Namespace) -> None:
         _stored(space, conversation_id)
         del space.conversations[conversation_id]
+
+    engine.store.transact(namespace, delete)
     return {"id": conversation_id, "object": "conversation.deleted", "deleted": True}
 
 
@@ -93,7 +99,7 @@ def list_items(
     namespace: str,
     query: PageQuery,
 ) -> Page:
-    with engine.store.namespace(namespace) as space:
+    with engine.store.view(namespace) as space:
         stored = _stored(space, conversation_id)
         return paginate(
             list(stored.items.values()),
@@ -104,8 +110,10 @@ def list_items(
 
 
 def add_items(engine: Engine, conversation_id: str, raw: Sequence[Json], *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
-        added = _append(space, _stored(space, conversation_id), input_items({"input": raw}))
+    def add(space: Namespace) -> list[Json]:
+        return _append(space, _stored(space, conversation_id), input_items({"input": raw}))
+
+    added = engine.store.transact(namespace, add)
     return Page(data=added, has_more=False).body()
 
 
@@ -117,13 +125,15 @@ def _item(stored: StoredConversation, item_id: str) -> Json:
 
 
 def retrieve_item(engine: Engine, conversation_id: str, item_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    with engine.store.view(namespace) as space:
         return dict(_item(_stored(space, conversation_id), item_id))
 
 
 def delete_item(engine: Engine, conversation_id: str, item_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def delete(space: Namespace) -> Json:
         stored = _stored(space, conversation_id)
         _item(stored, item_id)
         del stored.items[item_id]
         return conversation_body(stored)
+
+    return engine.store.transact(namespace, delete)

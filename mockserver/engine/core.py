@@ -138,104 +138,102 @@ class Engine:
         """Content derives from seed + rule + normalised request, never from shared counters."""
         return ids.derive_rng(seed, rule, prompt.fingerprint)
 
-    def turn(self, prompt: Prompt, *, namespace: str, journal: Journaled | None = None) -> Turn:
-        """One request's turn, atomically for its namespace: match → reply → commit (its
-        number, rule hit, budgets and, with ``journal``, its journal entry, whose answer is
-        attached once encoded: :meth:`answered`). A scripted error or a strict miss is
-        committed and journaled the same way, then raised."""
-        with self.store.namespace(namespace) as space:
-            scenario = self.active_scenario(space, prompt)
-            seed = self.seed_for(space, scenario)
-            budgets = self._budgets(space, scenario)
-            prompt_tokens = count_prompt_tokens(prompt)
-            budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
-            counter = space.next_counter()
-            try:
-                choice = self._choose(space, scenario, prompt)
-            except APIError as missed:  # a strict miss: the request still counts
-                self._commit(space, budgets, 0, self._refused(prompt, journal, missed))
-                raise
-            spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
-            rule = choice.rule or "default"
-            answered_by = choice.rule
-            hit = None
-            if spec is not choice.spec:  # chaos answered: the rule neither matched nor moved on
-                answered_by = CHAOS
-            elif choice.hit is not None:
-                hit = (scenario.name, rule, choice.hit)
-            if spec is not None and spec.error is not None:
-                error = error_for(spec.error)
-                error.rule, error.miss = answered_by, choice.miss
-                if error.status == 429:  # a 429 says where the budgets stand, as the API's do
-                    error.headers = {**budgets.headers(), **error.headers}
-                self._commit(space, budgets, 0, self._refused(prompt, journal, error), hit=hit)
-                raise error
-            if spec is not None and spec.recorded is not None:  # record & replay: as recorded
-                answer = recorded_answer(spec.recorded)
-                answer.rule = answered_by
-                self._commit(space, budgets, 0, self._refused(prompt, journal, answer), hit=hit)
-                raise answer
-            if spec is None:
-                reply, turn_seed = self._generated(
-                    prompt, seed=seed, rule=rule, prompt_tokens=prompt_tokens
-                )
-            else:
-                rng = self.rng_for(prompt, seed=seed, rule=rule)
-                content = scripted_content(
-                    spec, prompt, rng=rng, generator=self.generator, rule=rule
-                )
-                reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
-                turn_seed = rng.getrandbits(64)
-            entry = None
-            if journal is not None:
-                entry = self._entry(prompt, journal, status=200, rule=answered_by, miss=choice.miss)
-            completion_tokens = reply.usage.completion_tokens
-            self._commit(space, budgets, completion_tokens, entry, hit=hit)
-            decision = None
-            if self._settled(choice, spec, scenario, budgets):
-                decision = Decision(
-                    namespace,
-                    space.incarnation,
-                    scenario,
-                    prompt.headers.get(SCENARIO_HEADER),
-                    seed,
-                    choice.rule,
-                    prompt_tokens,
-                    completion_tokens,
-                    prompt.model,
-                )
-            return Turn(
-                reply,
-                counter,
-                turn_seed,
-                scenario.name,
-                answered_by,
-                choice.miss,
-                latency=(spec.latency if spec else None) or scenario.latency,
-                fault=spec.fault if spec else None,
-                moderation=spec.moderation if spec else None,
-                headers=budgets.headers(),
-                decision=decision,
-                entry=entry,
+    def turn(self, space: Namespace, prompt: Prompt, *, journal: Journaled | None = None) -> Turn:
+        """One request's turn in ``space``, its namespace, which the caller holds (the work of
+        a ``store.transact``): match → reply → commit (its number, rule hit, budgets and, with
+        ``journal``, its journal entry, whose answer is attached once encoded:
+        :meth:`answered`). A scripted error or a strict miss is committed and journaled the
+        same way, then raised."""
+        scenario = self.active_scenario(space, prompt)
+        seed = self.seed_for(space, scenario)
+        budgets = self._budgets(space, scenario)
+        prompt_tokens = count_prompt_tokens(prompt)
+        budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
+        counter = space.next_counter()
+        try:
+            choice = self._choose(space, scenario, prompt)
+        except APIError as missed:  # a strict miss: the request still counts
+            self._commit(space, budgets, 0, self._refused(prompt, journal, missed))
+            raise
+        spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
+        rule = choice.rule or "default"
+        answered_by = choice.rule
+        hit = None
+        if spec is not choice.spec:  # chaos answered: the rule neither matched nor moved on
+            answered_by = CHAOS
+        elif choice.hit is not None:
+            hit = (scenario.name, rule, choice.hit)
+        if spec is not None and spec.error is not None:
+            error = error_for(spec.error)
+            error.rule, error.miss = answered_by, choice.miss
+            if error.status == 429:  # a 429 says where the budgets stand, as the API's do
+                error.headers = {**budgets.headers(), **error.headers}
+            self._commit(space, budgets, 0, self._refused(prompt, journal, error), hit=hit)
+            raise error
+        if spec is not None and spec.recorded is not None:  # record & replay: as recorded
+            answer = recorded_answer(spec.recorded)
+            answer.rule = answered_by
+            self._commit(space, budgets, 0, self._refused(prompt, journal, answer), hit=hit)
+            raise answer
+        if spec is None:
+            reply, turn_seed = self._generated(
+                prompt, seed=seed, rule=rule, prompt_tokens=prompt_tokens
             )
+        else:
+            rng = self.rng_for(prompt, seed=seed, rule=rule)
+            content = scripted_content(spec, prompt, rng=rng, generator=self.generator, rule=rule)
+            reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
+            turn_seed = rng.getrandbits(64)
+        entry = None
+        if journal is not None:
+            entry = self._entry(prompt, journal, status=200, rule=answered_by, miss=choice.miss)
+        completion_tokens = reply.usage.completion_tokens
+        self._commit(space, budgets, completion_tokens, entry, hit=hit)
+        decision = None
+        if self._settled(choice, spec, scenario, budgets):
+            decision = Decision(
+                space.name,
+                space.incarnation,
+                scenario,
+                prompt.headers.get(SCENARIO_HEADER),
+                seed,
+                choice.rule,
+                prompt_tokens,
+                completion_tokens,
+                prompt.model,
+            )
+        return Turn(
+            reply,
+            counter,
+            turn_seed,
+            scenario.name,
+            answered_by,
+            choice.miss,
+            latency=(spec.latency if spec else None) or scenario.latency,
+            fault=spec.fault if spec else None,
+            moderation=spec.moderation if spec else None,
+            headers=budgets.headers(),
+            decision=decision,
+            entry=entry,
+        )
 
-    def prepare(self, prompt: Prompt, *, namespace: str, journal: Journaled | None) -> Turn:
+    def prepare(self, space: Namespace, prompt: Prompt, *, journal: Journaled | None) -> Turn:
         """A request that asks for no output (the Responses API's ``generate: false``: state
-        made ready for what continues it): its number, its budgets and its journal entry, as
-        a turn's; no rule is matched, and no scripted reply is used up."""
-        with self.store.namespace(namespace) as space:
-            scenario = self.active_scenario(space, prompt)
-            budgets = self._budgets(space, scenario)
-            prompt_tokens = count_prompt_tokens(prompt)
-            budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
-            counter = space.next_counter()
-            entry = None
-            if journal is not None:
-                entry = self._entry(prompt, journal, status=200, rule=None, miss=None)
-            self._commit(space, budgets, 0, entry)
-            reply = Reply(usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=0))
-            seed = self.seed_for(space, scenario)
-            return Turn(reply, counter, seed, scenario.name, headers=budgets.headers(), entry=entry)
+        made ready for what continues it), in ``space`` (held by the caller): its number, its
+        budgets and its journal entry, as a turn's; no rule is matched, and no scripted reply
+        is used up."""
+        scenario = self.active_scenario(space, prompt)
+        budgets = self._budgets(space, scenario)
+        prompt_tokens = count_prompt_tokens(prompt)
+        budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
+        counter = space.next_counter()
+        entry = None
+        if journal is not None:
+            entry = self._entry(prompt, journal, status=200, rule=None, miss=None)
+        self._commit(space, budgets, 0, entry)
+        reply = Reply(usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=0))
+        seed = self.seed_for(space, scenario)
+        return Turn(reply, counter, seed, scenario.name, headers=budgets.headers(), entry=entry)
 
     @staticmethod
     def _commit(
@@ -410,6 +408,8 @@ class Engine:
         tpm = (limits and limits.tokens_per_minute) or self.settings.tokens_per_minute
         wanted = (rpm or NOMINAL_RPM, tpm or NOMINAL_TPM, bool(rpm or tpm))
         budgets = space.budgets
+        if isinstance(budgets, tuple):  # as a shared store reads them (``Budgets.as_json``)
+            budgets = space.budgets = Budgets.from_json(budgets)
         if (
             not isinstance(budgets, Budgets)
             or (budgets.requests.limit, budgets.tokens.limit, budgets.enforced) != wanted
@@ -447,7 +447,3 @@ class Engine:
             "openai-processing-ms": "12",
             **SERVICE_HEADERS,
         }
-
-    def record(self, namespace: str, entry: JournalEntry, *, announce: bool = True) -> None:
-        with self.store.namespace(namespace) as space:
-            space.record(entry, announce=announce)

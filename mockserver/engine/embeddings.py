@@ -23,7 +23,7 @@ from mockserver.reply.embeddings import (
     input_tokens,
     model_dimensions,
 )
-from mockserver.store import JournalEntry, Unparsed
+from mockserver.store import JournalEntry, Namespace, Unparsed
 from mockserver.values import value_class
 from mockserver.wire.embeddings import EmbeddingsRequest, Input
 from mockserver.wire.json_body import encode_json_pretty
@@ -54,10 +54,9 @@ def _prompt(
     )
 
 
-def _seed(engine: Engine, namespace: str, prompt: Prompt) -> int:
+def _seed(engine: Engine, space: Namespace, prompt: Prompt) -> int:
     """The seed vectors derive from: the namespace's, else its scenario's, else the server's."""
-    with engine.store.namespace(namespace) as space:
-        return engine.seed_for(space, engine.active_scenario(space, prompt))
+    return engine.seed_for(space, engine.active_scenario(space, prompt))
 
 
 def _vector(turn: Turn, value: Input, *, request: EmbeddingsRequest, seed: int) -> list[float]:
@@ -84,20 +83,13 @@ class Embedded:
     turns: list[Turn]
 
     def journal(
-        self,
-        engine: Engine,
-        *,
-        namespace: str,
-        path: str,
-        model: str,
-        body: Any,
-        encoded: bytes,
+        self, space: Namespace, *, path: str, model: str, body: Any, encoded: bytes
     ) -> None:
-        """Journal the request (one entry for all its inputs) with the answer's bytes."""
+        """Journal the request in ``space`` (held by the caller; one entry for all its
+        inputs) with the answer's bytes."""
         vectors, turns = self.vectors, self.turns
         first = next((t for t in turns if t.rule is not None), turns[0])
-        engine.record(
-            namespace,
+        space.record(
             JournalEntry(
                 seq=0,
                 method="POST",
@@ -122,17 +114,18 @@ class Embedded:
 
 def embed(
     engine: Engine,
+    space: Namespace,
     request: EmbeddingsRequest,
     *,
-    namespace: str,
     headers: Mapping[str, str],
     body: Any,
 ) -> Embedded:
-    """Match and commit each input, and make its vector. A scripted error (or a strict
-    scenario's miss) on any input refuses the whole request, as it is raised."""
+    """Match and commit each input in ``space`` (held by the caller), and make its vector. A
+    scripted error (or a strict scenario's miss) on any input refuses the whole request, as it
+    is raised."""
     prompts = [_prompt(request, v, headers=headers, body=body) for v in request.inputs]
-    seed = _seed(engine, namespace, prompts[0])
-    turns = [engine.turn(prompt, namespace=namespace) for prompt in prompts]
+    seed = _seed(engine, space, prompts[0])
+    turns = [engine.turn(space, prompt) for prompt in prompts]
     vectors = [
         _vector(turn, value, request=request, seed=seed)
         for turn, value in zip(turns, request.inputs, strict=True)
@@ -142,17 +135,18 @@ def embed(
 
 def create_embeddings(
     engine: Engine,
+    space: Namespace,
     request: EmbeddingsRequest,
     *,
-    namespace: str,
     path: str,
     headers: Mapping[str, str],
     body: Any,
 ) -> EmbeddingsAnswer:
-    """Match, commit and journal each input; the answer's bytes."""
+    """Match, commit and journal each input in ``space`` (held by the caller); the answer's
+    bytes."""
     counts = [input_tokens(value) for value in request.inputs]
     check_token_limits(request.model, counts, request.dimensions)
-    embedded = embed(engine, request, namespace=namespace, headers=headers, body=body)
+    embedded = embed(engine, space, request, headers=headers, body=body)
     result = embeddings_list(
         embedded.vectors,
         model=request.model,
@@ -160,9 +154,7 @@ def create_embeddings(
         encoding_format=request.encoding_format,
     )
     encoded = encode_json_pretty(result)
-    embedded.journal(
-        engine, namespace=namespace, path=path, model=request.model, body=body, encoded=encoded
-    )
+    embedded.journal(space, path=path, model=request.model, body=body, encoded=encoded)
     return EmbeddingsAnswer(
-        encoded, engine.request_headers(namespace, embedded.turns[-1]), embedded.plan()
+        encoded, engine.request_headers(space.name, embedded.turns[-1]), embedded.plan()
     )

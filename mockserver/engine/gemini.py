@@ -34,6 +34,7 @@ from mockserver.render.gemini import GeminiMeta, Safety, gemini_response
 from mockserver.render.gemini_stream import gemini_chunks
 from mockserver.reply.generate import compose
 from mockserver.reply.model import Reply
+from mockserver.store import Namespace
 from mockserver.values import Json, value_class
 
 __all__ = ["GeminiResult", "complete_gemini", "create_time", "gemini_headers"]
@@ -123,14 +124,16 @@ def _candidates(engine: Engine, prompt: Prompt, turn: Turn, count: int) -> tuple
 
 def complete_gemini(
     engine: Engine,
+    space: Namespace,
     prompt: Prompt,
     *,
-    namespace: str,
     vertex: bool = False,
     journal: Journaled | None = None,
 ) -> GeminiResult:
-    """The engine's turn for a ``generateContent`` request, rendered (streamed or not)."""
-    turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    """The engine's turn for a ``generateContent`` request in ``space`` (held by the caller),
+    rendered (streamed or not)."""
+    namespace = space.name
+    turn = engine.turn(space, prompt, journal=journal)
     turn, safety = _safety(turn, prompt)
     count = int((prompt.params.get("generationConfig") or {}).get("candidateCount") or 1)
     replies = _candidates(engine, prompt, turn, count)

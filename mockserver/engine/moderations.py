@@ -12,6 +12,7 @@ from mockserver.engine.moderated import DEFAULT_MODEL
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
 from mockserver.reply.moderation import applied_input_types, moderate
+from mockserver.store import Namespace
 from mockserver.values import Json
 
 __all__ = ["moderations"]
@@ -19,15 +20,17 @@ __all__ = ["moderations"]
 
 def moderations(
     engine: Engine,
+    space: Namespace,
     texts: Sequence[str],
     *,
     model: str | None,
-    namespace: str,
     headers: Mapping[str, str],
     body: Mapping[str, Any],
     image: bool = False,
 ) -> tuple[Json, dict[str, str]]:
-    """One result per text (one for a list of content parts: ``image`` if it has an image)."""
+    """One result per text (one for a list of content parts: ``image`` if it has an image),
+    each a turn in ``space`` (held by the caller)."""
+    namespace = space.name
     applied = applied_input_types(text=any(texts), image=image)
     results = []
     first_turn = None
@@ -40,7 +43,7 @@ def moderations(
             params=body,
             fingerprint=fingerprint("moderations", {"input": text, "index": index}),
         )
-        turn = engine.turn(prompt, namespace=namespace)
+        turn = engine.turn(space, prompt)
         first_turn = first_turn or turn
         flagged = turn.moderation.input if turn.moderation else ()
         verdict = moderate(ids.derive_rng(turn.seed, "moderation"), flagged=flagged)

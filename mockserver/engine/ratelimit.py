@@ -7,7 +7,9 @@ advance (``POST /__mockserver/clock``) so that nothing has to sleep for real.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mockserver.errors import RateLimitError
 
@@ -41,11 +43,6 @@ class Bucket:
     def __post_init__(self) -> None:
         self.shown = str(self.limit)
 
-    def __reduce__(self) -> tuple[type[Bucket], tuple[int, float, float]]:
-        # Pickled with every request's state on a shared store: as its three values, not
-        # through the dataclass's Python ``__getstate__`` (a third of the time).
-        return Bucket, (self.limit, self.level, self.updated)
-
     @classmethod
     def full(cls, limit: int, now: float) -> Bucket:
         return cls(limit=limit, level=float(limit), updated=now)
@@ -72,8 +69,16 @@ class Budgets:
     tokens: Bucket
     enforced: bool
 
-    def __reduce__(self) -> tuple[type[Budgets], tuple[Bucket, Bucket, bool]]:
-        return Budgets, (self.requests, self.tokens, self.enforced)
+    def as_json(self) -> list[object]:
+        """As a shared store writes them: ``[[limit, level, updated] × 2, enforced]``."""
+        buckets = [[b.limit, b.level, b.updated] for b in (self.requests, self.tokens)]
+        return [*buckets, self.enforced]
+
+    @classmethod
+    def from_json(cls, value: Sequence[Any]) -> Budgets:
+        """Back from :meth:`as_json` (as the store read it)."""
+        (limit, level, updated), (t_limit, t_level, t_updated), enforced = value
+        return cls(Bucket(limit, level, updated), Bucket(t_limit, t_level, t_updated), enforced)
 
     def headers(self) -> dict[str, str]:
         return {

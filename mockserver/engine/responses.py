@@ -159,29 +159,28 @@ def _referenced(space: Namespace, item_id: str, index: int, *, now: float) -> Js
 
 def resolve_context(
     engine: Engine,
+    space: Namespace,
     body: Mapping[str, Any],
     *,
-    namespace: str,
     remembered: Remembered | None = None,
 ) -> Context:
     """History from ``previous_response_id`` (stored, or ``remembered`` by the connection) or
-    ``conversation``, and the resolved input."""
-    with engine.store.namespace(namespace) as space:
-        history: list[Json] = []
-        if body.get("previous_response_id") is not None:
-            previous = str(body["previous_response_id"])
-            now = engine.now_in(space)
-            history = _previous(space, previous, now=now, remembered=remembered)
-        conversation = conversation_of(body)
-        if conversation is not None:
-            history = _conversation_items(space, conversation)
-        raw = input_items(body)
-        resolved = [
-            _referenced(space, str(item["id"]), n, now=engine.now_in(space))
-            if item["type"] == "item_reference"
-            else item
-            for n, item in enumerate(raw)
-        ]
+    ``conversation``, and the resolved input, as ``space`` (held by the caller) keeps them."""
+    history: list[Json] = []
+    if body.get("previous_response_id") is not None:
+        previous = str(body["previous_response_id"])
+        now = engine.now_in(space)
+        history = _previous(space, previous, now=now, remembered=remembered)
+    conversation = conversation_of(body)
+    if conversation is not None:
+        history = _conversation_items(space, conversation)
+    raw = input_items(body)
+    resolved = [
+        _referenced(space, str(item["id"]), n, now=engine.now_in(space))
+        if item["type"] == "item_reference"
+        else item
+        for n, item in enumerate(raw)
+    ]
     _outputs_answer_calls([*history, *resolved])
     return Context(history, resolved)
 
@@ -228,22 +227,24 @@ def response_id(engine: Engine, namespace: str, counter: int) -> str:
 
 def create_response(
     engine: Engine,
+    space: Namespace,
     body: Mapping[str, Any],
     *,
-    namespace: str,
     headers: Mapping[str, str],
     journal: Journaled | None = None,
     remembered: Remembered | None = None,
 ) -> ResponseResult:
-    """The response to ``body``; ``remembered``: the responses the connection keeps (the
+    """The response to ``body``, its turn in ``space`` (held by the caller), rendered, and
+    stored unless it asks not to be; ``remembered``: the responses the connection keeps (the
     response made joins them, the latest only)."""
-    context = resolve_context(engine, body, namespace=namespace, remembered=remembered)
+    namespace = space.name
+    context = resolve_context(engine, space, body, remembered=remembered)
     prompt = prompt_from_responses(body, items=context.items, headers=headers)
     try:
         if body.get("generate") is False:  # state made ready, no output: nothing is matched
-            turn = engine.prepare(prompt, namespace=namespace, journal=journal)
+            turn = engine.prepare(space, prompt, journal=journal)
         else:
-            turn = engine.turn(prompt, namespace=namespace, journal=journal)
+            turn = engine.turn(space, prompt, journal=journal)
     except RecordedAnswer as answer:  # replayed as recorded: kept, for what continues it
         response = recorded_response(answer)
         if response is not None:
@@ -254,7 +255,7 @@ def create_response(
                 inputs=context.input,
                 size=journal.size if journal else 1024,
             )
-            _keep(engine, body, kept, namespace=namespace, remembered=remembered)
+            _keep(engine, space, body, kept, remembered=remembered)
         raise
     moderation = moderate_turn(turn, body)
     if moderation is not None:
@@ -286,7 +287,7 @@ def create_response(
             error=failure if cut_by_error else None,
         )
         stored.size = journal.size if journal else 1024
-        _keep(engine, body, stored, namespace=namespace, remembered=remembered)
+        _keep(engine, space, body, stored, remembered=remembered)
         return ResponseResult(
             turn,
             prompt,
@@ -300,7 +301,7 @@ def create_response(
         )
     stored = _stored(engine, body, context, meta=meta, reply=turn.reply)
     stored.size = journal.size if journal else 1024
-    _keep(engine, body, stored, namespace=namespace, remembered=remembered)
+    _keep(engine, space, body, stored, remembered=remembered)
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
@@ -311,13 +312,13 @@ def create_response(
 
 
 def replay_store(
-    engine: Engine, result: ResponseResult, *, namespace: str, response_id: str, created: int
+    engine: Engine, space: Namespace, result: ResponseResult, *, response_id: str, created: int
 ) -> None:
     """Store a replayed response as ``create_response`` stored ``result``'s (with its own id)."""
     body = result.prompt.params
     meta = replace(result.meta, id=response_id, created_at=created)
     stored = _stored(engine, body, result.context, meta=meta, reply=result.turn.reply, now=created)
-    _keep(engine, body, stored, namespace=namespace)  # no conversation: nothing to add to
+    _keep(engine, space, body, stored)  # no conversation: nothing to add to
 
 
 def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> tuple[list[Json], Json]:
@@ -374,30 +375,30 @@ def _stored(
 
 def _keep(
     engine: Engine,
+    space: Namespace,
     body: Mapping[str, Any],
     stored: StoredResponse,
     *,
-    namespace: str,
     remembered: Remembered | None = None,
 ) -> None:
-    """Store the response (unless ``store: false``); a finished one joins its conversation;
-    the connection remembers it (its latest only)."""
+    """Store the response (unless ``store: false``) in ``space`` (held by the caller); a
+    finished one joins its conversation; the connection remembers it (its latest only: a
+    change made again remembers what it made last)."""
     if remembered is not None:
         remembered.clear()
         remembered[stored.meta.id] = stored
-    with engine.store.namespace(namespace) as space:
-        retention = engine.settings.background_retention
-        if stored.background and retention is not None and body.get("store") is not True:
-            stored.expires_at = engine.now_in(space) + retention
-        if body.get("store") is not False:
-            engine.store.put_response(space, stored)
-        if stored.status in FINISHED:
-            join_conversation(space, stored)
+    retention = engine.settings.background_retention
+    if stored.background and retention is not None and body.get("store") is not True:
+        stored.expires_at = engine.now_in(space) + retention
+    if body.get("store") is not False:
+        engine.store.put(space, "responses", stored)
+    if stored.status in FINISHED:
+        join_conversation(space, stored)
 
 
 def count_input_tokens(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:
     """What ``usage.input_tokens`` of a create with this body would be."""
-    context = resolve_context(engine, body, namespace=namespace)
+    context = engine.store.transact(namespace, lambda space: resolve_context(engine, space, body))
     prompt = prompt_from_responses(
         {**body, "model": body.get("model") or ""}, items=context.items, headers={}
     )
@@ -406,9 +407,11 @@ def count_input_tokens(engine: Engine, body: Mapping[str, Any], *, namespace: st
 
 def compact(engine: Engine, body: Mapping[str, Any], *, namespace: str) -> Json:
     """User messages kept as they are, everything else packed into one compaction item."""
-    context = resolve_context(engine, body, namespace=namespace)
-    with engine.store.namespace(namespace) as space:
-        counter = space.next_counter()
+
+    def resolve(space: Namespace) -> tuple[Context, int]:
+        return resolve_context(engine, space, body), space.next_counter()
+
+    context, counter = engine.store.transact(namespace, resolve)
     owner = ids.hex_id("resp_", engine.settings.seed, namespace, counter, length=50)
     items = [stored_item(item, owner=owner, index=n) for n, item in enumerate(context.items)]
     kept = [i for i in items if i["type"] == "message" and i.get("role") == "user"]

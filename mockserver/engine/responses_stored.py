@@ -124,10 +124,12 @@ def _render(stored: StoredResponse, include: Sequence[str] = ()) -> Json:
 def retrieve_response(
     engine: Engine, response_id: str, *, namespace: str, include: Sequence[str] = ()
 ) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def look(space: Namespace) -> Json:
         stored = stored_response(space, response_id, now=engine.now_in(space))
         _advance(engine, space, stored)
         return _render(stored, include)
+
+    return engine.store.transact(namespace, look)
 
 
 def retrieve_events(
@@ -141,26 +143,35 @@ def retrieve_events(
     """A stored response's events. A running background response is followed to its end (as
     the real stream stays open until then), so this look completes it like the last poll
     would; a cancelled one's stream ends where it stopped."""
-    with engine.store.namespace(namespace) as space:
+
+    def follow(space: Namespace) -> list[Json]:
         stored = stored_response(space, response_id, now=engine.now_in(space))
         while stored.status in _RUNNING:
             _advance(engine, space, stored)
-        meta = replace(stored.meta, obfuscation=obfuscation)
-        events = response_events(stored.reply, meta, completed_at=stored.completed_at)
-        if stored.status == "cancelled":
-            sent = _SENT_BY["in_progress" if stored.started else "queued"]
-            events = list(takewhile(lambda e: e["type"] in sent, events))
-        elif stored.status == "failed":  # what it ended with, not the reply it never sent
-            events = list(takewhile(lambda e: e["type"] in _SENT_BY["in_progress"], events))
-            failed = _render(stored)
-            events.append(
-                {"type": "response.failed", "sequence_number": len(events), "response": failed}
-            )
+        return _events(stored, obfuscation=obfuscation)
+
+    events = engine.store.transact(namespace, follow)
     return [e for e in events if starting_after is None or e["sequence_number"] > starting_after]
 
 
+def _events(stored: StoredResponse, *, obfuscation: bool) -> list[Json]:
+    """What a stored response's stream sends, as far as it got."""
+    meta = replace(stored.meta, obfuscation=obfuscation)
+    events = response_events(stored.reply, meta, completed_at=stored.completed_at)
+    if stored.status == "cancelled":
+        sent = _SENT_BY["in_progress" if stored.started else "queued"]
+        events = list(takewhile(lambda e: e["type"] in sent, events))
+    elif stored.status == "failed":  # what it ended with, not the reply it never sent
+        events = list(takewhile(lambda e: e["type"] in _SENT_BY["in_progress"], events))
+        failed = _render(stored)
+        events.append(
+            {"type": "response.failed", "sequence_number": len(events), "response": failed}
+        )
+    return events
+
+
 def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def cancel(space: Namespace) -> Json:
         stored = stored_response(space, response_id, now=engine.now_in(space))
         if not stored.background:
             raise InvalidRequestError("Cannot cancel a synchronous response.")
@@ -168,11 +179,15 @@ def cancel_response(engine: Engine, response_id: str, *, namespace: str) -> Json
             stored.status = "cancelled"
         return _render(stored)
 
+    return engine.store.transact(namespace, cancel)
+
 
 def delete_response(engine: Engine, response_id: str, *, namespace: str) -> Json:
-    with engine.store.namespace(namespace) as space:
+    def delete(space: Namespace) -> None:
         stored_response(space, response_id, now=engine.now_in(space))
         del space.responses[response_id]
+
+    engine.store.transact(namespace, delete)
     return {"id": response_id, "object": "response.deleted", "deleted": True}
 
 
@@ -183,7 +198,7 @@ def list_input_items(
     namespace: str,
     query: PageQuery,
 ) -> Page:
-    with engine.store.namespace(namespace) as space:
+    def page(space: Namespace) -> Page:  # (a change: a response past its retention goes)
         stored = stored_response(space, response_id, now=engine.now_in(space))
         return paginate(
             stored.input_items,
@@ -191,3 +206,5 @@ def list_input_items(
             render=dict,
             query=query,
         )
+
+    return engine.store.transact(namespace, page)

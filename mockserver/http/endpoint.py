@@ -80,14 +80,15 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
     @abstractmethod
     def take(
         self,
+        space: Namespace,
         checked: Checked,
         body: Body,
         *,
-        namespace: str,
         headers: Mapping[str, str],
         journal: Journaled,
     ) -> Result:
-        """The engine's turn for the request, rendered (and journaled as ``journal`` says)."""
+        """The engine's turn for the request in ``space``, its namespace, held (the store's
+        change this turn is), rendered (and journaled as ``journal`` says)."""
 
     @abstractmethod
     def encode(self, result: Result) -> Encoded[Result]:
@@ -106,15 +107,16 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """The engine's turn for the request, rendered, encoded and journaled, as the change
         of its namespace the store makes (the engine wrote the entry in the turn's commit; the
         answer joins it here, as the bytes that are sent; the request is kept as the ``raw``
-        bytes it came in). One atomic change for the whole turn (the engine's steps hold the
-        namespace again inside): on a shared store, one transaction per request, written with
-        its answer, and maybe made again, on the namespace as another process left it; so
-        ``store.transact(namespace, work)``, or ``transact_soon`` from the event loop. The
-        request is journaled at ``path`` (the endpoint's own, unless its path names a model)."""
+        bytes it came in). One atomic change for the whole turn, every step on the namespace
+        the store hands it: on a shared store, one transaction per request, written with its
+        answer, and maybe made again, on the namespace as another process left it; so
+        ``store.transact(namespace, work)`` (awaited from the event loop where the store has
+        ``turns``). The request is journaled at ``path`` (the endpoint's own, unless its path
+        names a model)."""
         journal = Journaled(path or self.path, Unparsed(raw, orjson.loads))
 
-        def turn(_: Namespace) -> Encoded[Result]:
-            result = self.take(checked, body, namespace=namespace, headers=headers, journal=journal)
+        def turn(space: Namespace) -> Encoded[Result]:
+            result = self.take(space, checked, body, headers=headers, journal=journal)
             encoded = self.encode(result)
             self.engine.answered(self.turn_of(result), response=encoded.journaled())
             return encoded
@@ -150,7 +152,11 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         work = self.work(
             checked, body, namespace=namespace, headers=request.headers, raw=raw, path=at.path
         )
-        encoded = await self.engine.store.transact_soon(namespace, work)
+        store = self.engine.store
+        if store.turns is not None:  # a change that waits on another process: awaited
+            encoded = await store.turns.transact(namespace, work)
+        else:
+            encoded = store.transact(namespace, work)
         response = self.answer(encoded)
         key = replay_key(request)
         if key is not None:  # the lane asked for a recipe (the request was asked before)

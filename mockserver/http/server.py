@@ -99,17 +99,18 @@ class _Server(uvicorn.Server):
 
     def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
         super().__init__(config)
-        self._store = getattr(getattr(app.state, "engine", None), "store", None)
+        store = getattr(getattr(app.state, "engine", None), "store", None)
+        self._turns = getattr(store, "turns", None)
 
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
-        store = self._store
-        if store is not None:
-            store.loop_starts()
+        turns = self._turns
+        if turns is not None:
+            turns.loop_starts()
         try:
             await super().serve(sockets)
         finally:
-            if store is not None:
-                store.loop_ends()
+            if turns is not None:
+                turns.loop_ends()
 
 
 class _Terminated(Exception):

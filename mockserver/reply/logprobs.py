@@ -120,6 +120,10 @@ class ScoredTokens(Sequence[Token]):
         self._top_k = top_k
         self._scored: tuple[Token, ...] | None = None
 
+    def recipe(self) -> dict[str, Any]:
+        """What scores them (``ScoredTokens(**recipe)`` scores them alike)."""
+        return {"texts": self.texts, "seed": self._seed, "top_k": self._top_k}
+
     def scored(self) -> tuple[Token, ...]:
         if self._scored is None:
             rng = ids.derive_rng(self._seed, "logprobs")

@@ -5,15 +5,16 @@ rule hits, one-off replies, clock, budgets, journal and stored objects. Everythi
 or changes them goes through a :class:`Store`; nothing here decides anything about rules or
 replies.
 
-A backend implements the primitives (abstract below): a namespace held for an atomic change
-(:meth:`Store.namespace`), a detached read (:meth:`Store.view`, :meth:`Store.peek`), the names
-in use, a reset, the bounded puts of stored objects, the completion of an exchange's journal
-entries, and a change :class:`~mockserver.store.feed.Feed`. The namespace operations that the
-control API and the pytest plugin perform (switch scenario, seed, one-off replies, clock,
-reset) are written once, here, on those primitives, so both callers behave alike and each
-change is announced on the feed. The memory backend (``memory.py``) holds namespaces in this
-process under one lock; a shared backend makes :meth:`Store.namespace` a transaction (read on
-enter, written atomically on exit).
+One way to change a namespace: :meth:`Store.transact` hands ``work`` the namespace, held, and
+whatever ``work`` does to it is one atomic step for every other reader and writer (a request's
+whole turn is one). Two ways to read one, detached: :meth:`Store.view` and :meth:`Store.peek`.
+A backend implements those (abstract below), the names in use, a reset, the bounded
+:meth:`Store.put` of stored objects, the completion of an exchange's journal entries, and a
+change :class:`~mockserver.store.feed.Feed`. The namespace operations that the control API and
+the pytest plugin perform (switch scenario, seed, one-off replies, clock) are written once,
+here, each one change announced with it, so both callers behave alike. The memory backend
+(``memory.py``) holds namespaces in this process under one lock; the Redis one
+(``redis/``) writes each change with one compare-and-set script.
 """
 
 from __future__ import annotations
@@ -21,19 +22,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
-from typing import Any, Literal, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from mockserver.store.feed import Feed
-from mockserver.store.model import (
-    Exchange,
-    JournalEntry,
-    Namespace,
-    StoredChatCompletion,
-    StoredConversation,
-    StoredResponse,
-)
+from mockserver.store.model import Exchange, JournalEntry, Namespace
 
-__all__ = ["Store"]
+__all__ = ["AwaitedTurns", "Store"]
 
 T = TypeVar("T")
 
@@ -41,24 +35,35 @@ T = TypeVar("T")
 class Store(ABC):
     """Every namespace's state, bounded: ``namespace_limit`` namespaces (the least recently
     used leaves first), each with at most ``journal_limit`` journal entries and ``store_limit``
-    stored objects of each kind."""
+    stored objects of each kind.
+
+    The kinds of stored object are the rows of ``model.KINDS``: a kind is added there (its
+    dataclass, the :class:`~mockserver.store.model.Namespace` shelf that keeps it, its id,
+    whether its bytes are bounded) and its shelf on ``Namespace``; both backends then put,
+    bound, write and read it with no change of theirs."""
 
     journal_limit: int
     store_limit: int
     namespace_limit: int
     #: Where changes are announced (the inspector's live view, ``/__mockserver/events``).
     feed: Feed
-    #: Does a change wait on another process (a shared backend's round trip)? Then a caller on
-    #: the event loop uses :meth:`transact_soon`, not a synchronous step in a callback.
-    waits: bool = False
+    #: For a caller on the event loop, where a change waits on another process (a shared
+    #: backend's round trip): :meth:`transact`, awaited, so the loop serves other requests
+    #: meanwhile (``None``: nothing to await, :meth:`transact` it is).
+    turns: AwaitedTurns | None = None
 
     # -- primitives: what a backend implements -------------------------------------------
 
     @abstractmethod
-    def namespace(self, name: str) -> AbstractContextManager[Namespace]:
-        """``with store.namespace(name) as space``: the namespace called ``name`` (created on
-        first use), held for one atomic change: whatever is done to ``space`` inside the block
-        is one step for every other reader and writer."""
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``work(space)`` on the namespace ``name`` (created on first use), held, as one
+        atomic change; its value. What ``work`` changed stands if it raises, as does what it
+        announced; the exception is raised once the change is made.
+
+        A shared backend may do ``work`` more than once (each time on the namespace as it is
+        then; only the last one counts), so ``work`` must change nothing but the namespace (a
+        request's turn is a function of the namespace and the request), and never changes a
+        namespace but through the one it is handed."""
 
     @abstractmethod
     def view(self, name: str) -> AbstractContextManager[Namespace]:
@@ -90,48 +95,10 @@ class Store(ABC):
         whether it was ``cut`` before its last write), and announce them."""
 
     @abstractmethod
-    def complete_one(
-        self, name: str, entry: JournalEntry, *, duration_ms: float, timing: list[float] | None
-    ) -> None:
-        """:meth:`complete` for an exchange that journaled ``entry`` alone."""
-
-    @abstractmethod
-    def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        """Keep ``stored`` in ``space`` (held), dropping the oldest past ``store_limit``."""
-
-    @abstractmethod
-    def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        """Keep ``stored`` in ``space`` (held), dropping the oldest past ``store_limit``."""
-
-    @abstractmethod
-    def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        """Keep ``stored`` in ``space`` (held), dropping the oldest past ``store_limit``."""
-
-    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
-        """``work(space)`` on the namespace ``name``, held, as one atomic change; its value.
-
-        A shared backend may do ``work`` more than once (each time on the namespace as it is
-        then; only the last one counts), so ``work`` must change nothing but the namespace:
-        what a request's turn is. Here: once, inside :meth:`namespace`."""
-        with self.namespace(name) as space:
-            return work(space)
-
-    async def transact_soon(self, name: str, work: Callable[[Namespace], T]) -> T:
-        """:meth:`transact` for a caller on the event loop: a backend whose change waits on
-        another process (``waits``) awaits it, and the loop serves other requests meanwhile.
-        Here: :meth:`transact`, at once."""
-        return self.transact(name, work)
-
-    def loop_starts(self) -> None:  # noqa: B027 (a backend with connections overrides it)
-        """The running event loop serves requests (called on it): a shared backend may keep
-        a connection on it for :meth:`transact_soon`."""
-
-    def loop_ends(self) -> None:  # noqa: B027
-        """The running event loop stops serving (called on it): close what was kept on it."""
-
-    def announce(self, kind: Literal["entry", "state", "reset"], name: str, seq: int = 0) -> None:
-        """Tell every live view (of every process sharing this store) of a change."""
-        self.feed.publish(kind, name, seq)
+    def put(self, space: Namespace, kind: str, stored: Any) -> None:
+        """Keep ``stored``, an object of ``kind`` (a key of ``model.KINDS``), in ``space``
+        (held), dropping the oldest of its kind past ``store_limit`` (or, for a weighed
+        kind, past ``store_bytes``)."""
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
         """The namespace's journal entry numbered ``seq``, unless it has left the journal."""
@@ -162,8 +129,9 @@ class Store(ABC):
         in its ``replies``); the counts it had are returned. Rules named in ``carry`` go on
         counting from the scenario served before (the pytest plugin's inline rules, which stay
         in front of every scenario a test serves)."""
-        earlier: dict[str, int] = {}
-        with self.namespace(name) as space:
+
+        def switch(space: Namespace) -> dict[str, int]:
+            earlier: dict[str, int] = {}
             previous = space.scenario
             carried: dict[str, int] = {}
             if previous is not None and carry:
@@ -176,31 +144,41 @@ class Store(ABC):
                 if restart:
                     earlier = space.rule_hits.pop(scenario.name, {})
                 space.hits_of(scenario.name).update(carried)
-        self.announce("state", name)
-        return earlier
+            space.announce()
+            return earlier
+
+        return self.transact(name, switch)
 
     def set_seed(self, name: str, seed: int | None) -> None:
         """The namespace's own seed (``None``: the scenario's, else the server's)."""
-        with self.namespace(name) as space:
+
+        def reseed(space: Namespace) -> None:
             space.seed = seed
-        self.announce("state", name)
+            space.announce()
+
+        self.transact(name, reseed)
 
     def queue_replies(self, name: str, replies: Iterable[Any]) -> int:
         """Serve these one-off replies (scenario ``Reply`` objects) to the namespace's next
         requests, before any rule; returns how many are waiting."""
-        with self.namespace(name) as space:
-            space.pending.extend(replies)
-            waiting = len(space.pending)
-        self.announce("state", name)
-        return waiting
+        queued = list(replies)
+
+        def queue(space: Namespace) -> int:
+            space.pending.extend(queued)
+            space.announce()
+            return len(space.pending)
+
+        return self.transact(name, queue)
 
     def advance_clock(self, name: str, seconds: float) -> float:
         """Move the namespace's clock ahead; returns how far it now runs ahead."""
-        with self.namespace(name) as space:
+
+        def advance(space: Namespace) -> float:
             space.clock_offset += seconds
-            offset = space.clock_offset
-        self.announce("state", name)
-        return offset
+            space.announce()
+            return space.clock_offset
+
+        return self.transact(name, advance)
 
     def rule_hits(self, name: str) -> dict[str, dict[str, int]]:
         """Each scenario's rule hit counts in the namespace (a copy)."""
@@ -211,3 +189,18 @@ class Store(ABC):
         """The namespace's journal, oldest first (a copy of the list)."""
         with self.view(name) as space:
             return list(space.journal)
+
+
+class AwaitedTurns(Protocol):
+    """:meth:`Store.transact` for callers on an event loop the server announced: the change
+    is the same one, written by the same protocol, its round trip awaited."""
+
+    async def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """:meth:`Store.transact`, awaited."""
+        ...
+
+    def loop_starts(self) -> None:
+        """The running event loop serves requests (called on it)."""
+
+    def loop_ends(self) -> None:
+        """The running event loop stops serving (called on it, before it closes)."""

@@ -11,7 +11,7 @@ __all__ = ["open_store"]
 
 def open_store(settings: Settings) -> Store:
     """A store with the settings' bounds; a Redis one is checked first (it must answer)."""
-    limits = {
+    limits: dict[str, int] = {
         "journal_limit": settings.journal_limit,
         "store_limit": settings.store_limit,
         "namespace_limit": settings.namespace_limit,
@@ -30,6 +30,14 @@ def open_store(settings: Settings) -> Store:
             "pip install 'mockserver[redis]'",
             setting="state_url",
         ) from None
-    store = RedisStore(settings.state_url, prefix=settings.state_prefix, **limits)
+    store = RedisStore(
+        settings.state_url,
+        prefix=settings.state_prefix,
+        journal_limit=settings.journal_limit,
+        store_limit=settings.store_limit,
+        namespace_limit=settings.namespace_limit,
+        journal_bytes=settings.journal_bytes,
+        store_bytes=settings.store_bytes,
+    )
     store.check()
     return store

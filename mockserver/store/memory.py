@@ -4,23 +4,14 @@ process, behind one lock (the default; nothing to install or start)."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Feed
-from mockserver.store.model import (
-    Exchange,
-    JournalEntry,
-    Kept,
-    Namespace,
-    Shelf,
-    StoredChatCompletion,
-    StoredConversation,
-    StoredResponse,
-)
+from mockserver.store.model import KINDS, Exchange, JournalEntry, Kept, Namespace
 
 __all__ = ["MemoryStore"]
 
@@ -55,10 +46,11 @@ class MemoryStore(Store):
         self.feed = Feed(size=max(journal_limit, 1000))
         self._incarnations = 0
 
-    def namespace(self, name: str) -> _Held:
-        """``with store.namespace(name) as space``: the namespace called ``name`` (created on
-        first use), held under the store's lock."""
-        return _Held(self, name)
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``work`` on the namespace called ``name`` (created on first use), under the
+        store's lock: done once."""
+        with self._lock:
+            return work(self._take(name))
 
     def _take(self, name: str) -> Namespace:
         """The namespace called ``name``, now the most recent (the caller holds the lock)."""
@@ -93,7 +85,7 @@ class MemoryStore(Store):
 
     @contextmanager
     def peek(self, name: str) -> Iterator[Namespace | None]:
-        """Like :meth:`namespace`, but ``None`` instead of creating a namespace."""
+        """Like :meth:`view`, but ``None`` for a namespace that does not exist."""
         with self._lock:
             yield self._namespaces.get(name)
 
@@ -114,14 +106,6 @@ class MemoryStore(Store):
         for name, entry in exchange.entries:
             self.feed.publish("entry", name, entry.seq)
 
-    def complete_one(
-        self, name: str, entry: JournalEntry, *, duration_ms: float, timing: list[float] | None
-    ) -> None:
-        """:meth:`complete` for an exchange that journaled ``entry`` alone (the replay lane's)."""
-        with self._lock:
-            self._stamp(name, entry, duration_ms, timing)
-        self.feed.publish("entry", name, entry.seq)
-
     def _stamp(
         self, name: str, entry: JournalEntry, duration_ms: float, timing: list[float] | None
     ) -> None:
@@ -132,20 +116,13 @@ class MemoryStore(Store):
         if space is not None:
             space.weigh(entry)
 
-    def put_chat_completion(self, space: Namespace, stored: StoredChatCompletion) -> None:
-        self._put(space.chat_completions, stored.body["id"], stored)
-
-    def put_response(self, space: Namespace, stored: StoredResponse) -> None:
-        self._put(space.responses, stored.id, stored)
-
-    def put_conversation(self, space: Namespace, stored: StoredConversation) -> None:
-        self._put(space.conversations, stored.id, stored)
-
-    def _put(self, shelf: Shelf[T], key: str, stored: T) -> None:
-        assert isinstance(shelf, OrderedDict)  # this backend's namespaces hold OrderedDicts
-        shelf[key] = stored
+    def put(self, space: Namespace, kind: str, stored: Any) -> None:
+        of = KINDS[kind]
+        shelf = getattr(space, of.shelf)
+        assert isinstance(shelf, Kept)  # this backend's namespaces hold Kept shelves
+        shelf[of.key(stored)] = stored
         while len(shelf) > self.store_limit or (
-            isinstance(shelf, Kept) and shelf.bytes > self.store_bytes and len(shelf) > 1
+            of.weighed and shelf.bytes > self.store_bytes and len(shelf) > 1
         ):
             shelf.popitem(last=False)
 
@@ -158,26 +135,3 @@ class MemoryStore(Store):
             if space is None:
                 space = Namespace(name=name, journal=deque(maxlen=self.journal_limit))
             yield space
-
-
-class _Held:
-    """What :meth:`Store.namespace` returns: a plain context manager (it runs on every request;
-    a generator-based one costs several times as much)."""
-
-    __slots__ = ("name", "store")
-
-    def __init__(self, store: MemoryStore, name: str) -> None:
-        self.store = store
-        self.name = name
-
-    def __enter__(self) -> Namespace:
-        lock = self.store._lock
-        lock.acquire()
-        try:
-            return self.store._take(self.name)
-        except BaseException:
-            lock.release()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        self.store._lock.release()

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mockserver.reply.model import Reply
 
 __all__ = [
+    "KINDS",
     "Exchange",
     "Journal",
     "JournalEntry",
@@ -28,6 +29,7 @@ __all__ = [
     "Shelf",
     "StoredChatCompletion",
     "StoredConversation",
+    "StoredKind",
     "StoredResponse",
     "Unparsed",
     "current_exchange",
@@ -82,7 +84,7 @@ def _size(kept: Any) -> int:
 class Shelf(Protocol[V]):
     """The stored objects of one kind in a namespace, by id, oldest first: an ``OrderedDict``
     in memory; a view that fetches what is read (and writes back what changed) on Redis, so a
-    transaction loads only the objects it touches. Put new ones with the store's ``put_*``
+    transaction loads only the objects it touches. Put new ones with the store's ``put``
     (they are bounded); change one by reading it and changing it in the held namespace."""
 
     def get(self, key: str, /) -> V | None: ...
@@ -169,6 +171,26 @@ class StoredConversation:
     created_at: int
     metadata: dict[str, str]
     items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
+
+
+@value_class
+class StoredKind:
+    """One kind of stored object: the namespace's shelf that keeps them (an attribute of
+    :class:`Namespace`), how one is named there, and whether its bytes are bounded too
+    (``store_bytes``; every kind is bounded in number, ``store_limit``)."""
+
+    shelf: str
+    key: Callable[[Any], str]
+    kind: type
+    weighed: bool = True
+
+
+#: Every kind of stored object, by the name a backend keeps it under (``Store.put``'s kind).
+KINDS: dict[str, StoredKind] = {
+    "chat": StoredKind("chat_completions", lambda s: s.body["id"], StoredChatCompletion),
+    "responses": StoredKind("responses", lambda s: s.id, StoredResponse),
+    "conversations": StoredKind("conversations", lambda s: s.id, StoredConversation, weighed=False),
+}
 
 
 @value_class
@@ -283,13 +305,14 @@ class Namespace:
     pending: deque[Any] = field(default_factory=deque)
     #: Seconds this namespace's clock runs ahead (``POST /__mockserver/clock``).
     clock_offset: float = 0.0
-    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use.
+    #: Rate-limit buckets (``ratelimit.Budgets``), made on first use; a shared store reads
+    #: them back in their JSON form (``Budgets.as_json``), which the engine takes up.
     budgets: Any = None
     #: A seed for this namespace only (``None``: the scenario's, else the server's).
     seed: int | None = None
     #: Stored Responses API objects (their types live with the Responses family).
     responses: Shelf[StoredResponse] = field(default_factory=Kept)
-    conversations: Shelf[StoredConversation] = field(default_factory=OrderedDict)
+    conversations: Shelf[StoredConversation] = field(default_factory=Kept)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
@@ -323,6 +346,12 @@ class Namespace:
             exchange.entries.append((self.name, entry))
         if announce and self.feed is not None:
             self.feed.publish("entry", self.name, entry.seq)
+
+    def announce(self, kind: Literal["state"] = "state") -> None:
+        """Tell every live view that the namespace changed (with the change, on a shared
+        store: only if it is written)."""
+        if self.feed is not None:
+            self.feed.publish(kind, self.name)
 
     def weigh(self, entry: JournalEntry) -> None:
         """Count a complete ``entry`` towards the journal's bound in bytes, and let the oldest

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mockserver.engine import Engine
-from mockserver.engine.turn import Journaled
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import APIError, NoMatchError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
@@ -41,9 +41,17 @@ def _journal(text: str) -> Journaled:
     return Journaled(PATH, {"messages": [{"role": "user", "content": text}]})
 
 
+def _turn(engine: Engine, text: str, *, journaled: bool = True) -> Turn:
+    """The turn of a request saying ``text`` in the namespace ``sk-a``, held as a server's is."""
+    journal = _journal(text) if journaled else None
+    return engine.store.transact(
+        "sk-a", lambda space: engine.turn(space, _prompt(text), journal=journal)
+    )
+
+
 def test_a_turn_commits_its_number_hit_and_journal_entry_together() -> None:
     engine = _engine()
-    turn = engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    turn = _turn(engine, "hello")
     assert turn.counter == 1
     assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
     (entry,) = engine.store.journal("sk-a")
@@ -56,7 +64,7 @@ def test_a_turn_commits_its_number_hit_and_journal_entry_together() -> None:
 
 def test_a_turn_without_a_journal_leaves_it_to_the_caller() -> None:
     engine = _engine()
-    turn = engine.turn(_prompt("hello"), namespace="sk-a")
+    turn = _turn(engine, "hello", journaled=False)
     assert turn.entry is None
     assert engine.store.journal("sk-a") == []
     assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
@@ -65,13 +73,13 @@ def test_a_turn_without_a_journal_leaves_it_to_the_caller() -> None:
 def test_a_scripted_error_is_committed_and_journaled_then_raised() -> None:
     engine = _engine()
     with pytest.raises(APIError) as raised:
-        engine.turn(_prompt("flaky"), namespace="sk-a", journal=_journal("flaky"))
+        _turn(engine, "flaky")
     (entry,) = engine.store.journal("sk-a")
     assert raised.value.journaled is entry
     assert (entry.status, entry.rule) == (429, "flaky")
     assert entry.response == raised.value.body()
     assert engine.store.rule_hits("sk-a") == {"counted": {"flaky": 1}}
-    second = engine.turn(_prompt("flaky"), namespace="sk-a", journal=_journal("flaky"))
+    second = _turn(engine, "flaky")
     assert (second.counter, second.reply.text) == (2, "recovered")
 
 
@@ -81,7 +89,7 @@ def test_a_strict_miss_still_counts_the_request() -> None:
         "    reply: {text: never}\n"
     )
     with pytest.raises(NoMatchError) as raised:
-        engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+        _turn(engine, "hello")
     (entry,) = engine.store.journal("sk-a")
     assert raised.value.journaled is entry
     assert entry.status == 400
@@ -92,16 +100,18 @@ def test_a_strict_miss_still_counts_the_request() -> None:
 
 def test_a_replayed_turn_commits_what_a_full_turn_commits() -> None:
     full, replayed = _engine(), _engine()
-    first = full.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
-    again = full.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
-    decision = replayed.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    first = _turn(full, "hello")
+    again = _turn(full, "hello")
+    decision = _turn(replayed, "hello")
     assert first.decision is not None
     assert decision.decision is not None
     entry = decision.entry
     assert entry is not None
     replay_entry = type(entry)(seq=0, method="POST", path=PATH, status=200, rule="hello")
-    with replayed.store.namespace("sk-a") as space:
-        committed = replayed.replay(space, decision.decision, replay_entry)
+    settled = decision.decision
+    committed = replayed.store.transact(
+        "sk-a", lambda space: replayed.replay(space, settled, replay_entry)
+    )
     assert committed is not None
     counter, headers = committed
     assert counter == again.counter == 2
@@ -112,12 +122,12 @@ def test_a_replayed_turn_commits_what_a_full_turn_commits() -> None:
 
 def test_a_replay_is_refused_once_the_namespace_has_moved() -> None:
     engine = _engine()
-    turn = engine.turn(_prompt("hello"), namespace="sk-a", journal=_journal("hello"))
+    turn = _turn(engine, "hello")
     assert turn.decision is not None
     engine.store.set_seed("sk-a", 99)
     entry = type(turn.entry)(seq=0, method="POST", path=PATH, status=200)
-    with engine.store.namespace("sk-a") as space:
-        assert engine.replay(space, turn.decision, entry) is None
+    settled = turn.decision
+    assert engine.store.transact("sk-a", lambda space: engine.replay(space, settled, entry)) is None
     assert len(engine.store.journal("sk-a")) == 1  # nothing committed
 
 

@@ -20,8 +20,7 @@ def _changes(store: Store, since: int) -> list[tuple[str, str]]:
 def test_switching_scenario_restarts_its_counts_and_returns_them(store: Store) -> None:
     weather = _scenario("weather")
     store.switch_scenario("sk-a", weather)
-    with store.namespace("sk-a") as space:
-        space.hits_of("weather")["ask"] = 2
+    store.transact("sk-a", lambda space: space.hits_of("weather").update(ask=2))
     assert store.switch_scenario("sk-a", weather) == {"ask": 2}
     assert store.rule_hits("sk-a") == {"weather": {}}
 
@@ -29,24 +28,21 @@ def test_switching_scenario_restarts_its_counts_and_returns_them(store: Store) -
 def test_switching_without_restart_keeps_the_counts(store: Store) -> None:
     weather = _scenario("weather")
     store.switch_scenario("sk-a", weather)
-    with store.namespace("sk-a") as space:
-        space.hits_of("weather")["ask"] = 2
+    store.transact("sk-a", lambda space: space.hits_of("weather").update(ask=2))
     assert store.switch_scenario("sk-a", weather, restart=False) == {}
     assert store.rule_hits("sk-a") == {"weather": {"ask": 2}}
 
 
 def test_carried_rules_go_on_counting_in_the_next_scenario(store: Store) -> None:
     store.switch_scenario("sk-a", _scenario("first"))
-    with store.namespace("sk-a") as space:
-        space.hits_of("first").update({"inline-1": 3, "own": 1})
+    store.transact("sk-a", lambda space: space.hits_of("first").update({"inline-1": 3, "own": 1}))
     store.switch_scenario("sk-a", _scenario("second"), carry={"inline-1"})
     assert store.rule_hits("sk-a")["second"] == {"inline-1": 3}
 
 
 def test_back_to_the_default_forgets_every_count(store: Store) -> None:
     store.switch_scenario("sk-a", _scenario("first"))
-    with store.namespace("sk-a") as space:
-        space.hits_of("first")["x"] = 1
+    store.transact("sk-a", lambda space: space.hits_of("first").update(x=1))
     store.switch_scenario("sk-a", None)
     with store.view("sk-a") as space:
         assert space.scenario is None

@@ -36,8 +36,7 @@ def test_counters_are_exactly_once_across_processes(pair: tuple[RedisStore, Redi
 
     def work(store: RedisStore) -> None:
         for _ in range(50):
-            with store.namespace("sk-a") as space:
-                taken.append(space.next_counter())
+            taken.append(store.transact("sk-a", lambda space: space.next_counter()))
 
     threads = [threading.Thread(target=work, args=(store,)) for store in (*pair, *pair)]
     for thread in threads:
@@ -52,29 +51,29 @@ def test_a_one_off_reply_is_served_once_whichever_process_takes_it(
 ) -> None:
     one, two = pair
     one.queue_replies("sk-a", [Reply(text="only once")])
-    with two.namespace("sk-a") as space:
-        assert space.pending.popleft() == Reply(text="only once")
-    with one.namespace("sk-a") as space:
-        assert not space.pending
+    assert two.transact("sk-a", lambda space: space.pending.popleft()) == Reply(text="only once")
+    assert one.transact("sk-a", lambda space: list(space.pending)) == []
 
 
 def test_a_stored_object_changed_in_one_process_is_seen_changed_in_another(
     pair: tuple[RedisStore, RedisStore],
 ) -> None:
     one, two = pair
-    with one.namespace("sk-a") as space:
-        one.put_conversation(space, StoredConversation("conv_1", 1, {"k": "v"}))
-    with two.namespace("sk-a") as space:
+    conversation = StoredConversation("conv_1", 1, {"k": "v"})
+    one.transact("sk-a", lambda space: one.put(space, "conversations", conversation))
+
+    def change(space: Namespace) -> None:
         stored = space.conversations["conv_1"]
         stored.metadata = {"k": "changed"}
         stored.items["msg_1"] = {"id": "msg_1", "type": "message"}
+
+    two.transact("sk-a", change)
     with one.view("sk-a") as space:
         seen = space.conversations.get("conv_1")
         assert seen is not None
         assert seen.metadata == {"k": "changed"}
         assert list(seen.items) == ["msg_1"]
-    with one.namespace("sk-a") as space:
-        del space.conversations["conv_1"]
+    one.transact("sk-a", lambda space: space.conversations.__delitem__("conv_1"))
     with two.view("sk-a") as space:
         assert "conv_1" not in space.conversations
         assert list(space.conversations.values()) == []
@@ -108,9 +107,12 @@ def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes_and_timed_later
 ) -> None:
     one, two = pair
     entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
-    with one.namespace("sk-a") as space:  # written as it is when the namespace is let go
+
+    def turn(space: Namespace) -> None:  # written as it is once the change is done
         space.record(entry, announce=False)
         entry.response = Unparsed(lambda: b'{"id": "chatcmpl-1"}', orjson.loads)
+
+    one.transact("sk-a", turn)
     one.complete(Exchange([("sk-a", entry)]), duration_ms=1.5, timing=None)
     one.flush()
     found = two.entry("sk-a", 1)
@@ -125,8 +127,7 @@ def test_times_are_written_when_no_request_comes_to_take_them_along(
     one, two = pair
     for n in (1, 2):  # the second after the completer went back to sleep
         entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
-        with one.namespace("sk-a") as space:
-            space.record(entry, announce=False)
+        one.transact("sk-a", lambda space, entry=entry: space.record(entry, announce=False))
         one.complete(Exchange([("sk-a", entry)]), duration_ms=float(n), timing=None)
         deadline = time.monotonic() + 5
         while (found := two.entry("sk-a", n)) is None or found.duration_ms != float(n):
@@ -143,6 +144,7 @@ def test_the_completer_is_not_woken_by_each_entry_while_requests_take_them_along
     of threads and of the GIL)."""
     one, _ = pair
     completer = one.completer
+    assert completer is not None
     woken = 0
     notify = completer._ready.notify_all
 
@@ -182,19 +184,22 @@ def test_what_one_call_announces_is_heard_whole_names_and_all(
     one, two = pair
     name = "sk:a b%"
     version, _ = two.feed.recent()  # starts following the shared feed
-    with one.namespace(name) as space:
-        entries = [JournalEntry(seq=0, method="GET", path="/", status=200) for _ in range(2)]
+    entries = [JournalEntry(seq=0, method="GET", path="/", status=200) for _ in range(2)]
+
+    def journal(space: Namespace) -> None:
         for entry in entries:
             space.record(entry, announce=False)
+
+    one.transact(name, journal)
     one.complete(Exchange([(name, entry) for entry in entries]), duration_ms=1.0, timing=None)
-    one.set_seed(name, 3)  # its first call takes both completions along
+    one.set_seed(name, 3)  # its one call takes both completions along, and announces itself
     wanted = {("entry", name, 1), ("entry", name, 2), ("state", name, 0)}
     deadline = time.monotonic() + 5
     while not wanted <= {(c.kind, c.namespace, c.seq) for c in two.feed.since(version) or []}:
         assert time.monotonic() < deadline, "the other process never heard them all"
         time.sleep(0.01)
     feed = redis_server.client().xrange(f"{one.prefix}:feed")
-    assert [len(fields[b"a"].split(b":")) for _, fields in feed] == [6, 3]
+    assert [len(fields[b"a"].split(b":")) for _, fields in feed] == [9]
 
 
 def test_entries_that_leave_the_journal_leave_nothing_behind(redis_server: RedisServer) -> None:
@@ -205,15 +210,14 @@ def test_entries_that_leave_the_journal_leave_nothing_behind(redis_server: Redis
     late = []
     for _ in range(5):
         entry = JournalEntry(seq=0, method="GET", path="/", status=200)
-        with store.namespace("sk-a") as space:
-            space.record(entry, announce=False)
+        store.transact("sk-a", lambda space, entry=entry: space.record(entry, announce=False))
         if entry.seq == 1:
             late.append(entry)  # completed only once it has left
         else:
             store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
     store.complete(Exchange([("sk-a", entry) for entry in late]), duration_ms=1.0, timing=None)
     store.flush()
-    fields = redis_server.client().hgetall(store.key("sk-a", "journal"))
+    fields = redis_server.client().hgetall(f"{store.prefix}:ns:sk-a:journal")
     assert sorted(fields) == [b"4", b"5", b"bytes", b"c:4", b"c:5", b"first", b"t:4", b"t:5"]
     assert fields[b"first"] == b"4"
     assert int(fields[b"bytes"]) == len(fields[b"4"]) + len(fields[b"5"])
@@ -225,7 +229,7 @@ def test_a_prefix_another_release_laid_out_is_refused_at_start(redis_server: Red
     fresh = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
     fresh.check()
     fresh.check()  # stamped with this release's layout the first time, and accepted after
-    assert admin.get(f"{fresh.prefix}:layout") == b"2"
+    assert admin.get(f"{fresh.prefix}:layout") == b"3"
     fresh.close()
     for layout, prefix in ((None, RedisServer.new_prefix()), (b"9", RedisServer.new_prefix())):
         admin.zadd(f"{prefix}:names", {"sk-a": 1})  # an older release's keys carry no stamp
@@ -233,7 +237,7 @@ def test_a_prefix_another_release_laid_out_is_refused_at_start(redis_server: Red
             admin.set(f"{prefix}:layout", layout)
         store = RedisStore(redis_server.url, prefix=prefix)
         expected = "1" if layout is None else "9"
-        with pytest.raises(SettingsError, match=f"key layout {expected}; this one writes layout 2"):
+        with pytest.raises(SettingsError, match=f"key layout {expected}; this one writes layout 3"):
             store.check()
         store.close()
 
@@ -279,7 +283,7 @@ def test_a_redis_that_will_not_run_scripts_is_a_clear_error_at_start(
         store.close()
         loaded = RedisStore(redis_server.url, timeout=2)
         loaded.check()  # and a user that may: every script loaded at start
-        shas = [script.sha for script in loaded._scripts.values()]
+        shas = [sha for _, sha in loaded.client.scripts.values()]
         assert admin.script_exists(*shas) == [True] * len(shas)
         loaded.close()
     finally:
@@ -328,8 +332,8 @@ def test_a_redis_that_refuses_the_mocks_calls_is_a_503_saying_why(
     link = RedisStore("redis://:pw-Zq9@127.0.0.1:1/0", timeout=0.2)  # never connects here
     try:
         with caplog.at_level(logging.WARNING, logger="mockserver"):
-            failed = link._failed(answer)
-            again = link._failed(answer)
+            failed = link.client.failed(answer)
+            again = link.client.failed(answer)
     finally:
         link.close()
     assert isinstance(failed, ServiceUnavailableError)
@@ -345,9 +349,11 @@ def test_an_error_answer_no_redis_condition_explains_is_the_mocks_own_bug() -> N
     link = RedisStore("redis://127.0.0.1:1/0", timeout=0.2)
     try:
         bug = redis.ResponseError("ERR user_script:12: attempt to index a nil value")
-        assert link._failed(bug) is bug  # raised as it is: the one error boundary's logged 500
+        assert (
+            link.client.failed(bug) is bug
+        )  # raised as it is: the one error boundary's logged 500
         busy_key = redis.ResponseError("BUSYKEY Target key name already exists.")
-        assert link._failed(busy_key) is busy_key  # not BUSY: a word of its own
+        assert link.client.failed(busy_key) is busy_key  # not BUSY: a word of its own
     finally:
         link.close()
 
@@ -418,8 +424,8 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
     try:
         store.set_seed("sk-a", 1)
         server.stop()
-        with pytest.raises(ServiceUnavailableError) as lost, store.namespace("sk-a"):
-            pass
+        with pytest.raises(ServiceUnavailableError) as lost:
+            store.transact("sk-a", lambda space: None)
         assert lost.value.status == 503
         assert lost.value.code == "server_is_overloaded"
         assert "state backend (Redis at" in lost.value.message
@@ -428,9 +434,8 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
         server.start()
         deadline = time.monotonic() + 10
         while True:
-            try:
-                with store.namespace("sk-a") as space:  # a new Redis: a new namespace
-                    assert space.next_counter() == 1
+            try:  # a new Redis: a new namespace
+                assert store.transact("sk-a", lambda space: space.next_counter()) == 1
                 break
             except ServiceUnavailableError:
                 assert time.monotonic() < deadline, "the store never found Redis again"
@@ -440,26 +445,31 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
         server.stop()
 
 
-def test_a_reset_waits_for_another_process_holding_the_namespace(
+def test_a_reset_in_the_middle_of_another_processs_change_comes_first(
     pair: tuple[RedisStore, RedisStore],
 ) -> None:
+    """A change and a reset of one namespace in two processes are one after the other: the
+    change made on the namespace as it was before the reset is not written; it is made again
+    on the namespace the reset left (a new one), and nothing of the old one comes back."""
     one, two = pair
-    reset = threading.Event()
+    one.transact("sk-a", lambda space: space.next_counter())
+    reset: list[int] = []
 
-    def forget() -> None:
-        two.reset("sk-a")
-        reset.set()
+    def count(space: Namespace) -> tuple[int, int]:
+        if not reset:  # before this change is written, the other process resets it
+            two.reset("sk-a")
+            reset.append(space.counter)
+        return space.next_counter(), space.incarnation
 
-    with one.namespace("sk-a") as space:
-        space.next_counter()
-        thread = threading.Thread(target=forget)
-        thread.start()
-        assert not reset.wait(0.3)  # not in the middle of this process's change
-    thread.join(timeout=5)
-    assert reset.is_set()
-    assert one.names() == []  # the reset came after the change, and forgot it
-    with one.view("sk-a") as space:
-        assert space.counter == 0
+    with one.view("sk-a") as before:
+        first = before.incarnation
+    counted, incarnation = one.transact("sk-a", count)
+    assert reset == [1]
+    assert counted == 1  # made again on the new namespace
+    assert incarnation not in (0, first)  # a new incarnation: a recipe of the old one is stale
+    assert one.names() == ["sk-a"]
+    with two.view("sk-a") as space:
+        assert space.counter == 1
 
 
 def test_call_numbers_count_every_processs_calls_in_one_sequence(
@@ -469,9 +479,8 @@ def test_call_numbers_count_every_processs_calls_in_one_sequence(
     made = []
     for n in range(6):
         store, name = (one, "sk-a") if n % 2 else (two, "sk-b")
-        with store.namespace(name) as space:
-            entry = JournalEntry(seq=0, method="GET", path=f"/{n}", status=200)
-            space.record(entry, announce=False)
+        entry = JournalEntry(seq=0, method="GET", path=f"/{n}", status=200)
+        store.transact(name, lambda space, entry=entry: space.record(entry, announce=False))
         made.append(entry.number)
     assert made == [1, 2, 3, 4, 5, 6]  # as written, told to the process that wrote each
     read = [(e.path, e.number) for name in ("sk-a", "sk-b") for e in one.journal(name)]
@@ -517,9 +526,43 @@ def test_scripts_redis_forgot_are_loaded_again(
     pair: tuple[RedisStore, RedisStore], redis_server: RedisServer
 ) -> None:
     one, _ = pair
-    with one.namespace("sk-a") as space:
-        space.next_counter()
+    one.transact("sk-a", lambda space: space.next_counter())
     redis_server.client().script_flush()  # as a restarted Redis without persistence has
     assert one.transact("sk-a", lambda space: space.next_counter()) == 2
-    with one.namespace("sk-a") as space:
-        assert space.next_counter() == 3
+    assert one.transact("sk-a", lambda space: space.next_counter()) == 3
+
+
+def test_a_change_that_keeps_missing_takes_the_lease_and_is_written_next(
+    pair: tuple[RedisStore, RedisStore],
+) -> None:
+    """Retries are bounded: each time one process makes its change, another writes the
+    namespace first; on its third miss in a row the first takes the namespace's lease, so the
+    other's next change waits for it, and its next try is written."""
+    one, two = pair
+    one.transact("sk-a", _count)
+    runs = 0
+    waiting: list[threading.Thread] = []
+    after: list[int] = []
+
+    def keeps_missing(space: Namespace) -> int:
+        nonlocal runs
+        runs += 1
+        if runs <= 4:  # another process writes first (the fourth time, after the lease is asked)
+            two.transact("sk-a", _count)
+        elif not waiting:  # under the lease: the other process's change waits for this one
+            waiting.append(
+                threading.Thread(target=lambda: after.append(two.transact("sk-a", _count)))
+            )
+            waiting[0].start()
+            time.sleep(0.1)
+        return space.next_counter()
+
+    counted = one.transact("sk-a", keeps_missing)
+    waiting[0].join(timeout=5)
+    assert runs == 5  # three misses, one more with the lease asked, then written
+    assert counted == 6  # on the other process's four changes
+    assert after == [7]  # the other's change came after it, not in between
+
+
+def _count(space: Namespace) -> int:
+    return space.next_counter()

@@ -10,7 +10,8 @@ import hiredis
 import pytest
 import redis
 
-from mockserver.store.redis_pipe import Pipes, RedisPipe, pipe_target
+from mockserver.store.redis import RedisStore
+from mockserver.store.redis.pipe import RedisPipe, pipe_target
 from tests.support.redis_server import RedisServer
 
 
@@ -30,7 +31,7 @@ def test_calls_in_flight_together_are_each_answered_with_their_own_answer(
         assert ("path" in target) == (over == "unix socket")
         pipe = await RedisPipe.open(target, timeout=5)
         try:
-            calls = [pipe.call(hiredis.pack_command(("ECHO", f"call {n}"))) for n in range(200)]
+            calls = [pipe.call(("ECHO", f"call {n}")) for n in range(200)]
             return list(await asyncio.gather(*calls))
         finally:
             pipe.close()
@@ -52,23 +53,24 @@ class _Wire:
 
 
 def test_a_call_alone_is_written_at_once_and_calls_made_while_others_wait_go_in_one_write() -> None:
-    commands = [hiredis.pack_command(("ECHO", f"call {n}")) for n in range(5)]
+    asked = [("ECHO", f"call {n}") for n in range(5)]
+    commands = [hiredis.pack_command(command) for command in asked]
     answers = b"".join(b"$6\r\ncall %d\r\n" % n for n in range(5))
 
     async def main() -> tuple[list[bytes], list[object]]:
         pipe, wire = RedisPipe(timeout=5), _Wire()
         pipe.connection_made(wire)  # type: ignore[arg-type]
-        made = [asyncio.ensure_future(pipe.call(command)) for command in commands[:3]]
+        made = [asyncio.ensure_future(pipe.call(command)) for command in asked[:3]]
         await asyncio.sleep(0)  # all three made in this round: the first went at once
         assert wire.writes == [commands[0]]
         await asyncio.sleep(0)  # the round ended: the two that came while it waited, together
         assert wire.writes == [commands[0], commands[1] + commands[2]]
         pipe.data_received(answers[:36])  # none waiting again
         await asyncio.sleep(0)
-        made.append(asyncio.ensure_future(pipe.call(commands[3])))
+        made.append(asyncio.ensure_future(pipe.call(asked[3])))
         await asyncio.sleep(0)
         assert wire.writes[2:] == [commands[3]]  # alone: at once, not at the round's end
-        made.append(asyncio.ensure_future(pipe.call(commands[4])))
+        made.append(asyncio.ensure_future(pipe.call(asked[4])))
         await asyncio.sleep(0)
         await asyncio.sleep(0)
         pipe.data_received(answers[36:])
@@ -80,7 +82,7 @@ def test_a_call_alone_is_written_at_once_and_calls_made_while_others_wait_go_in_
 
 
 def test_calls_of_a_pipe_that_broke_before_their_round_ended_fail_and_are_never_sent() -> None:
-    ping, echo = hiredis.pack_command(("PING",)), hiredis.pack_command(("ECHO", "late"))
+    ping, echo = ("PING",), ("ECHO", "late")
 
     async def main() -> tuple[list[bytes], list[object]]:
         pipe, wire = RedisPipe(timeout=5), _Wire()
@@ -93,7 +95,7 @@ def test_calls_of_a_pipe_that_broke_before_their_round_ended_fail_and_are_never_
         return wire.writes, failed
 
     writes, failed = _run(main())  # type: ignore[misc]
-    assert writes == [ping]
+    assert writes == [hiredis.pack_command(ping)]
     assert all(isinstance(error, redis.ConnectionError) for error in failed), failed
 
 
@@ -104,10 +106,10 @@ def test_error_answers_are_raised_and_the_pipe_goes_on(redis_server: RedisServer
         pipe = await RedisPipe.open(target, timeout=5)
         try:
             with pytest.raises(redis.exceptions.NoScriptError):
-                await pipe.call(hiredis.pack_command(("EVALSHA", "0" * 40, 0)))
+                await pipe.call(("EVALSHA", "0" * 40, 0))
             with pytest.raises(redis.ResponseError, match="unknown command"):
-                await pipe.call(hiredis.pack_command(("NO-SUCH-COMMAND",)))
-            assert await pipe.call(hiredis.pack_command(("PING",))) == b"PONG"
+                await pipe.call(("NO-SUCH-COMMAND",))
+            assert await pipe.call(("PING",)) == b"PONG"
             assert pipe.usable
         finally:
             pipe.close()
@@ -123,7 +125,7 @@ def test_a_pipe_selects_the_urls_database(redis_server: RedisServer) -> None:
         assert target is not None
         pipe = await RedisPipe.open(target, timeout=5)
         try:
-            await pipe.call(hiredis.pack_command(("SET", key, "in three")))
+            await pipe.call(("SET", key, "in three"))
         finally:
             pipe.close()
 
@@ -146,17 +148,17 @@ def test_a_silent_redis_fails_every_waiting_call_and_a_new_pipe_works_again(
         pipe = await RedisPipe.open(target, timeout=0.3)
         redis_server.pause()
         try:
-            calls = [pipe.call(hiredis.pack_command(("ECHO", str(n)))) for n in range(3)]
+            calls = [pipe.call(("ECHO", str(n))) for n in range(3)]
             failed = await asyncio.gather(*calls, return_exceptions=True)
             assert all(isinstance(error, redis.TimeoutError) for error in failed), failed
             assert not pipe.usable
             with pytest.raises(redis.ConnectionError):  # broken: never reads a late answer
-                await pipe.call(hiredis.pack_command(("PING",)))
+                await pipe.call(("PING",))
         finally:
             redis_server.resume()
         again = await RedisPipe.open(target, timeout=5)
         try:
-            assert await again.call(hiredis.pack_command(("PING",))) == b"PONG"
+            assert await again.call(("PING",)) == b"PONG"
         finally:
             again.close()
 
@@ -173,15 +175,18 @@ def test_tls_urls_have_no_pipe() -> None:
 def test_calls_that_come_while_the_pipe_opens_wait_for_that_one_and_go_on_in_order(
     redis_server: RedisServer,
 ) -> None:
+    store = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
+    turns = store.turns
+    assert turns is not None
+
     async def main() -> tuple[list[int], set[int], bool]:
-        pipes = Pipes(redis_server.url, timeout=5)
-        pipes.loop_starts()
+        turns.loop_starts()
         try:
             order: list[int] = []
             pipes_got: set[int] = set()
 
             async def one(n: int) -> None:
-                pipe = await pipes.pipe()
+                pipe = await turns.pipe()
                 order.append(n)
                 pipes_got.add(id(pipe))
 
@@ -191,7 +196,8 @@ def test_calls_that_come_while_the_pipe_opens_wait_for_that_one_and_go_on_in_ord
             await asyncio.gather(*tasks, return_exceptions=True)
             return order, pipes_got, tasks[0].cancelled()
         finally:
-            pipes.loop_ends()
+            turns.loop_ends()
+            store.close()
 
     order, pipes_got, cancelled = _run(main())  # type: ignore[misc]
     assert order == list(range(1, 20))

@@ -1,4 +1,4 @@
-"""A namespace's turns awaited on one event loop (``transact_soon``): the next one is made on the
+"""A namespace's turns awaited on one event loop (``store.turns``): the next one is made on the
 change the one before sends, and sent before that one is written, so a namespace's turns are
 in flight together; in the order they came, none lost or counted twice when the one before
 was not written (another process moved the namespace meanwhile), after which they go one at a
@@ -15,7 +15,7 @@ import pytest
 
 from mockserver.store.model import Namespace, StoredChatCompletion
 from mockserver.store.redis import RedisStore
-from mockserver.store.redis_pipe import CONTENDED
+from mockserver.store.redis.pipe import CONTENDED
 from tests.support.redis_server import RedisServer
 
 NAME = "sk-turns"
@@ -26,25 +26,26 @@ class InFlight:
 
     def __init__(self, store: RedisStore) -> None:
         self.now = self.most = self.calls = 0
-        plain = store.run_soon
+        turns = store.turns
+        assert turns is not None
+        plain = turns.run
 
-        async def run_soon(script: str, *args: object) -> Any:
+        async def run(script: str, args: list[object]) -> Any:
             self.now += 1
             self.calls += 1
             self.most = max(self.most, self.now)
             try:
-                return await plain(script, *args)
+                return await plain(script, args)
             finally:
                 self.now -= 1
 
-        store.run_soon = run_soon  # type: ignore[method-assign]
+        turns.run = run  # type: ignore[method-assign]
 
 
 @pytest.fixture
 def store(redis_server: RedisServer) -> Iterator[RedisStore]:
     store = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
-    with store.namespace(NAME) as space:  # known to this process: its turns take one trip
-        space.next_counter()
+    store.transact(NAME, _count)  # known to this process: its turns take one trip
     yield store
     store.close()
 
@@ -53,11 +54,12 @@ def _serving(store: RedisStore, turns: Callable[[], Coroutine[Any, Any, Any]]) -
     """``turns()`` on a loop the store serves on, as the server's is (it has a pipe)."""
 
     async def main() -> Any:
-        store.loop_starts()
+        assert store.turns is not None
+        store.turns.loop_starts()
         try:
             return await turns()
         finally:
-            store.loop_ends()
+            store.turns.loop_ends()
 
     return asyncio.run(main())
 
@@ -66,13 +68,18 @@ def _count(space: Namespace) -> int:
     return space.next_counter()
 
 
+def _soon(store: RedisStore, name: str, work: Callable[[Namespace], Any]) -> Any:
+    assert store.turns is not None
+    return store.turns.transact(name, work)
+
+
 def test_a_namespaces_turns_are_in_flight_together_and_written_in_the_order_they_came(
     store: RedisStore,
 ) -> None:
     flight = InFlight(store)
 
     async def turns() -> list[int]:
-        return list(await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8))))
+        return list(await asyncio.gather(*(_soon(store, NAME, _count) for _ in range(8))))
 
     assert _serving(store, turns) == [2, 3, 4, 5, 6, 7, 8, 9]
     assert flight.most == 8  # all on their way at once (one at a time, before: 1)
@@ -90,15 +97,14 @@ def test_turns_made_on_a_change_another_process_beat_are_made_again_none_lost(
 
     def first(space: Namespace) -> int:
         if not seen:  # before its try is sent, the other process moves the namespace on
-            with other.namespace(NAME) as moved:
-                seen.append(moved.next_counter())
+            seen.append(other.transact(NAME, _count))
         return space.next_counter()
 
     async def turns() -> list[int]:
         return list(
             await asyncio.gather(
-                store.transact_soon(NAME, first),
-                *(store.transact_soon(NAME, _count) for _ in range(4)),
+                _soon(store, NAME, first),
+                *(_soon(store, NAME, _count) for _ in range(4)),
             )
         )
 
@@ -126,7 +132,7 @@ def test_a_turn_after_one_that_changed_stored_objects_waits_for_it(store: RedisS
         return number
 
     async def turns() -> list[int]:
-        return list(await asyncio.gather(*(store.transact_soon(NAME, keep) for _ in range(4))))
+        return list(await asyncio.gather(*(_soon(store, NAME, keep) for _ in range(4))))
 
     assert _serving(store, turns) == [2, 3, 4, 5]
     with store.view(NAME) as space:
@@ -144,19 +150,18 @@ def test_while_another_process_writes_the_namespace_too_its_turns_here_go_one_at
 
     def moved(space: Namespace) -> int:
         if space.counter == 1:  # before its first try is sent (made again on 2: not then)
-            with other.namespace(NAME) as elsewhere:
-                elsewhere.next_counter()
+            other.transact(NAME, _count)
         return space.next_counter()
 
     async def turns() -> tuple[int, int]:
-        await store.transact_soon(NAME, moved)  # missed once: the other process wrote
+        await _soon(store, NAME, moved)  # missed once: the other process wrote
         flight.most = 0
-        await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8)))
+        await asyncio.gather(*(_soon(store, NAME, _count) for _ in range(8)))
         alone = flight.most
         for _ in range(CONTENDED - 8):  # the rest of the turns that go one at a time
-            await store.transact_soon(NAME, _count)
+            await _soon(store, NAME, _count)
         flight.most = 0
-        await asyncio.gather(*(store.transact_soon(NAME, _count) for _ in range(8)))
+        await asyncio.gather(*(_soon(store, NAME, _count) for _ in range(8)))
         return alone, flight.most
 
     try:

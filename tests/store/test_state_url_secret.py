@@ -78,12 +78,8 @@ def test_a_lost_redis_is_a_503_and_a_log_line_without_the_password(
         store.set_seed("sk-a", 1)
         redis_server.pause()
         try:
-            with (
-                caplog.at_level(logging.WARNING),
-                pytest.raises(ServiceUnavailableError) as lost,
-                store.namespace("sk-a"),
-            ):
-                pass
+            with caplog.at_level(logging.WARNING), pytest.raises(ServiceUnavailableError) as lost:
+                store.transact("sk-a", lambda space: None)
         finally:
             redis_server.resume()
     finally:

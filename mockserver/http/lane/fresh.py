@@ -49,7 +49,9 @@ async def answer_fresh_soon(
         return None
     with _exchange() as exchange:
         try:
-            encoded = await endpoint.engine.store.transact_soon(asked.namespace, asked.work)
+            turns = endpoint.engine.store.turns
+            assert turns is not None  # (the lane awaits only a store that has them)
+            encoded = await turns.transact(asked.namespace, asked.work)
         except APIError as error:
             return Handoff(asked.body, error, exchange, asked.raw)
     return _answered(endpoint, key, asked, encoded, exchange)

@@ -39,7 +39,7 @@ from mockserver.http.lane.recipes import (
     Remake,
 )
 from mockserver.ids import monotonic
-from mockserver.store import JournalEntry, Namespace, Unparsed
+from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
 
@@ -68,9 +68,10 @@ class Lane:
         #: New requests the lane answered (for tests and the curious).
         self.fresh_answers = 0
         self.guarded = bool(self.engine.settings.api_keys)
-        #: A store whose change waits on another process (Redis): the protocol then answers
-        #: with :meth:`answer_soon`, and the server goes on meanwhile.
-        self.waits = self.engine.store.waits
+        #: A store whose change waits on another process (Redis) awaits it (``turns``): the
+        #: protocol then answers with :meth:`answer_soon`, and the server goes on meanwhile.
+        self.turns = self.engine.store.turns
+        self.waits = self.turns is not None
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
         """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
@@ -108,7 +109,8 @@ class Lane:
         recipe = self.replays.get(key)
         if recipe is not None:
             entry, serve = self._replay(recipe)
-            served = await self.engine.store.transact_soon(recipe.decision.namespace, serve)
+            assert self.turns is not None
+            served = await self.turns.transact(recipe.decision.namespace, serve)
             replayed = self._replayed(recipe, entry, served)
             if replayed is not None:
                 return replayed
@@ -161,7 +163,7 @@ class Lane:
             created = engine.now()
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
             if recipe.commit is not None:
-                recipe.commit(answer_id, created)
+                recipe.commit(space, answer_id, created)
             return counter, budget, recipe.fill(answer_id, created)
 
         return entry, serve
@@ -183,12 +185,11 @@ class Lane:
         """Stamp the answer's journal entries with how long it took, and announce them."""
         elapsed = round((monotonic() - started) * 1000, 1)
         timing = [elapsed] if answered.stream else None
-        store = self.engine.store
-        if answered.exchange is not None:
-            store.complete(answered.exchange, duration_ms=elapsed, timing=timing)
-        elif answered.entry is not None:
-            name = answered.namespace
-            store.complete_one(name, answered.entry, duration_ms=elapsed, timing=timing)
+        exchange = answered.exchange
+        if exchange is None and answered.entry is not None:
+            exchange = Exchange([(answered.namespace, answered.entry)])
+        if exchange is not None:
+            self.engine.store.complete(exchange, duration_ms=elapsed, timing=timing)
 
 
 class FastLane:

@@ -21,7 +21,7 @@ from mockserver import ids
 from mockserver.engine.turn import Decision
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.responses import JSONAnswer, SSEResponse, json_headers, sse_headers
-from mockserver.store import Exchange, JournalEntry, current_exchange
+from mockserver.store import Exchange, JournalEntry, Namespace, current_exchange
 from mockserver.values import value_class
 
 __all__ = [
@@ -87,7 +87,7 @@ class Recipe:
     derive: Callable[[str], Derive] | None = None
     #: What else a request answered so commits, given the answer's id and time (a stored
     #: response).
-    commit: Callable[[str, int], None] | None = None
+    commit: Callable[[Namespace, str, int], None] | None = None
 
     def fill(self, answer_id: str, created: int) -> bytes:
         """The answer with this id and time: the same bytes every time it is asked."""

@@ -238,7 +238,7 @@ def refusal(request: Request, error: APIError) -> Response:
             miss=error.miss,
             summary=f"{error.type}: {error.message}",
         )
-        engine.record(namespace, entry)
+        engine.store.transact(namespace, lambda space: space.record(entry))
     if isinstance(error, RecordedAnswer):  # record & replay: sent as the upstream sent it
         return RecordedResponse(error)
     request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
@@ -267,7 +267,7 @@ def _journal_answer(request: Request, response: Response) -> None:
         response=answer,
         summary=summary,
     )
-    engine.record(namespace, entry)
+    engine.store.transact(namespace, lambda space: space.record(entry))
     own = [
         (k.encode("latin-1"), v.encode("latin-1"))
         for k, v in engine.service_headers(namespace, entry.seq).items()

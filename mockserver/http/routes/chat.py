@@ -25,6 +25,7 @@ from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
 from mockserver.render.chat import chat_chunks, chat_completion
 from mockserver.store import Namespace, StoredChatCompletion, Unparsed, paginate
+from mockserver.values import Json
 from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_chat_body
 
@@ -42,14 +43,14 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
 
     def take(
         self,
+        space: Namespace,
         checked: Prompt,
         body: Body,
         *,
-        namespace: str,
         headers: Mapping[str, str],
         journal: Journaled,
     ) -> ChatResult:
-        return complete_chat(self.engine, checked, namespace=namespace, journal=journal)
+        return complete_chat(self.engine, space, checked, journal=journal)
 
     def encode(self, result: ChatResult) -> Encoded[ChatResult]:
         if result.chunks is not None:
@@ -138,7 +139,7 @@ async def list_completions(request: Request) -> Response:
         if k.startswith("metadata[") and k.endswith("]")
     }
     page_of = page_query(request)
-    with engine_of(request).store.namespace(namespace_of(request)) as space:
+    with engine_of(request).store.view(namespace_of(request)) as space:
         items = [
             s
             for s in space.chat_completions.values()
@@ -156,7 +157,7 @@ async def list_completions(request: Request) -> Response:
 
 @api_endpoint
 async def retrieve(request: Request) -> Response:
-    with engine_of(request).store.namespace(namespace_of(request)) as space:
+    with engine_of(request).store.view(namespace_of(request)) as space:
         return json_response(_stored(space, request.path_params["completion_id"]).body)
 
 
@@ -178,19 +179,26 @@ async def update(request: Request) -> Response:
             param="metadata",
             code="invalid_type",
         )
-    with engine_of(request).store.namespace(namespace_of(request)) as space:
-        stored = _stored(space, request.path_params["completion_id"])
+    completion_id = request.path_params["completion_id"]
+
+    def update(space: Namespace) -> Json:
+        stored = _stored(space, completion_id)
         stored.metadata = dict(metadata or {})
         stored.body["metadata"] = stored.metadata
-        return json_response(stored.body)
+        return stored.body
+
+    return json_response(engine_of(request).store.transact(namespace_of(request), update))
 
 
 @api_endpoint
 async def delete(request: Request) -> Response:
     completion_id = request.path_params["completion_id"]
-    with engine_of(request).store.namespace(namespace_of(request)) as space:
+
+    def delete(space: Namespace) -> None:
         _stored(space, completion_id)
         del space.chat_completions[completion_id]
+
+    engine_of(request).store.transact(namespace_of(request), delete)
     return json_response(
         {"object": "chat.completion.deleted", "id": completion_id, "deleted": True}
     )
@@ -199,7 +207,7 @@ async def delete(request: Request) -> Response:
 @api_endpoint
 async def messages(request: Request) -> Response:
     page_of = page_query(request)
-    with engine_of(request).store.namespace(namespace_of(request)) as space:
+    with engine_of(request).store.view(namespace_of(request)) as space:
         stored = _stored(space, request.path_params["completion_id"])
         page = paginate(
             stored.messages,

@@ -17,13 +17,15 @@ __all__ = ["routes"]
 @create_endpoint
 async def create(request: Request) -> Response:
     body = await read_json(request)
-    answer = create_embeddings(
-        engine_of(request),
-        parse_embeddings(body),
-        namespace=namespace_of(request),
-        path=request.scope["path"],
-        headers={k.lower(): v for k, v in request.headers.items()},
-        body=body,
+    engine = engine_of(request)
+    parsed = parse_embeddings(body)
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    path = request.scope["path"]
+    answer = engine.store.transact(
+        namespace_of(request),
+        lambda space: create_embeddings(
+            engine, space, parsed, path=path, headers=headers, body=body
+        ),
     )
     if answer.plan.plain:
         return JSONAnswer(answer.body, headers=answer.headers)

@@ -53,6 +53,7 @@ from mockserver.render import sse
 from mockserver.render.gemini import count_tokens_body, embeddings_body, model_body
 from mockserver.render.json_array import ARRAY_END, array_frames
 from mockserver.reply.generate import count_prompt_tokens
+from mockserver.store import Namespace
 from mockserver.values import Json, value_class
 from mockserver.wire.embeddings import EmbeddingsRequest
 from mockserver.wire.gemini import (
@@ -133,15 +134,15 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
 
     def take(
         self,
+        space: Namespace,
         checked: GeminiCall,
         body: Body,
         *,
-        namespace: str,
         headers: Mapping[str, str],
         journal: Journaled,
     ) -> GeminiAnswer:
         result = complete_gemini(
-            self.engine, checked.prompt, namespace=namespace, vertex=checked.vertex, journal=journal
+            self.engine, space, checked.prompt, vertex=checked.vertex, journal=journal
         )
         return GeminiAnswer(result, checked.sse)
 
@@ -248,22 +249,26 @@ async def _embed(request: Request, *, batch: bool) -> Response:
     model = _model_of(request)
     body = await read_json(request)
     requests = check_batch_embed_body(body, model=model) if batch else [check_embed_body(body)]
-    engine, namespace = engine_of(request), namespace_of(request)
-    vectors: list[list[float]] = []
-    turns: list[Turn] = []
+    engine, path = engine_of(request), request.url.path
     headers = {k.lower(): v for k, v in request.headers.items()}
-    for one in requests:  # in the request's order
-        wanted = EmbeddingsRequest(
-            (_texts(one),), model, dimensions=one.get("outputDimensionality")
-        )
-        embedded = embed(engine, wanted, namespace=namespace, headers=headers, body=body)
-        vectors += embedded.vectors
-        turns += embedded.turns
-    done = Embedded(vectors, turns)
-    encoded = encode_json_pretty(embeddings_body(vectors, batch=batch))
-    done.journal(
-        engine, namespace=namespace, path=request.url.path, model=model, body=body, encoded=encoded
-    )
+    wanted = [
+        EmbeddingsRequest((_texts(one),), model, dimensions=one.get("outputDimensionality"))
+        for one in requests
+    ]
+
+    def embed_all(space: Namespace) -> tuple[bytes, Embedded]:
+        vectors: list[list[float]] = []
+        turns: list[Turn] = []
+        for one in wanted:  # in the request's order
+            embedded = embed(engine, space, one, headers=headers, body=body)
+            vectors += embedded.vectors
+            turns += embedded.turns
+        done = Embedded(vectors, turns)
+        encoded = encode_json_pretty(embeddings_body(vectors, batch=batch))
+        done.journal(space, path=path, model=model, body=body, encoded=encoded)
+        return encoded, done
+
+    encoded, done = engine.store.transact(namespace_of(request), embed_all)
     plan = done.plan()
     if plan.plain:
         return JSONAnswer(encoded)

@@ -12,7 +12,8 @@ from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
 from mockserver.http.responses import json_response
 from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
-from mockserver.store import JournalEntry
+from mockserver.store import JournalEntry, Namespace
+from mockserver.values import Json
 
 __all__ = ["routes"]
 
@@ -57,30 +58,30 @@ async def create(request: Request) -> Response:
     image = isinstance(given, list) and any(
         isinstance(part, dict) and part.get("type") == "image_url" for part in given
     )
-    result, response_headers = moderations(
-        engine,
-        _texts(given),
-        image=image,
-        model=model,
-        namespace=namespace,
-        headers=headers,
-        body=body,
-    )
-    engine.record(
-        namespace,
-        JournalEntry(
-            seq=0,
-            method="POST",
-            path=request.scope["path"],
-            status=200,
-            api="moderations",
-            model=result["model"],
-            request=body,
-            response=result,
-            summary=f"{sum(r['flagged'] for r in result['results'])} of "
-            f"{len(result['results'])} flagged",
-        ),
-    )
+    texts = _texts(given)
+    path = request.scope["path"]
+
+    def moderate(space: Namespace) -> tuple[Json, dict[str, str]]:
+        result, response_headers = moderations(
+            engine, space, texts, image=image, model=model, headers=headers, body=body
+        )
+        flagged = sum(r["flagged"] for r in result["results"])
+        space.record(
+            JournalEntry(
+                seq=0,
+                method="POST",
+                path=path,
+                status=200,
+                api="moderations",
+                model=result["model"],
+                request=body,
+                response=result,
+                summary=f"{flagged} of {len(result['results'])} flagged",
+            )
+        )
+        return result, response_headers
+
+    result, response_headers = engine.store.transact(namespace, moderate)
     return json_response(result, headers=response_headers)
 
 

@@ -35,7 +35,7 @@ from mockserver.prompt.responses import input_items as items_of
 from mockserver.render import sse
 from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
-from mockserver.store import Unparsed
+from mockserver.store import Namespace, Unparsed
 from mockserver.values import Json
 from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_responses_body
@@ -89,20 +89,15 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
 
     def take(
         self,
+        space: Namespace,
         checked: Remembered | None,
         body: Body,
         *,
-        namespace: str,
         headers: Mapping[str, str],
         journal: Journaled,
     ) -> ResponseResult:
         return create_response(
-            self.engine,
-            body,
-            namespace=namespace,
-            headers=headers,
-            journal=journal,
-            remembered=checked,
+            self.engine, space, body, headers=headers, journal=journal, remembered=checked
         )
 
     def encode(self, result: ResponseResult) -> Encoded[ResponseResult]:
@@ -165,10 +160,8 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
             return None
         engine, namespace = self.engine, decision.namespace
 
-        def store(response_id: str, created: int) -> None:
-            replay_store(
-                engine, result, namespace=namespace, response_id=response_id, created=created
-            )
+        def store(space: Namespace, response_id: str, created: int) -> None:
+            replay_store(engine, space, result, response_id=response_id, created=created)
 
         return Recipe(
             decision=decision,

@@ -248,7 +248,7 @@ class Session:
             response=error.body(),
             summary=f"{error.type}: {error.message}",
         )
-        self.engine.record(self.namespace, entry)
+        self.engine.store.transact(self.namespace, lambda space: space.record(entry))
         await self.send(messages.error_event(error, stream_id=stream_id))
 
 

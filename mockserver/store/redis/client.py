@@ -1,10 +1,14 @@
-"""How a process talks to one Redis: this thread's own connection of the synchronous client,
-each serving loop's pipe (``redis_pipe.py``), the scripts (loaded at start, sent packed), and
-each call one step whose failure is mapped once — a lost or silent Redis is the API's 503, and
-for ``BREAK`` seconds every call fails at once, rather than each waiting out a timeout."""
+"""How a process talks to one Redis: this thread's own connection, the scripts (one Lua file,
+loaded at start, sent packed), the start-up checks, and each call one step whose failure is
+mapped once — a lost or silent Redis, or one that refuses the mock's calls, is the API's 503,
+and for ``BREAK`` seconds every call fails at once, rather than each waiting out a timeout.
+
+Nothing here knows a namespace's values: the parts of the backend (``codec``, ``space``,
+``change``, ``feed``, ``pipe``) depend on this narrow client, and the store on them."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 import os
@@ -12,27 +16,19 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from importlib import resources
 from typing import Any, TypeVar
 
 import redis
+from hiredis import pack_command
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
-from mockserver.errors import SettingsError
+from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.settings import shown_state_url
-from mockserver.store.redis_parts import PACKS, evalsha, pack_call, redis_client, unavailable
-from mockserver.store.redis_pipe import Pipes
-from mockserver.store.redis_scripts import (
-    ACQUIRE,
-    ANNOUNCE,
-    COMMIT,
-    COMPLETE,
-    LAYOUT,
-    LAYOUT_VERSION,
-    RELEASE,
-    RESET,
-    TRY,
-)
+from mockserver.store.redis.codec import LAYOUT
 
-__all__ = ["BREAK", "TIMEOUT", "RedisLink"]
+__all__ = ["BREAK", "TIMEOUT", "RedisClient", "StateUnavailableError", "unavailable"]
 
 T = TypeVar("T")
 log = logging.getLogger("mockserver")
@@ -41,7 +37,9 @@ log = logging.getLogger("mockserver")
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
 BREAK = 0.5
-_LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
+#: Changes kept in the shared feed (what a live view that connects late can catch up on).
+FEED_SIZE = 10_000
+LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 #: Error answers of a Redis that answers but will not take the mock's calls, by their first
 #: word (the pipe's answers keep it; redis-py's classes drop it, so those match by class), and
 #: what the 503 says of them. Any other error answer is the mock's own bug: a logged 500.
@@ -69,6 +67,21 @@ _REFUSALS: tuple[tuple[str, type[Exception] | None, str], ...] = (
 )
 
 
+class StateUnavailableError(ServiceUnavailableError):
+    """Redis is unreachable, too slow, or holds what it cannot read: the request is answered
+    as the API's overload."""
+
+    default_code = "server_is_overloaded"
+
+
+def unavailable(url: str, why: object) -> StateUnavailableError:
+    return StateUnavailableError(
+        f"The server's state backend (Redis at {url}) is unavailable ({why}). "
+        "Please retry your request after a brief delay.",
+        headers={"retry-after": "1"},
+    )
+
+
 def _refusal(exc: Exception) -> str | None:
     """Why Redis refuses the mock's calls, if ``exc`` is one of :data:`_REFUSALS`."""
     for word, kind, why in _REFUSALS:
@@ -77,32 +90,41 @@ def _refusal(exc: Exception) -> str | None:
     return None
 
 
-class RedisLink:
+def _scripts() -> dict[str, str]:
+    """The scripts of ``scripts.lua`` by name, each with the file's prelude."""
+    text = resources.files(__package__).joinpath("scripts.lua").read_text(encoding="utf-8")
+    prelude, *parts = text.split("\n--- script: ")
+    return {part.split("\n", 1)[0]: f"{prelude}\n{part.split(chr(10), 1)[1]}" for part in parts}
+
+
+def redis_client(url: str, *, timeout: float) -> Any:
+    """A client of ``url`` that never sends a call twice (a change sent again after a lost
+    answer could be written twice)."""
+    try:
+        return redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0)
+        )
+    except ValueError as exc:
+        raise SettingsError(f"--state {shown_state_url(url)}: {exc}", setting="state") from None
+
+
+class RedisClient:
     """The calls to the Redis at ``url`` (see the module's docstring), keys under ``prefix``."""
 
     def __init__(self, url: str, *, prefix: str, timeout: float = TIMEOUT) -> None:
-        #: The URL as messages and logs show it (its password masked); :attr:`_url` connects.
+        #: The URL as messages and logs show it (its password masked); :attr:`target` connects.
         self.url = shown_state_url(url)
-        self._url = url
+        self.target = url
         self.prefix = prefix
         self.timeout = timeout
-        #: Each serving event loop's pipe to Redis, and the namespaces whose turns it awaits.
-        self.pipes = Pipes(url, timeout=timeout)
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
         self._pooled: Any = redis_client(url, timeout=timeout)
         #: Per thread (and process), a client that keeps one connection of the pool.
         self._local = threading.local()
-        self._scripts = {
-            name: self._pooled.register_script(source)
-            for name, source in (
-                ("acquire", ACQUIRE),
-                ("announce", ANNOUNCE),
-                ("commit", COMMIT),
-                ("complete", COMPLETE),
-                ("reset", RESET),
-                ("release", RELEASE),
-                ("try", TRY),
-            )
+        #: Each script's source and its SHA1 (what ``EVALSHA`` names it by).
+        self.scripts = {
+            name: (source, hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest())
+            for name, source in _scripts().items()
         }
         self._token = secrets.token_hex(8)
         self._origin_pid = 0
@@ -113,9 +135,10 @@ class RedisLink:
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
         self._down_until = 0.0
         self._down_why = ""
+        self._unreadable: set[str] = set()
 
     @property
-    def _redis(self) -> Any:
+    def redis(self) -> Any:
         """This thread's client: a connection of its own, kept (taking one from the pool and
         giving it back, as the pooled client does on every call, costs a request more than the
         call itself); made anew in a forked worker."""
@@ -136,45 +159,80 @@ class RedisLink:
             self._origin_pid, self._origin = pid, f"{self._token}-{pid}"
         return self._origin
 
-    @property
-    def version_origin(self) -> bytes:
-        """How the versions :meth:`new_version` makes begin (another process's do not)."""
-        return f"{self.origin}.".encode()
-
     def new_version(self) -> bytes:
         """A version for a namespace's state that no other written state has (this process's
         origin and a count): a change names what it writes in advance, so that the next one
         can be made on it before it is written."""
         return f"{self.origin}.{next(self._versions)}".encode()
 
-    def call(self, step: Callable[[], T]) -> T:
-        """Run one Redis step; a lost Redis becomes the API's 503. Once one is lost, every
-        step fails at once for ``BREAK`` seconds (then one tries again): each request
-        would otherwise wait out a socket timeout, and this process's other connections
-        with it."""
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
+    def key(self, name: str, suffix: str) -> str:
+        """The key of the escaped namespace ``name``'s ``suffix`` (``state``, ``journal``…)."""
+        return f"{self.prefix}:ns:{name}:{suffix}"
+
+    def call(self, step: Callable[[Any], T]) -> T:
+        """Run one Redis step on this thread's client; a lost Redis becomes the API's 503.
+        Once one is lost, every step fails at once for ``BREAK`` seconds (then one tries
+        again): each request would otherwise wait out a socket timeout."""
+        if (refused := self.refused()) is not None:
+            raise refused
         self.round_trips += 1
         try:
-            result = step()
-        except (*_LOST, redis.ResponseError) as exc:
-            raise self._failed(exc) from None
+            result = step(self.redis)
+        except (*LOST, redis.ResponseError) as exc:
+            raise self.failed(exc) from None
         self._answered()
         return result
 
-    def _failed(self, exc: Exception) -> Exception:
-        """What a call that failed with ``exc`` raises: a lost Redis, one that refuses the
-        mock's calls (out of memory, a replica, …: ``_REFUSALS``), or a namespace held too
-        long, is the API's 503; any other error answer, itself."""
-        if isinstance(exc, _LOST):
+    def run(self, script: str, *args: object) -> Any:
+        """One script of ``scripts.lua`` (``ARGV``: the prefix, then ``args``), as one
+        packed ``EVALSHA`` on this thread's connection (the client's command path costs a call
+        more than the round trip's own work). A script Redis does not know (restarted,
+        flushed) is loaded and sent again."""
+        source, sha = self.scripts[script]
+        command = pack_command(("EVALSHA", sha, 0, self.prefix, *args))  # type: ignore[arg-type]
+
+        def send(client: Any) -> Any:
+            connection = client.connection
+            try:
+                connection.send_packed_command([command], check_health=False)
+                return connection.read_response()
+            except redis.exceptions.NoScriptError:
+                client.script_load(source)
+                connection.send_packed_command([command], check_health=False)
+                return connection.read_response()
+            except (redis.ConnectionError, redis.TimeoutError):
+                connection.disconnect()  # an answer may be on its way: never read as the next
+                raise
+
+        return self.call(send)
+
+    def failed(self, exc: Exception) -> Exception:
+        """What a call that failed with ``exc`` raises: a lost Redis, or one that refuses the
+        mock's calls (out of memory, a replica, …: ``_REFUSALS``), is the API's 503; any other
+        error answer, itself."""
+        if isinstance(exc, LOST):
             self._lost(type(exc).__name__)
             return unavailable(self.url, self._down_why)
         if (why := _refusal(exc)) is not None:
             self._lost(why)
             return unavailable(self.url, why)
-        if "MOCKSERVER_LOCK_LOST" in str(exc):
-            return unavailable(self.url, "a namespace was held too long")
         return exc
+
+    def refused(self) -> StateUnavailableError | None:
+        """The 503 of a Redis lost a moment ago (every step fails at once for a while)."""
+        if self._down_until and time.monotonic() < self._down_until:
+            return unavailable(self.url, self._down_why)
+        return None
+
+    def unreadable(self, key: str, why: object) -> StateUnavailableError:
+        """The 503 of a value that is not this layout's (logged once per key and process:
+        nothing of it is used)."""
+        if key not in self._unreadable:
+            self._unreadable.add(key)
+            log.error(
+                "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
+            )
+        return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
 
     def _answered(self) -> None:
         """Redis answered: if it had been lost, it is back."""
@@ -193,59 +251,20 @@ class RedisLink:
         self._down_until = time.monotonic() + BREAK
         self._down_why = why
 
-    def run(self, script: str, *args: object) -> Any:
-        client = self._redis
-        if not PACKS:
-            return self.call(
-                lambda: self._scripts[script](args=[self.prefix, *args], client=client)
-            )
-        registered = self._scripts[script]
-        return self.call(lambda: evalsha(client, registered, self.prefix, args))
-
-    async def run_soon(self, script: str, *args: object) -> Any:
-        """:meth:`run`, awaited: on this event loop's pipe to Redis (``redis_pipe.py``), so
-        the loop serves other requests while Redis runs the script. Without a pipe (a TLS
-        URL, or a loop the server did not announce with :meth:`loop_starts`, which then
-        could not close it), :meth:`run`, waiting."""
-        if not self.pipes.serving():
-            return self.run(script, *args)
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
-        registered = self._scripts[script]
-        command = pack_call(registered, self.prefix, args)
-        self.round_trips += 1
-        try:
-            pipe = await self.pipes.pipe()
-            try:
-                got = await pipe.call(command)
-            except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
-                self.call(lambda: self._redis.script_load(registered.script))
-                got = await pipe.call(command)
-        except (*_LOST, redis.ResponseError) as exc:
-            raise self._failed(exc) from None
-        self._answered()
-        return got
-
-    def loop_starts(self) -> None:
-        self.pipes.loop_starts()
-
-    def loop_ends(self) -> None:
-        self.pipes.loop_ends()
-
     def check(self) -> None:
         """Fail at start-up, with where it looked, unless Redis answers; load the scripts
         (else the first call of each would be refused, and sent again once loaded); and
         refuse a prefix whose keys another release laid out otherwise."""
 
         def load() -> None:
-            loading = self._redis.pipeline(transaction=False)
-            for script in self._scripts.values():
-                loading.script_load(script.script)
+            loading = self.redis.pipeline(transaction=False)
+            for source, _ in self.scripts.values():
+                loading.script_load(source)
             loading.execute()
 
         for step, why in (
             (
-                lambda: self._redis.ping(),  # (a new client connects when made)
+                lambda: self.redis.ping(),  # (a new client connects when made)
                 "Redis does not answer ({}); start it, or serve without --state "
                 "(the memory backend: one process)",
             ),
@@ -282,7 +301,7 @@ class RedisLink:
         ``volatile-*`` policies never drop them; a Redis that does not let this user read its
         configuration (a managed one, often) is taken as it is."""
         try:
-            config = self._redis.config_get("maxmemory*")
+            config = self.redis.config_get("maxmemory*")
         except (redis.RedisError, OSError):
             return
         policy = config.get("maxmemory-policy", "")  # (redis-py decodes CONFIG GET's answer)
@@ -297,9 +316,10 @@ class RedisLink:
             )
 
     def _check_layout(self) -> None:
-        """Stamp an unused prefix with this release's key layout; refuse one of another."""
+        """Stamp an unused prefix with this release's layout; refuse one of another."""
+        source, _ = self.scripts["layout"]
         try:
-            have = self._redis.eval(LAYOUT, 0, self.prefix, LAYOUT_VERSION)
+            have = self.redis.eval(source, 0, self.prefix, LAYOUT)
         except redis.ResponseError as exc:  # the first write: refused as at run time, say why
             if (refused := _refusal(exc)) is None:
                 raise
@@ -307,20 +327,20 @@ class RedisLink:
                 f"--state {self.url}: {refused} (Redis said: {exc})", setting="state_url"
             ) from None
         have = have.decode() if isinstance(have, bytes) else str(have)
-        if have != LAYOUT_VERSION:
+        if have != LAYOUT:
             raise SettingsError(
                 f"--state {self.url}: the keys under the prefix {self.prefix!r} were written "
                 f"by another mockserver release (key layout {have}; this one writes layout "
-                f"{LAYOUT_VERSION}): serve with another --state-prefix, or delete those keys "
+                f"{LAYOUT}): serve with another --state-prefix, or delete those keys "
                 f"(redis-cli -u {self.url} --scan --pattern '{self.prefix}:*' "
                 f"| xargs redis-cli -u {self.url} del)",
                 setting="state_prefix",
             )
 
-    def disconnect(self) -> None:
+    def close(self) -> None:
         self._pooled.connection_pool.disconnect()
         self._pooled.close()
 
-    def feed_client(self) -> Any:
-        """A client of its own for the feed's reader (it blocks on a read)."""
-        return redis_client(self._url, timeout=TIMEOUT + 2)
+    def own_client(self, *, timeout: float) -> Any:
+        """A client of its own (the feed's reader blocks on a read)."""
+        return redis_client(self.target, timeout=timeout)

@@ -1,0 +1,258 @@
+"""How a namespace on Redis changes: one compare-and-set protocol.
+
+A change is made on the namespace's state as this process last saw it, in its version V, and
+one script call (``change`` in ``scripts.lua``) writes it — state, journal entries,
+stored-object changes, announcements — if the namespace is still in V and nobody else holds
+its lease. If another process wrote it in between, the call answers with the state and the
+version as they are now, and the change is made again on those: a retry costs one round trip.
+(A request's turn is a function of the namespace and the request: made again, it is what it
+would have been.) A namespace this process has not seen is tried as a new one (version
+``''``): one round trip if it is, two if it is not.
+
+Retries are bounded: the call that misses for the ``LEASE_AFTER``-th time in a row also gives
+this process the namespace's lease, for ``LEASE_MS``: nobody else writes the namespace until
+this process's next try, which cannot miss (but for a reset). A process that meets another's
+lease waits a moment and tries again; one that waits past ``WAIT`` answers the API's 503.
+
+The version a change writes is named in advance (``RedisClient.new_version``), so the next
+change can be made on it before it is written: the awaited turns of ``pipe.py`` do, with the
+same :meth:`Changes.begin` and :meth:`Changes.settle` as :meth:`Changes.transact` here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from mockserver.store.feed import Feed
+from mockserver.store.model import KINDS, Exchange, Namespace, current_exchange
+from mockserver.store.redis.client import FEED_SIZE, RedisClient, unavailable
+from mockserver.store.redis.codec import ScenarioCodec, encode_entry, escape, unescape
+from mockserver.store.redis.space import JournalView, Outbox, Reads, RedisShelf, shelf_of
+from mockserver.values import value_class
+
+__all__ = ["LEASE_AFTER", "Attempt", "Changes", "Limits", "Missed"]
+
+T = TypeVar("T")
+
+#: Misses in a row after which a change takes the namespace's lease, and for how long.
+LEASE_AFTER = 3
+LEASE_MS = 500
+#: How long a change waits out other processes' leases before it is the API's 503.
+WAIT = 2.5
+#: The state and version of a namespace this process has not seen: tried as a new one.
+UNSEEN = (b"", b"")
+
+
+@value_class
+class Limits:
+    """The bounds the scripts keep: the memory backend's (``Store``'s docstring)."""
+
+    namespaces: int
+    journal: int
+    journal_bytes: int
+    stored: int
+    stored_bytes: int
+
+
+@dataclass(slots=True)
+class Attempt(Generic[T]):
+    """A change made, before Redis has written it: the script call that writes it, and what
+    to settle once Redis answers."""
+
+    space: Namespace
+    #: The namespace's state after the change, and the version it is written as.
+    state: bytes
+    version: bytes
+    args: list[object]
+    #: Does the change write stored objects (a change made on it would read them as they were)?
+    shelved: bool
+    value: T | None
+    failure: BaseException | None
+    exchange: Exchange | None
+    journaled: int
+
+
+@value_class
+class Missed:
+    """A change not written: the namespace's state and version to make it on again, and
+    whether another process holds its lease (wait, then try)."""
+
+    known: tuple[bytes, bytes]
+    leased: bool
+
+
+class Changes:
+    """The protocol (see the module's docstring), and the states this process last saw."""
+
+    def __init__(
+        self,
+        client: RedisClient,
+        reads: Reads,
+        codec: ScenarioCodec,
+        feed: Feed,
+        *,
+        limits: Limits,
+        riding: Callable[[], list[object]] = list,
+    ) -> None:
+        self.client = client
+        self.reads = reads
+        self.codec = codec
+        self.feed = feed
+        self.limits = limits
+        #: Journal times that ride along with the next change (the completer's).
+        self.riding = riding
+        #: Per namespace, its state and version as this process last wrote or read them, and
+        #: the namespace it wrote (made on again as it is; the least recently used leave).
+        self._known: OrderedDict[str, tuple[bytes, bytes, Namespace | None]] = OrderedDict()
+
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``work`` done on the namespace ``name`` as one change (see the module's docstring),
+        waiting on Redis's answers."""
+        on, misses, deadline = self.known(name), 0, 0.0
+        while True:
+            attempt = self.begin(name, work, on, lease=misses >= LEASE_AFTER)
+            outcome = self.settle(attempt, self.client.run("change", *attempt.args))
+            if not isinstance(outcome, Missed):
+                return outcome
+            misses += 1
+            on = outcome.known
+            if outcome.leased:
+                deadline = deadline or time.monotonic() + WAIT
+                self.waited(name, deadline)
+                time.sleep(min(0.0005 * 2**misses, 0.02))
+
+    def waited(self, name: str, deadline: float) -> None:
+        """The API's 503 once another process's leases kept ``name`` past ``deadline``."""
+        if time.monotonic() > deadline:
+            raise unavailable(self.client.url, f"namespace {name!r} stayed held elsewhere")
+
+    def known(self, name: str) -> tuple[bytes, bytes]:
+        """The namespace's state and version as this process last saw them."""
+        found = self._known.get(name)
+        return UNSEEN if found is None else found[:2]
+
+    def forget(self, name: str) -> None:
+        self._known.pop(name, None)
+
+    def begin(
+        self,
+        name: str,
+        work: Callable[[Namespace], T],
+        on: tuple[bytes, bytes],
+        *,
+        lease: bool = False,
+        anew: bool = False,
+    ) -> Attempt[T]:
+        """``work`` done on the namespace as it was in ``on`` (its state and version;
+        ``anew``: decoded from the state, not the namespace this process last wrote), and
+        the script call that writes it if that is still the namespace's version."""
+        state, version = on
+        space = None if anew else self._reused(name, version)
+        if space is None:
+            space = self.reads.space(name, state or None, fresh=not state)
+        space.feed = Outbox()
+        exchange = current_exchange.get()
+        journaled = len(exchange.entries) if exchange is not None else 0
+        failure: BaseException | None = None
+        value: T | None = None
+        try:
+            value = work(space)
+        except BaseException as exc:  # what it changed stands, as in memory; raised once written
+            failure = exc
+        now = self.codec.encode_state(space)
+        riding = self.riding()
+        mine = self.client.new_version()
+        changes, shelved = self._writes(space, b"" if now == state else now)
+        limits = self.limits
+        args: list[object] = [
+            escape(name),
+            version,
+            mine,
+            limits.namespaces,
+            self.client.origin,
+            FEED_SIZE,
+            self.client.origin if lease else "",  # (the lease's holder)
+            LEASE_MS,
+            len(riding) // 3,
+            *riding,
+            *changes,
+        ]
+        return Attempt(space, now, mine, args, shelved, value, failure, exchange, journaled)
+
+    def settle(self, attempt: Attempt[T], got: list[Any]) -> T | Missed:
+        """The attempt settled by the script's answer ``got``: its value if written (its
+        failure raised), else what to make it on again."""
+        space = attempt.space
+        if got[0] != 1:
+            if attempt.exchange is not None:  # made again: what this attempt journaled is not
+                del attempt.exchange.entries[attempt.journaled :]
+            return Missed((got[1], got[2]), leased=bool(got[3]))
+        _, numbers, evicted = got
+        journal = space.journal
+        assert isinstance(journal, JournalView)
+        for entry, number in zip(journal.added, numbers, strict=True):
+            entry.number = int(number)
+        self._remember(space.name, attempt.state, attempt.version, space)
+        for gone in evicted:
+            gone_name = unescape(gone.decode())
+            self.forget(gone_name)
+            self.feed.publish("reset", gone_name)
+        outbox = space.feed
+        assert isinstance(outbox, Outbox)
+        for kind, seq in outbox.sent:
+            self.feed.publish(kind, space.name, seq)
+        if attempt.failure is not None:
+            raise attempt.failure
+        return attempt.value  # type: ignore[return-value]  # work returned it: a T
+
+    def _reused(self, name: str, version: bytes) -> Namespace | None:
+        """The namespace as this process wrote it in ``version``, for a change made on that
+        version (decoding the state again would make the same values): taken, so that no two
+        changes share it; its journal and stored objects seen anew."""
+        found = self._known.get(name)
+        if found is None or found[1] != version or found[2] is None:
+            return None
+        self._known[name] = (*found[:2], None)
+        return self.reads.seen_anew(found[2])
+
+    def _remember(self, name: str, state: bytes, version: bytes, space: Namespace) -> None:
+        known = self._known
+        known.pop(name, None)
+        known[name] = (state, version, space)
+        while len(known) > max(self.limits.namespaces, 1):
+            known.popitem(last=False)
+
+    def _writes(self, space: Namespace, state: bytes) -> tuple[list[object], bool]:
+        """What the script's ``write`` takes for the change made to ``space`` (``state``:
+        ``b""`` if unchanged), and whether it writes stored objects."""
+        journal = space.journal
+        assert isinstance(journal, JournalView)
+        limits = self.limits
+        args: list[object] = [
+            state,
+            limits.journal,
+            limits.journal_bytes,
+            limits.stored,
+            limits.stored_bytes,
+            len(journal.added),
+        ]
+        for entry in journal.added:
+            args += [entry.seq, encode_entry(entry)]
+        changes = [change for shelf in _shelves(space) for change in shelf.changes()]
+        args.append(len(changes))
+        for change in changes:
+            args += change
+        outbox = space.feed
+        assert isinstance(outbox, Outbox)
+        args.append(len(outbox.sent))
+        for kind, seq in outbox.sent:
+            args += [kind, seq]
+        return args, bool(changes)
+
+
+def _shelves(space: Namespace) -> list[RedisShelf[Any]]:
+    return [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]

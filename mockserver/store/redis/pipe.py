@@ -1,0 +1,326 @@
+"""Awaited turns (``RedisStore.turns``): a change made by the same protocol as
+``Changes.transact`` (``change.py``), its round trip awaited on the event loop, so the server
+answers other requests meanwhile. One of the pipelined path's devices (``pipelined=True``).
+
+Each serving loop has one connection to Redis (:class:`RedisPipe`), its calls pipelined: Redis
+answers a connection's calls in order, so each answer settles the oldest call waiting, and the
+calls made while others are in flight go to Redis in one write. A namespace's turns are made
+in the order they come (:meth:`PipelinedTurns.transact`): one made while the one before is on its
+way is made on the state that one writes (its version is named in advance) and sent after it;
+if that one is not written, neither is this one, which is then made again. A turn waits for
+the one before to be settled instead if that one changed stored objects (this one would read
+them as they were), or while another process lately wrote the namespace too (``contend``).
+A ``rediss://`` URL (TLS) has no pipe: its store has no awaited turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+import hiredis
+import redis
+from redis.connection import parse_url
+
+from mockserver.store.model import Namespace
+from mockserver.store.redis.change import LEASE_AFTER, WAIT, Attempt, Changes, Missed
+from mockserver.store.redis.client import LOST, RedisClient
+
+__all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
+
+T = TypeVar("T")
+#: How many of a namespace's next turns go one at a time after another process moved it under
+#: one (:meth:`PipelinedTurns._contend`); and how many such namespaces a loop remembers.
+CONTENDED = 64
+CONTENDED_NAMES = 1024
+
+
+def pipe_target(url: str) -> dict[str, Any] | None:
+    """Where a pipe to ``url`` connects, and how it logs in; ``None`` for a URL it cannot
+    serve (TLS)."""
+    if not url.startswith(("redis://", "unix://")):
+        return None
+    target: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
+    return target
+
+
+class RedisPipe(asyncio.Protocol):
+    """One pipelined connection (see the module's docstring). :meth:`open` it on the loop. A
+    call not answered within the timeout breaks it (an answer still on its way must never
+    settle another call): every call waiting fails, and the next call opens a new one."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._reader = hiredis.Reader()
+        self._waiting: deque[asyncio.Future[Any]] = deque()
+        self._transport: asyncio.Transport | None = None
+        self._broken: BaseException | None = None
+        #: Calls made in this round of the loop's callbacks while others were in flight.
+        self._outgoing: list[bytes] = []
+
+    @classmethod
+    async def open(cls, target: dict[str, Any], timeout: float) -> RedisPipe:
+        loop = asyncio.get_running_loop()
+        pipe = cls(timeout)
+        if "path" in target:
+            connecting = loop.create_unix_connection(lambda: pipe, target["path"])
+        else:
+            connecting = loop.create_connection(lambda: pipe, target["host"], target["port"])
+        try:
+            await asyncio.wait_for(connecting, timeout)
+        except (TimeoutError, OSError) as exc:
+            raise redis.ConnectionError(f"connecting to Redis: {exc}") from None
+        if target.get("password"):
+            username, password = target.get("username"), target["password"]
+            await pipe.call(("AUTH", username, password) if username else ("AUTH", password))
+        if target.get("db"):
+            await pipe.call(("SELECT", target["db"]))
+        return pipe
+
+    @property
+    def usable(self) -> bool:
+        return self._broken is None and self._transport is not None
+
+    async def call(self, command: tuple[object, ...]) -> Any:
+        """Send ``command`` and await its answer: an error answer is raised as redis-py raises
+        it (``NoScriptError``, ``ResponseError``); a lost or silent Redis as its
+        ``ConnectionError`` or ``TimeoutError``."""
+        if self._broken is not None or self._transport is None:
+            raise redis.ConnectionError("the connection to Redis was lost")
+        packed = hiredis.pack_command(command)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if not self._waiting:  # none in flight: nothing to wait for
+            self._transport.write(packed)
+        else:
+            if not self._outgoing:  # the round's first call: the write goes when it ends
+                loop.call_soon(self._send)
+            self._outgoing.append(packed)
+        self._waiting.append(future)
+        timer = loop.call_later(self.timeout, self._silent)
+        try:
+            got = await future
+        finally:
+            timer.cancel()
+        if isinstance(got, hiredis.ReplyError):
+            message = str(got)
+            if message.startswith("NOSCRIPT"):
+                raise redis.exceptions.NoScriptError(message)
+            raise redis.ResponseError(message)
+        return got
+
+    def _send(self) -> None:
+        outgoing, self._outgoing = self._outgoing, []
+        if self._broken is None and self._transport is not None:  # (else its calls have failed)
+            self._transport.write(b"".join(outgoing))
+
+    def close(self) -> None:
+        self._break(redis.ConnectionError("the connection to Redis was closed"))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]  # a stream's (uvloop's too)
+
+    def data_received(self, data: bytes) -> None:
+        reader = self._reader
+        try:
+            reader.feed(data)
+            while (got := reader.gets()) is not False:
+                if not self._waiting:  # an answer nobody asked for: the stream is not ours
+                    raise redis.ConnectionError("Redis answered a call never made")
+                future = self._waiting.popleft()
+                if not future.done():
+                    future.set_result(got)
+        except (hiredis.ProtocolError, redis.ConnectionError) as exc:
+            self._break(redis.ConnectionError(f"the connection to Redis broke: {exc}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._break(redis.ConnectionError(f"the connection to Redis was lost ({exc or 'closed'})"))
+
+    def _silent(self) -> None:
+        self._break(redis.TimeoutError(f"Redis did not answer within {self.timeout:g} s"))
+
+    def _break(self, error: BaseException) -> None:
+        if self._broken is None:
+            self._broken = error
+        waiting, self._waiting = self._waiting, deque()
+        for future in waiting:
+            if not future.done():
+                future.set_exception(error)
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            transport.close()
+
+
+class Turn:
+    """One turn of a namespace a loop awaits: the change it sent, while on its way to Redis
+    (what the next turn may be made on), and when it is settled."""
+
+    __slots__ = ("alone", "attempt", "done", "missed")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.attempt: Attempt[Any] | None = None
+        self.done: asyncio.Future[None] = loop.create_future()
+        #: Was it made again (its first try not written)?
+        self.missed = False
+        #: Made one at a time (on the change the one before wrote, not the one it sent)?
+        self.alone = False
+
+
+class PipelinedTurns:
+    """A store's awaited turns (see the module's docstring): on each event loop the server
+    announced (:meth:`loop_starts`, on the loop; :meth:`loop_ends` before it closes) a pipe,
+    opened when first needed and anew once broken or in a forked worker, and each
+    namespace's line of turns."""
+
+    def __init__(self, changes: Changes, target: dict[str, Any]) -> None:
+        self.changes = changes
+        self.client: RedisClient = changes.client
+        self.target = target
+        self._local = threading.local()  # a thread's loop: its pipe, its turns
+
+    async def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        """``Store.transact``, awaited (see the module's docstring); waiting on Redis, as
+        :meth:`Changes.transact` does, on a loop the server did not announce."""
+        local = self._local
+        if getattr(local, "serving", None) is not asyncio.get_running_loop():
+            return self.changes.transact(name, work)
+        ahead, turn = self._queue(name)
+        try:
+            return await self._turn(name, work, ahead, turn)
+        finally:
+            self._leave(name, turn)
+
+    async def _turn(
+        self, name: str, work: Callable[[Namespace], T], ahead: Turn | None, turn: Turn
+    ) -> T:
+        changes, mine = self.changes, f"{self.client.origin}.".encode()
+        known: tuple[bytes, bytes] | None = None  # what Redis answered a try that missed
+        misses, deadline = 0, 0.0
+        while True:
+            before = ahead.attempt if ahead is not None else None
+            if before is not None and not before.shelved and not turn.alone:
+                on = (before.state, before.version)
+            else:
+                if ahead is not None:
+                    await ahead.done
+                    if ahead.missed:  # made again after this turn's try: what it wrote is newer
+                        known = None
+                    ahead = before = None
+                on = known or changes.known(name)
+            attempt = changes.begin(
+                name, work, on, lease=misses >= LEASE_AFTER, anew=before is not None
+            )
+            turn.attempt = attempt
+            got = await self.run("change", attempt.args)
+            turn.attempt = None
+            outcome = changes.settle(attempt, got)
+            if not isinstance(outcome, Missed):
+                return outcome
+            misses += 1
+            turn.missed = True
+            known = outcome.known
+            if not known[1].startswith(mine):
+                self._contend(name)  # another process wrote it meanwhile
+            if outcome.leased:
+                deadline = deadline or time.monotonic() + WAIT
+                changes.waited(name, deadline)
+                await asyncio.sleep(min(0.0005 * 2**misses, 0.02))
+
+    async def run(self, script: str, args: list[object]) -> Any:
+        """``RedisClient.run``, awaited on this loop's pipe."""
+        client = self.client
+        refused = client.refused()
+        if refused is not None:
+            raise refused
+        source, sha = client.scripts[script]
+        command = ("EVALSHA", sha, 0, client.prefix, *args)
+        client.round_trips += 1
+        try:
+            pipe = await self.pipe()
+            try:
+                return await pipe.call(command)
+            except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
+                await pipe.call(("SCRIPT", "LOAD", source))
+                return await pipe.call(command)
+        except (*LOST, redis.ResponseError) as exc:
+            raise client.failed(exc) from None
+
+    def loop_starts(self) -> None:
+        local = self._local
+        local.serving = asyncio.get_running_loop()
+        local.turns, local.contended = {}, {}
+
+    def loop_ends(self) -> None:
+        local = self._local
+        local.serving = None
+        pipe: RedisPipe | None = getattr(local, "pipe", None)
+        if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
+            pipe.close()
+        local.pipe = local.pipe_loop = local.opening = None
+
+    async def pipe(self) -> RedisPipe:
+        """The running loop's pipe. While it is being opened, the calls that come wait for
+        that one opening, and go on in the order they came (a namespace's turns are sent in
+        the order they were made)."""
+        local = self._local
+        loop = asyncio.get_running_loop()
+        if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
+            local.pipe = local.opening = None
+            local.pipe_loop, local.pipe_pid = loop, os.getpid()
+        pipe: RedisPipe | None = local.pipe
+        if pipe is not None and pipe.usable:
+            return pipe
+        opening: asyncio.Task[RedisPipe] | None = local.opening
+        if opening is None:
+            opening = local.opening = loop.create_task(
+                RedisPipe.open(self.target, self.client.timeout)
+            )
+            opening.add_done_callback(partial(_opened, local))
+        return await asyncio.shield(opening)  # (a caller cancelled leaves it to the others)
+
+    def _queue(self, name: str) -> tuple[Turn | None, Turn]:
+        """A new turn of the namespace ``name`` on the running loop, last in its line; and the
+        turn before it, if one is still unsettled. The turn goes ``alone`` (it does not follow
+        the one before) while another process lately moved the namespace (:meth:`_contend`)."""
+        local = self._local
+        turn = Turn(asyncio.get_running_loop())
+        contended: dict[str, int] = local.contended
+        if contended and name in contended:
+            turn.alone = True
+            contended[name] -= 1
+            if contended[name] == 0:
+                del contended[name]
+        ahead = local.turns.get(name)
+        local.turns[name] = turn
+        return ahead, turn
+
+    def _contend(self, name: str) -> None:
+        """Another process moved the namespace under a turn of this loop: its next
+        ``CONTENDED`` turns here go one at a time (made on one another's changes, they would
+        all be made again each time the other process writes in between)."""
+        contended: dict[str, int] = self._local.contended
+        contended.pop(name, None)
+        contended[name] = CONTENDED
+        if len(contended) > CONTENDED_NAMES:
+            del contended[next(iter(contended))]  # the least lately contended
+
+    def _leave(self, name: str, turn: Turn) -> None:
+        """``turn`` settled: the one after it may go on."""
+        turn.attempt = None
+        if not turn.done.done():  # (cancelled if the one after it was, while it waited)
+            turn.done.set_result(None)
+        turns: dict[str, Turn] = self._local.turns
+        if turns.get(name) is turn:
+            del turns[name]
+
+
+def _opened(local: threading.local, opening: asyncio.Task[RedisPipe]) -> None:
+    local.opening = None
+    if not opening.cancelled() and opening.exception() is None:
+        local.pipe = opening.result()

@@ -1,0 +1,217 @@
+-- The Redis backend's scripts: each runs atomically in Redis, so a namespace's change is one
+-- step for every process sharing it. This prelude is part of every script; each script
+-- follows a "--- script: NAME" line (ARGV[1] is always the key prefix P).
+--
+-- Keys, under P and a namespace's escaped name N ('%' and ':' percent-escaped):
+--   P:names            zset    namespaces, scored by last use (P:tick), oldest first
+--   P:tick             int     the use counter (no wall clock: nothing ambient)
+--   P:calls            int     the server-wide call number (every process's journal entries)
+--   P:feed             stream  the change feed: per script call its origin o and what it
+--                              announced a (kind:escaped name:seq, ':'-joined)
+--   P:layout           string  the layout these scripts and the codec write (checked at start)
+--   P:scenario:DIGEST  string  an uploaded scenario's YAML, by its digest
+--   P:ns:N:state       string  the namespace's state (JSON: counters, hits, scenario, queue,
+--                              clock, budgets, seed, incarnation)
+--   P:ns:N:ver         string  its version: the token the change that wrote it named it by
+--   P:ns:N:lease       string  who may write it next (a process that missed too often; expires)
+--   P:ns:N:journal     hash    entries by number (SEQ, JSON), each one's call number (c:SEQ)
+--                              and times (t:SEQ, once sent); the oldest kept (first) and the
+--                              bytes kept (bytes)
+--   P:ns:N:shelves     set     the kinds of stored object it keeps
+--   P:ns:N:KIND        hash    stored objects by id (JSON); KIND:order (zset) their ids,
+--                              oldest first; KIND:bytes (int) the bytes they hold
+
+-- what this call announces (kind:name:seq, ':'-joined): one feed entry, written by tell()
+local said
+local function announce(kind, n, seq)
+  if said then said = said .. ':' .. kind .. ':' .. n .. ':' .. seq
+  else said = kind .. ':' .. n .. ':' .. seq end
+end
+local function tell(p, maxlen, origin)
+  if said then
+    redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*', 'o', origin, 'a', said)
+  end
+end
+local function forget(p, n)
+  local base = p .. ':ns:' .. n
+  for _, kind in ipairs(redis.call('SMEMBERS', base .. ':shelves')) do
+    local shelf = base .. ':' .. kind
+    redis.call('DEL', shelf, shelf .. ':order', shelf .. ':bytes')
+  end
+  redis.call('DEL', base .. ':state', base .. ':ver', base .. ':lease', base .. ':journal',
+    base .. ':shelves')
+  redis.call('ZREM', p .. ':names', n)
+end
+-- (name, seq, times) triples from ARGV[from] to ARGV[to]: the times kept beside the entry if
+-- it is still in its journal
+local function complete(p, from, to)
+  for i = from, to, 3 do
+    local journal = p .. ':ns:' .. ARGV[i] .. ':journal'
+    if redis.call('HEXISTS', journal, ARGV[i + 1]) == 1 then
+      redis.call('HSET', journal, 't:' .. ARGV[i + 1], ARGV[i + 2])
+    end
+    announce('entry', ARGV[i], ARGV[i + 1])
+  end
+end
+-- the namespace used now; the least recently used past the limit forgotten
+-- (only a name new to the set can take it past the limit: a known one is only moved)
+local function touch(p, n, limit)
+  local added = redis.call('ZADD', p .. ':names', redis.call('INCR', p .. ':tick'), n)
+  local evicted = {}
+  while added == 1 and redis.call('ZCARD', p .. ':names') > math.max(limit, 1) do
+    local oldest = redis.call('ZRANGE', p .. ':names', 0, 0)[1]
+    forget(p, oldest)
+    evicted[#evicted + 1] = oldest
+    announce('reset', oldest, 0)
+  end
+  return evicted
+end
+-- journal entries from ARGV[i] (count, then seq + value each): each numbered (P:calls) and,
+-- unless the limit is 0, kept with its number; the oldest leave past either bound (never the
+-- newest: one big request is kept). Returns the numbers and the ARGV index after them.
+local function journal(p, base, i, jlimit, jbytes)
+  local numbers = {}
+  local count = tonumber(ARGV[i]); i = i + 1
+  if count == 0 then return numbers, i end
+  local key = base .. ':journal'
+  local first, total
+  if jlimit > 0 then
+    local meta = redis.call('HMGET', key, 'first', 'bytes')
+    first, total = tonumber(meta[1]), tonumber(meta[2]) or 0
+  end
+  for k = 1, count do
+    local text, value = ARGV[i], ARGV[i + 1]  -- (a number's text as sent: not formatted again)
+    local number = redis.call('INCR', p .. ':calls')
+    numbers[k] = number
+    if jlimit > 0 then
+      local seq = tonumber(text)
+      total = total + #value
+      first = first or seq
+      while first < seq and (seq - first + 1 > jlimit or total > jbytes) do
+        local old = tostring(first)
+        total = total - redis.call('HSTRLEN', key, old)
+        redis.call('HDEL', key, old, 't:' .. old, 'c:' .. old)
+        first = first + 1
+      end
+      if k < count then
+        redis.call('HSET', key, text, value, 'c:' .. text, number)
+      else  -- with where the journal now begins, and its bytes
+        redis.call('HSET', key, text, value, 'c:' .. text, number, 'first', first, 'bytes', total)
+      end
+    end
+    i = i + 2
+  end
+  return numbers, i
+end
+local function drop_stored(shelf, id, weighed)
+  if weighed then redis.call('DECRBY', shelf .. ':bytes', redis.call('HSTRLEN', shelf, id)) end
+  redis.call('HDEL', shelf, id)
+end
+-- a stored object set: kept last in its order unless it was there; the oldest dropped past
+-- the count (or, weighed, the bytes) its kind may keep
+local function set_stored(base, kind, id, value, weighed, slimit, sbytes)
+  local shelf, order = base .. ':' .. kind, base .. ':' .. kind .. ':order'
+  redis.call('SADD', base .. ':shelves', kind)
+  if not redis.call('ZSCORE', order, id) then
+    local last = redis.call('ZRANGE', order, -1, -1, 'WITHSCORES')
+    redis.call('ZADD', order, #last > 0 and tonumber(last[2]) + 1 or 1, id)
+  end
+  local total = 0
+  if weighed then
+    total = redis.call('INCRBY', shelf .. ':bytes', #value - redis.call('HSTRLEN', shelf, id))
+  end
+  redis.call('HSET', shelf, id, value)
+  while true do
+    local kept = redis.call('ZCARD', order)
+    if not (kept > slimit or (weighed and kept > 1 and total > sbytes)) then break end
+    drop_stored(shelf, redis.call('ZPOPMIN', order)[1], weighed)
+    if weighed then total = tonumber(redis.call('GET', shelf .. ':bytes')) end
+  end
+end
+-- ARGV from ``at``: state ('' = unchanged), journal limit, journal bytes, store limit, store
+-- bytes, then journal entries (count, then seq + value each), stored-object changes (count,
+-- then kind + 'set'/'del' + id + value + weighed ('1'/'') each) and announcements (count,
+-- then kind + seq each). Written as version ``mine``. Returns the entries' call numbers.
+local function write(p, n, at, mine)
+  local base = p .. ':ns:' .. n
+  local slimit, sbytes = tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
+  local numbers, i = journal(p, base, at + 5, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]))
+  local count = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, count do
+    local kind, id, weighed = ARGV[i], ARGV[i + 2], ARGV[i + 4] ~= ''
+    if ARGV[i + 1] == 'set' then
+      set_stored(base, kind, id, ARGV[i + 3], weighed, slimit, sbytes)
+    else
+      drop_stored(base .. ':' .. kind, id, weighed)
+      redis.call('ZREM', base .. ':' .. kind .. ':order', id)
+    end
+    i = i + 5
+  end
+  count = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, count do
+    announce(ARGV[i], n, ARGV[i + 1])
+    i = i + 2
+  end
+  if ARGV[at] ~= '' then
+    redis.call('MSET', base .. ':state', ARGV[at], base .. ':ver', mine)
+  else
+    redis.call('SET', base .. ':ver', mine)
+  end
+  return numbers
+end
+
+--- script: change
+-- The one way a namespace changes: compare and set. ARGV: prefix, name, the version the
+-- change was made on ('' for a namespace that did not exist), the version it writes (a token
+-- no other change has), namespace limit, origin, feed length, a lease token ('' for none),
+-- lease ms, the count of completed journal entries riding along and their (name, seq, times),
+-- then what ``write`` takes. Written if the namespace is still in that version and nobody
+-- else holds its lease: {1, call numbers, names evicted}. Else {0, state ('' if none),
+-- version ('' if none), 1 if another holds its lease}; a caller that gave a lease token holds
+-- the lease then (its next try cannot miss but for a reset, or its lease running out).
+local p, n, want, mine = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local origin, maxlen, token = ARGV[6], ARGV[7], ARGV[8]
+local base = p .. ':ns:' .. n
+local riding = tonumber(ARGV[10])
+complete(p, 11, 10 + 3 * riding)
+local now = redis.call('MGET', base .. ':ver', base .. ':lease')
+local version, lease = now[1] or '', now[2]
+local other = lease and lease ~= token
+if other or version ~= want then
+  if token ~= '' and not other then
+    redis.call('SET', base .. ':lease', token, 'PX', ARGV[9])
+  end
+  tell(p, maxlen, origin)
+  return {0, redis.call('GET', base .. ':state') or '', version, other and 1 or 0}
+end
+if lease then redis.call('DEL', base .. ':lease') end
+local evicted = touch(p, n, tonumber(ARGV[5]))
+local numbers = write(p, n, 11 + 3 * riding, mine)
+tell(p, maxlen, origin)
+return {1, numbers, evicted}
+
+--- script: complete
+-- ARGV: prefix, origin, feed length, then (name, seq, times) per completed entry: its times
+-- kept if it is still in its journal; announced.
+complete(ARGV[1], 4, #ARGV)
+tell(ARGV[1], ARGV[3], ARGV[2])
+return 1
+
+--- script: reset
+-- ARGV: prefix, name, origin, feed length: forget the namespace, and announce it.
+forget(ARGV[1], ARGV[2])
+announce('reset', ARGV[2], 0)
+tell(ARGV[1], ARGV[4], ARGV[3])
+return 1
+
+--- script: layout
+-- ARGV: prefix, this layout. Stamps a prefix no process has used; returns the prefix's
+-- layout ('1' if it holds keys but no stamp: a release before stamps wrote them).
+local p, want = ARGV[1], ARGV[2]
+local have = redis.call('GET', p .. ':layout')
+if have then return have end
+if redis.call('EXISTS', p .. ':names', p .. ':feed', p .. ':calls', p .. ':tick') > 0 then
+  return '1'
+end
+redis.call('SET', p .. ':layout', want)
+return want

@@ -1,0 +1,254 @@
+"""A namespace on Redis as a change or a view sees it: its state decoded, its journal and its
+stored objects fetched only when read (:class:`JournalView`, :class:`RedisShelf`: a turn that
+reads none pays for none), and its announcements sent with its change (:class:`Outbox`).
+Every value read is decoded here, once: one that is not this layout's is the API's 503 naming
+its key (``RedisClient.unreadable``), never a value used."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator, Reversible
+from functools import partial
+from typing import Any, Generic, Literal, TypeVar
+
+import orjson
+
+from mockserver.store.feed import Feed
+from mockserver.store.model import KINDS, JournalEntry, Namespace
+from mockserver.store.redis.client import RedisClient
+from mockserver.store.redis.codec import (
+    ScenarioCodec,
+    decode_entry,
+    decode_stored,
+    encode_stored,
+    escape,
+)
+
+__all__ = ["JournalView", "Outbox", "Reads", "RedisShelf", "shelf_of", "timed"]
+
+V = TypeVar("V")
+T = TypeVar("T")
+Kind = Literal["entry", "state", "reset"]
+
+
+class Reads:
+    """What a namespace keeps, read from Redis and decoded (see the module's docstring)."""
+
+    def __init__(self, client: RedisClient, codec: ScenarioCodec, *, journal_limit: int) -> None:
+        self.client = client
+        self.codec = codec
+        self.journal_limit = journal_limit
+
+    def decoded(self, key: str, decode: Callable[[], T]) -> T:
+        """``decode()``, or the 503 of an unreadable value at ``key``."""
+        try:
+            return decode()
+        except (ValueError, TypeError, KeyError) as exc:  # Unreadable, or worse: never used
+            raise self.client.unreadable(key, exc) from None
+
+    def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:
+        """The namespace ``name`` from its ``state`` as written (``None``: a new one; with
+        ``fresh``, one that a change makes: a new incarnation), its journal and stored
+        objects fetched when read."""
+        space = Namespace(name=name, journal=JournalView(self, name))
+        if state:
+            key = self.client.key(escape(name), "state")
+            self.decoded(key, lambda: self.codec.decode_state(state, space))
+        elif fresh:  # told apart from the namespaces of this name before it (and after)
+            space.incarnation = secrets.randbits(62) + 1
+        return self.seen_anew(space)
+
+    def seen_anew(self, space: Namespace) -> Namespace:
+        """``space`` with its journal and stored objects as a new change sees them (fetched
+        when read, nothing added yet)."""
+        name = space.name
+        space.journal = journal = JournalView(self, name)
+        journal.known = min(space.journal_seq, self.journal_limit)
+        for kind, of in KINDS.items():
+            setattr(space, of.shelf, RedisShelf(self, name, kind))
+        return space
+
+    def state(self, name: str) -> bytes | None:
+        key = self.client.key(escape(name), "state")
+        found: bytes | None = self.client.call(lambda r: r.get(key))
+        return found
+
+    def entry(self, name: str, seq: int) -> JournalEntry | None:
+        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
+        key = self.client.key(escape(name), "journal")
+        blob, times, number = self.client.call(lambda r: r.hmget(key, fields))
+        if blob is None:
+            return None
+        return self.decoded(f"{key} {seq}", lambda: timed(decode_entry(blob), times, number))
+
+    def entries(self, name: str) -> list[JournalEntry]:
+        """The namespace's journal, oldest first: each entry beside its times and call number
+        in the one hash (``scripts.lua``)."""
+        key = self.client.key(escape(name), "journal")
+        fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
+        entries = [
+            self.decoded(f"{key} {seq.decode()}", partial(_entry, blob, fields, seq))
+            for seq, blob in fields.items()
+            if seq.isdigit()
+        ]
+        return sorted(entries, key=lambda e: e.seq)
+
+    def stored(self, name: str, kind: str, key: str) -> tuple[Any, bytes] | None:
+        """The stored object ``key`` of ``kind``, and the bytes it was read as."""
+        shelf = self.client.key(escape(name), kind)
+        blob: bytes | None = self.client.call(lambda r: r.hget(shelf, key))
+        if blob is None:
+            return None
+        return self.decoded(f"{shelf} {key}", lambda: decode_stored(kind, blob)), blob
+
+    def every_stored(self, name: str, kind: str) -> list[tuple[str, Any, bytes]]:
+        """Every stored object of ``kind``, oldest first (two commands, one round trip)."""
+        shelf = self.client.key(escape(name), kind)
+
+        def both(client: Any) -> list[Any]:
+            with client.pipeline(transaction=True) as pipe:
+                pipe.zrange(shelf + ":order", 0, -1)
+                pipe.hgetall(shelf)
+                replies: list[Any] = pipe.execute()
+                return replies
+
+        order, blobs = self.client.call(both)
+        found = []
+        for key in order:
+            blob = blobs.get(key)
+            if blob is not None:
+                stored = self.decoded(f"{shelf} {key.decode()}", partial(decode_stored, kind, blob))
+                found.append((key.decode(), stored, blob))
+        return found
+
+
+def _entry(blob: bytes, fields: dict[bytes, bytes], seq: bytes) -> JournalEntry:
+    return timed(decode_entry(blob), fields.get(b"t:" + seq), fields.get(b"c:" + seq))
+
+
+def timed(entry: JournalEntry, times: bytes | None, number: bytes | None = None) -> JournalEntry:
+    """``entry`` as read back: with its times (once sent) and its server-wide call number."""
+    if number is not None:
+        entry.number = int(number)
+    if times is not None:
+        entry.duration_ms, entry.timing, *cut = orjson.loads(times)
+        entry.cut = bool(cut and cut[0])
+    return entry
+
+
+class Outbox(Feed):
+    """A held namespace's announcements, sent with its change (and so only if it is written)."""
+
+    def __init__(self) -> None:
+        super().__init__(size=1)
+        self.sent: list[tuple[Kind, int]] = []
+
+    def publish(self, kind: Kind, namespace: str, seq: int = 0) -> None:
+        self.sent.append((kind, seq))
+
+
+class JournalView:
+    """A namespace's journal on Redis: entries appended in a change are written with it;
+    reading fetches them all (one round trip), which only the control API and views do."""
+
+    def __init__(self, reads: Reads, name: str) -> None:
+        self.reads = reads
+        self.name = name
+        self.added: list[JournalEntry] = []
+        #: How many entries Redis holds (from the namespace's journal number).
+        self.known = 0
+        self._loaded: list[JournalEntry] | None = None
+
+    def _all(self) -> list[JournalEntry]:
+        if self._loaded is None:
+            self._loaded = self.reads.entries(self.name)
+        kept = [*self._loaded, *self.added]
+        limit = self.reads.journal_limit
+        return kept[-limit:] if limit else []
+
+    def append(self, entry: JournalEntry, /) -> None:
+        self.added.append(entry)
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return min(self.known + len(self.added), self.reads.journal_limit)
+
+    def __getitem__(self, index: int, /) -> JournalEntry:
+        return self._all()[index]
+
+
+class RedisShelf(Generic[V]):
+    """The stored objects of one kind on Redis: each one read is fetched (and kept for the
+    change), and written back with it only if it changed."""
+
+    def __init__(self, reads: Reads, name: str, kind: str) -> None:
+        self.reads = reads
+        self.name = name
+        self.kind = kind
+        #: id → (object, the bytes it was read as; b"" for one put in this change).
+        self._seen: dict[str, tuple[V, bytes]] = {}
+        self._missing: set[str] = set()
+        self._deleted: set[str] = set()
+
+    def get(self, key: str, /) -> V | None:
+        seen = self._seen.get(key)
+        if seen is not None:
+            return seen[0]
+        if key in self._missing or key in self._deleted:
+            return None
+        found = self.reads.stored(self.name, self.kind, key)
+        if found is None:
+            self._missing.add(key)
+            return None
+        self._seen[key] = found
+        stored: V = found[0]
+        return stored
+
+    def put(self, key: str, stored: V) -> None:
+        self._seen[key] = (stored, b"")
+        self._missing.discard(key)
+        self._deleted.discard(key)
+
+    def __getitem__(self, key: str, /) -> V:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object, /) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __delitem__(self, key: str, /) -> None:
+        self[key]  # a KeyError if there is none
+        self._seen.pop(key, None)
+        self._deleted.add(key)
+
+    def values(self) -> Reversible[V]:
+        found: dict[str, V] = {}
+        for key, stored, blob in self.reads.every_stored(self.name, self.kind):
+            if key in self._deleted:
+                continue
+            found[key] = self._seen.setdefault(key, (stored, blob))[0]
+        for key, (stored, _) in self._seen.items():
+            found.setdefault(key, stored)
+        return list(found.values())
+
+    def __len__(self) -> int:
+        return len(list(self.values()))
+
+    def changes(self) -> Iterator[list[object]]:
+        """What to write with the change: ``[kind, 'set'/'del', id, bytes, weighed]`` each."""
+        weighed = "1" if KINDS[self.kind].weighed else ""
+        for key in self._deleted:
+            yield [self.kind, "del", key, b"", weighed]
+        for key, (stored, blob) in self._seen.items():
+            now = encode_stored(stored)
+            if now != blob:
+                yield [self.kind, "set", key, now, weighed]
+
+
+def shelf_of(shelf: object) -> RedisShelf[Any]:
+    assert isinstance(shelf, RedisShelf)  # this backend's namespaces hold RedisShelves
+    return shelf

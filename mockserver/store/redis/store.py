@@ -1,0 +1,165 @@
+"""The Redis backend of the :class:`~mockserver.store.base.Store`: every namespace in one Redis,
+shared by any number of ``serve`` processes (workers, hosts), which then act as one server.
+
+A change to a namespace is one atomic step for every process, written by one compare-and-set
+script (``change.py`` says how): a ``replies:`` sequence, a ``times:`` count, a queued reply or
+a budget is spent exactly once, whichever process serves the request. Stored objects and the
+journal are not loaded with the state: a change fetches the objects it reads (one round trip
+each) and writes back only those it changed. The bounds of the memory backend hold in Redis,
+kept by the scripts: namespaces (least recently used leaving), journal entries and their
+bytes, stored objects and their bytes. Values are JSON (``codec.py``); one that is not
+mockserver's is the API's 503 naming its key, never code run.
+
+``pipelined`` (the default) is the one switch of the speed devices: a request's turn awaited on
+the event loop's pipelined connection (``pipe.py``: ``Store.turns``), and the journal's times
+taken along with the next change (``feed.Completer``); off, each change and each completion
+waits for its own round trip. Either way the same changes are written (the tests compare).
+
+Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
+(``server_is_overloaded``, naming the state backend: ``client.py``); nothing is left half
+written (each write is one script), and the next request reconnects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, TypeVar
+
+import orjson
+
+from mockserver.store.base import Store
+from mockserver.store.model import KINDS, Exchange, JournalEntry, Namespace
+from mockserver.store.redis.change import Changes, Limits
+from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
+from mockserver.store.redis.codec import ScenarioCodec, escape, unescape
+from mockserver.store.redis.feed import Completer, SharedFeed
+from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
+from mockserver.store.redis.space import Reads, shelf_of
+
+__all__ = ["DEFAULT_PREFIX", "RedisStore"]
+
+T = TypeVar("T")
+
+#: Keys start with this unless ``--state-prefix`` says otherwise.
+DEFAULT_PREFIX = "mockserver"
+
+
+class RedisStore(Store):
+    """Every namespace in one Redis, under ``prefix``; the bounds of the memory backend, kept
+    in Redis (``namespace_limit`` namespaces, least recently used leaving first; per namespace
+    ``journal_limit`` entries holding at most ``journal_bytes``, and ``store_limit`` objects of
+    each kind, a weighed kind's holding at most ``store_bytes``; bytes as written to Redis)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        journal_limit: int = 1000,
+        store_limit: int = 10_000,
+        namespace_limit: int = 1000,
+        journal_bytes: int = 64 * 1024 * 1024,
+        store_bytes: int = 256 * 1024 * 1024,
+        timeout: float = TIMEOUT,
+        pipelined: bool = True,
+    ) -> None:
+        self.client = client = RedisClient(url, prefix=prefix, timeout=timeout)
+        self.url, self.prefix = client.url, prefix
+        self.journal_limit = journal_limit
+        self.store_limit = store_limit
+        self.namespace_limit = namespace_limit
+        self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
+        self.reads = Reads(client, self.codec, journal_limit=journal_limit)
+        self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
+        self.completer = Completer(client) if pipelined else None
+        limits = Limits(namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
+        self.changes = Changes(
+            client,
+            self.reads,
+            self.codec,
+            self.feed,
+            limits=limits,
+            riding=self.completer.take if self.completer is not None else list,
+        )
+        target = pipe_target(url) if pipelined else None
+        self.turns = PipelinedTurns(self.changes, target) if target is not None else None
+
+    def check(self) -> None:
+        """Fail at start-up unless this Redis can serve (``RedisClient.check``)."""
+        self.client.check()
+
+    def close(self) -> None:
+        self.flush()
+        self.feed.stop()
+        self.client.close()
+
+    def flush(self) -> None:
+        """Until every completion made so far is written (or Redis was lost meanwhile)."""
+        if self.completer is not None:
+            self.completer.flush()
+
+    def _fetch_scenario(self, digest: str) -> bytes | None:
+        found: bytes | None = self.client.call(lambda r: r.get(f"{self.prefix}:scenario:{digest}"))
+        return found
+
+    def _keep_scenario(self, digest: str, text: bytes) -> None:
+        self.client.call(lambda r: r.set(f"{self.prefix}:scenario:{digest}", text, nx=True))
+
+    def serve_scenarios(self, find: Callable[[str], Any]) -> None:
+        self.codec.find = find
+
+    def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
+        return self.changes.transact(name, work)
+
+    @contextmanager
+    def view(self, name: str) -> Iterator[Namespace]:
+        yield self.reads.space(name, self.reads.state(name))
+
+    @contextmanager
+    def peek(self, name: str) -> Iterator[Namespace | None]:
+        state = self.reads.state(name)
+        yield None if state is None else self.reads.space(name, state)
+
+    def names(self) -> list[str]:
+        members = self.client.call(lambda r: r.zrange(f"{self.prefix}:names", 0, -1))
+        return [unescape(m.decode()) for m in members]
+
+    def reset(self, name: str) -> None:
+        self.client.run("reset", escape(name), self.client.origin, FEED_SIZE)
+        self.changes.forget(name)
+        self.feed.publish("reset", name)
+
+    def entry(self, name: str, seq: int) -> JournalEntry | None:
+        return self.reads.entry(name, seq)
+
+    def put(self, space: Namespace, kind: str, stored: Any) -> None:
+        of = KINDS[kind]
+        shelf_of(getattr(space, of.shelf)).put(of.key(stored), stored)
+
+    def complete(
+        self,
+        exchange: Exchange,
+        *,
+        duration_ms: float,
+        timing: list[float] | None,
+        cut: bool = False,
+    ) -> None:
+        """Stamp the entries (written with their answers when their change was) with how long
+        they took: announced here at once; written by the completer (off the request's path,
+        many in one round trip under load), else at once."""
+        batch: list[object] = []
+        for name, entry in exchange.entries:
+            entry.duration_ms = duration_ms
+            if timing is not None and entry.stream:
+                entry.timing = timing
+            entry.cut = cut and entry.stream
+            times = orjson.dumps([duration_ms, entry.timing, entry.cut])
+            if self.completer is not None:
+                self.completer.add(escape(name), entry.seq, times)
+            else:
+                batch += [escape(name), entry.seq, times]
+            self.feed.publish("entry", name, entry.seq)
+        if batch:
+            with suppress(StateUnavailableError):  # (after the answer: the outage is logged)
+                self.client.run("complete", self.client.origin, FEED_SIZE, *batch)
