@@ -4,6 +4,7 @@ the middle of a recording, the drift check's report and exit code, the refusals.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -186,3 +187,94 @@ def test_a_redact_pattern_that_is_not_a_regex_is_refused_before_recording(
     command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
     assert main([*command, "--redact", "acct-(", "--port", "0"]) == 2
     assert "--redact 'acct-(' is not a valid regex" in capsys.readouterr().err
+
+
+def stopped(process: subprocess.Popen[str]) -> str:
+    """Stop a ``mockserver`` subprocess as Ctrl-C does; what it wrote."""
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=10)
+    assert process.stdout is not None
+    out = process.stdout.read()
+    process.stdout.close()
+    return out
+
+
+@pytest.mark.parametrize("out", ["rec.yaml", "rec.yml", "rec.json", "missing/dir/rec.yaml"])
+def test_every_cassette_path_a_user_may_type_records_and_replays(
+    tmp_path: Path, upstream: BackgroundServer, out: str
+) -> None:
+    cassette = tmp_path / out
+    process, url = started(
+        ["record", "--upstream", upstream.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    try:
+        seen = ask(url, "hello")
+        assert seen.status_code == 200
+    finally:
+        said = stopped(process)
+    assert f"record: 1 new recording(s) written to {cassette}" in said
+    assert "Traceback" not in said
+    if cassette.suffix == ".json":
+        assert json.loads(cassette.read_text())["rules"]  # JSON, as its name says
+    [rule] = [r for r in load_file(cassette).rules if r.recordings]
+    assert rule.id == "chat-001"
+    replaying, url = started(["serve", "--port", "0", "--scenario", str(cassette)])
+    try:
+        assert ask(url, "hello").content == seen.content
+    finally:
+        stopped(replaying)
+
+
+def _refused(tmp_path: Path, out: Path) -> str:
+    before = sorted(tmp_path.rglob("*"))
+    command = ["record", "--upstream", "http://127.0.0.1:9/v1", "--out", str(out), "--port", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "mockserver", *command],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "mockserver listening" not in done.stdout  # refused before it listened
+    assert "Traceback" not in done.stderr
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written
+    assert done.stderr.startswith(f"mockserver: error: cassette {out}"), done.stderr
+    return done.stderr
+
+
+def test_a_cassette_path_without_a_suffix_is_refused_at_start(tmp_path: Path) -> None:
+    said = _refused(tmp_path, tmp_path / "rec")
+    assert "a scenario file named .yaml, .yml or .json" in said
+    assert f"{tmp_path / 'rec'}.yaml" in said
+
+
+def test_a_cassette_path_that_is_a_directory_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "cassettes.yaml").mkdir()
+    said = _refused(tmp_path, tmp_path / "cassettes.yaml")
+    assert "is a directory" in said
+
+
+def test_a_cassette_whose_recordings_folder_is_a_file_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "rec").write_text("not a folder")
+    said = _refused(tmp_path, tmp_path / "rec.yaml")
+    assert f"its recordings go in {tmp_path / 'rec'}, which is a file" in said
+
+
+def test_a_cassette_under_a_file_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("a file, not a folder")
+    said = _refused(tmp_path, tmp_path / "plain" / "rec.yaml")
+    assert "cannot be written" in said
+
+
+def test_a_cassette_in_a_read_only_folder_is_refused_at_start(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    if os.geteuid() == 0:  # root writes in any folder's mode: sysfs takes no files from anyone
+        locked = Path("/sys")
+    try:
+        said = _refused(tmp_path, locked / "mockserver-rec.yaml")
+    finally:
+        (tmp_path / "locked").chmod(0o700)
+    assert "cannot be written" in said
+    assert "Permission denied" in said
