@@ -163,7 +163,7 @@ def _new_document(path: Path, form: Form) -> Json:
             f"Recorded by mockserver record ({form} replies). An ordinary scenario: edit a "
             "rule's when to widen or narrow what it answers."
         ),
-        "fallback": "strict",
+        "fallback": "strict_turns",
         "rules": [],
     }
 

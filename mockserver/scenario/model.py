@@ -237,7 +237,12 @@ class Scenario(_Strict):
     seed: StrictInt | None = Field(
         default=None, ge=-(2**63), le=2**64 - 1, description="defaults to the server's --seed"
     )
-    fallback: Literal["generate", "strict"] = "generate"
+    fallback: Literal["generate", "strict", "strict_turns"] = Field(
+        default="generate",
+        description="what a request no rule matches gets: generate (a generated reply), strict "
+        "(a 400 that says why), strict_turns (a model turn gets the 400; embeddings and "
+        "moderations are generated, as a recording's cassette says)",
+    )
     latency: LatencySpec | None = Field(
         default=None, description="pacing for every reply that sets none"
     )

@@ -496,3 +496,40 @@ def test_an_exchange_that_cannot_be_written_is_still_answered_and_said_lost(
         "1 exchange(s) NOT written: the cassette could not be written"
     )
     assert [r.id for r in load_file(cassette).rules if r.recordings] == ["chat-001"]
+
+
+def _rag(client: openai.OpenAI) -> tuple[list[float], bool, str | None]:
+    """What a RAG app asks: embed the question, check it, then chat with what was found."""
+    vector = client.embeddings.create(model="text-embedding-3-small", input="Where is Paris?")
+    checked = client.moderations.create(input="Where is Paris?")
+    answer = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "Paris is in France. Where?"}]
+    )
+    return vector.data[0].embedding, checked.results[0].flagged, answer.choices[0].message.content
+
+
+@pytest.mark.parametrize("form", ["exact", "distilled"])
+def test_a_recorded_rag_flow_replays_with_embeddings_and_moderations_answered_by_mockserver(
+    tmp_path: Path, upstream: BackgroundServer, form: str
+) -> None:
+    cassette = tmp_path / "rag.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url, form=form)
+    try:
+        with sdk(recorder) as client:
+            _, _, answered = _rag(client)
+    finally:
+        recorder.stop()
+    assert [r.id for r in load_file(cassette).rules] == ["chat-001"]
+    for server in (replayer(cassette), start_server(scenario=str(cassette))):
+        try:
+            with sdk(server) as client:
+                vector, flagged, replayed = _rag(client)
+                with pytest.raises(openai.BadRequestError, match=r"no recording|No rule"):
+                    client.chat.completions.create(  # a model turn never recorded: refused
+                        model="gpt-4o-mini", messages=[{"role": "user", "content": "unheard"}]
+                    )
+        finally:
+            server.stop()
+        assert len(vector) == 1536  # mockserver's own vector, of the model's size
+        assert flagged is False
+        assert replayed == answered
