@@ -19,6 +19,7 @@ import pytest
 from mockserver.cli import main
 from mockserver.http.server import BackgroundServer
 from mockserver.scenario.loader import load_file
+from tests.conftest import start_server
 from tests.support.recording import MisbehavingUpstream, start_recorder, start_upstream
 
 
@@ -100,7 +101,8 @@ def test_serve_record_replays_what_it_recorded(tmp_path: Path, upstream: Backgro
         assert process.stdout is not None
         out = process.stdout.read()
         process.stdout.close()
-    assert f"record: recording {cassette} from {upstream.base_url} (mode once, exact)" in out
+    doing = f"proxying to {upstream.base_url}, writing to {cassette} (mode once, exact)"
+    assert f"record: {doing}" in out
     # What the run wrote, said when it stops: the model turn, and the call it only forwarded.
     assert (
         f"record: 1 new recording(s) written to {cassette}; 1 call(s) forwarded but not "
@@ -278,3 +280,53 @@ def test_a_cassette_in_a_read_only_folder_is_refused_at_start(tmp_path: Path) ->
         (tmp_path / "locked").chmod(0o700)
     assert "cannot be written" in said
     assert "Permission denied" in said
+
+
+def test_record_says_what_it_does_not_what_serve_would(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette = tmp_path / "said.yaml"
+    process, url = started(
+        ["record", "--upstream", upstream.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    said = stopped(process)
+    banner = said.split("Ctrl-C to stop.")[0]
+    assert f"record: proxying to {upstream.base_url}, writing to {cassette} (mode once, exact)" in (
+        banner
+    )
+    for serves in ("scenario", "seed", "clock", "sk-mock", "Bearer"):
+        assert serves not in banner, banner
+    assert f"OPENAI_BASE_URL={url}" in banner
+
+
+def test_an_upstream_refusing_the_key_is_warned_of_and_not_recorded(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    keyed = start_server(api_keys=("sk-the-right-key",), seed=7)
+    cassette = tmp_path / "keyed.yaml"
+    process, url = started(
+        ["record", "--upstream", keyed.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    try:
+        refused = ask(url, "hello")  # with a key the upstream does not know
+        answered = httpx.post(
+            f"{url}/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}]},
+            headers={"authorization": "Bearer sk-the-right-key"},
+            timeout=10,
+        )
+    finally:
+        said = stopped(process)
+        keyed.stop()
+    assert refused.status_code == 401  # the client sees what the upstream said
+    assert answered.status_code == 200
+    assert "WARNING" in said
+    assert "the upstream answered 401 to POST /v1/chat/completions: not recorded" in said
+    assert (
+        "record: 1 new recording(s) written to "
+        f"{cassette}; 1 answer(s) of 401/403 not written (the upstream refused the key)"
+    ) in said
+    [rule] = load_file(cassette).rules
+    assert rule.id == "chat-001"
+    assert (tmp_path / "keyed" / "chat-001.json").is_file()
+    assert not (tmp_path / "keyed" / "chat-002.json").exists()

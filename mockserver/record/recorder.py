@@ -31,6 +31,7 @@ from mockserver.values import value_class
 
 __all__ = [
     "MODES",
+    "REFUSALS",
     "Decision",
     "Mode",
     "Recorder",
@@ -38,9 +39,22 @@ __all__ = [
     "Recording",
     "RecordingError",
     "check_cassette_path",
+    "error_message",
 ]
 
 log = logging.getLogger("mockserver")
+
+#: The upstream's answers that refuse the client's key, not the request: never a recording
+#: (``once`` would replay the refusal forever, whatever key a test later sends).
+REFUSALS = frozenset({401, 403})
+
+
+def error_message(body: object) -> str | None:
+    """The ``error.message`` of an API error body, if it has one."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else None
+
 
 Mode = Literal["once", "new_episodes", "none", "all"]
 MODES: tuple[Mode, ...] = ("once", "new_episodes", "none", "all")
@@ -137,6 +151,8 @@ class Recorder:
         self.passed_through = 0
         #: Exchanges that could not be written (each said in the log as it happened).
         self.lost = 0
+        #: Model turns the upstream refused (401, 403): warned of, not written.
+        self.refused = 0
         #: Serves the cassette's scenario once it answers more (``new_episodes``); unset, the
         #: server's default scenario is replaced.
         self.on_reload: Callable[[Scenario], None] | None = None
@@ -149,6 +165,10 @@ class Recorder:
             said += (
                 f"; {self.passed_through} call(s) forwarded but not written (not model turns: "
                 "models, embeddings, moderations, stored objects; replay answers them itself)"
+            )
+        if self.refused:
+            said += (
+                f"; {self.refused} answer(s) of 401/403 not written (the upstream refused the key)"
             )
         if self.lost:
             said += f"; {self.lost} exchange(s) NOT written: the cassette could not be written"
@@ -190,6 +210,18 @@ class Recorder:
     def captured(self, exchange: Exchange, *, secrets: list[str]) -> Scenario | None:
         """Write an exchange the upstream answered; the cassette's scenario, reloaded, when the
         recordings now answer more (``new_episodes``), for the server to replay them."""
+        if exchange.status in REFUSALS and api_of(exchange.method, exchange.path) is not None:
+            self.refused += 1
+            log.warning(
+                "record: the upstream answered %s to %s %s: not recorded (a replay would answer "
+                "it every time). Is the key the client sends one the upstream accepts? "
+                "MOCKSERVER_UPSTREAM_KEY sends one in its place. Its message: %s",
+                exchange.status,
+                exchange.method,
+                exchange.path,
+                error_message(exchange.body) or "(none)",
+            )
+            return None
         try:
             written = self.cassette.add(exchange, secrets=secrets)
         except OSError as exc:  # the disk filled, the folder went: the client's answer is sent
