@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 
 from mockserver.cli import main
@@ -330,3 +331,46 @@ def test_an_upstream_refusing_the_key_is_warned_of_and_not_recorded(
     assert rule.id == "chat-001"
     assert (tmp_path / "keyed" / "chat-001.json").is_file()
     assert not (tmp_path / "keyed" / "chat-002.json").exists()
+
+
+@pytest.mark.parametrize("form", ["exact", "distilled"])
+def test_record_check_rechains_responses_from_what_it_just_got(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    cassette = tmp_path / "chain.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url, form=form)
+    try:
+        with openai.OpenAI(base_url=recorder.base_url, api_key="sk-chain", max_retries=0) as sdk:
+            first = sdk.responses.create(model="gpt-4o-mini", input="Remember: blue.")
+            sdk.responses.create(
+                model="gpt-4o-mini", input="Which colour?", previous_response_id=first.id
+            )
+    finally:
+        recorder.stop()
+    (tmp_path / "fresh").mkdir()
+    fresh = start_upstream(tmp_path / "fresh", seed=8)  # it never stored the recorded response
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", fresh.base_url]) == 0
+    finally:
+        fresh.stop()
+    out = capsys.readouterr().out
+    assert "2 recording(s) replayed against the upstream: 0 drifted, 0 failed" in out, out
+
+
+def test_record_check_quotes_the_upstreams_error_in_a_drift_line(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "quoted.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        ask(recorder.base_url, "hello")
+    finally:
+        recorder.stop()
+    keyed = start_server(api_keys=("sk-only-this-one",))
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", keyed.base_url]) == 1
+    finally:
+        keyed.stop()
+    out = capsys.readouterr().out
+    assert "DRIFT rule 'chat-001' (quoted/chat-001.json)" in out
+    assert "      status was 200, now 401: Incorrect API key provided" in out, out

@@ -22,7 +22,7 @@ from typing import Literal
 from mockserver.errors import MockServerError
 from mockserver.prompt import Prompt
 from mockserver.record.cassette import Cassette, Form
-from mockserver.record.exchange import Exchange
+from mockserver.record.exchange import Exchange, error_message
 from mockserver.record.files import probe_writable
 from mockserver.record.keys import api_of, prompt_of
 from mockserver.record.redact import Redactor
@@ -39,7 +39,6 @@ __all__ = [
     "Recording",
     "RecordingError",
     "check_cassette_path",
-    "error_message",
 ]
 
 log = logging.getLogger("mockserver")
@@ -47,13 +46,6 @@ log = logging.getLogger("mockserver")
 #: The upstream's answers that refuse the client's key, not the request: never a recording
 #: (``once`` would replay the refusal forever, whatever key a test later sends).
 REFUSALS = frozenset({401, 403})
-
-
-def error_message(body: object) -> str | None:
-    """The ``error.message`` of an API error body, if it has one."""
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else None
 
 
 Mode = Literal["once", "new_episodes", "none", "all"]
