@@ -26,6 +26,7 @@ from mockserver.errors import MockServerError, ScenarioError
 if TYPE_CHECKING:
     from mockserver.engine import Engine
     from mockserver.scenario.model import Scenario
+    from mockserver.settings import Settings
 
 __all__ = ["main"]
 
@@ -244,26 +245,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     def ready() -> None:
         url = settings.base_url
-        scenario = app.state.engine.default
-        print(
-            f"mockserver listening on {url}  (scenario {scenario.name}, seed {settings.seed}, "
-            f"clock {settings.clock})"
-        )
-        key = settings.api_keys[0] if settings.api_keys else "sk-mock"  # one that is let in
-        print(
-            f"try: curl -s {url}/chat/completions -H 'Content-Type: application/json' "
-            f"-H 'Authorization: Bearer {key}' "
-            """-d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'"""
-        )
-        if scenario.fallback == "strict":
-            print(
-                f"  (scenario {scenario.name} is strict: a request none of its rules matches "
-                "gets a 400 that says why)"
-            )
+        if recorder is None:
+            print("\n".join(_serve_banner(settings, app.state.engine.default)))
+        else:  # a proxy: the scenario, seed and clock are not what it is about
+            print("\n".join(recording_banner(recorder, url=url)))
         token = "?token=YOUR_ADMIN_TOKEN" if settings.admin_token else ""
         print(f"inspector: {url.removesuffix('/v1')}/__mockserver/{token}")
-        if recorder is not None:
-            print(recording_banner(recorder))
         if settings.state_url is not None:
             print(
                 f"state: {shown_state_url(settings.state_url)} (prefix {settings.state_prefix}), "
@@ -290,6 +277,25 @@ def _serve(args: argparse.Namespace) -> int:
     watch()
     serve(app, sock, log_level=settings.log_level, on_ready=ready, on_stop=on_stop)
     return 0
+
+
+def _serve_banner(settings: Settings, scenario: Scenario) -> list[str]:
+    """What ``serve`` says it serves, and a request to try."""
+    url = settings.base_url
+    key = settings.api_keys[0] if settings.api_keys else "sk-mock"  # one that is let in
+    lines = [
+        f"mockserver listening on {url}  (scenario {scenario.name}, seed {settings.seed}, "
+        f"clock {settings.clock})",
+        f"try: curl -s {url}/chat/completions -H 'Content-Type: application/json' "
+        f"-H 'Authorization: Bearer {key}' "
+        """-d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'""",
+    ]
+    if scenario.fallback == "strict":
+        lines.append(
+            f"  (scenario {scenario.name} is strict: a request none of its rules matches "
+            "gets a 400 that says why)"
+        )
+    return lines
 
 
 def _report_writer(engine: Engine) -> Callable[[], None] | None:

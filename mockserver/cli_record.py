@@ -192,13 +192,30 @@ def recorder_for(args: argparse.Namespace, settings: Settings) -> Recorder | Non
     )
 
 
-def recording_banner(recorder: Recorder) -> str:
+def recording_banner(recorder: Recorder, *, url: str) -> list[str]:
+    """What ``record`` (and ``serve --record``) says when it listens: where it sends requests,
+    where it writes them, in which mode, and how to point a client at it."""
     recording = recorder.recording
-    doing = "recording" if recorder.records else "replaying"
+    kind = f"(mode {recording.mode}, {recording.form})"
     if recorder.records and recorder.replays:
-        doing = "replaying what is recorded, recording the rest"
-    source = f" from {recording.upstream}" if recorder.records else ""
-    return f"record: {doing} {recording.path}{source} (mode {recording.mode}, {recording.form})"
+        doing = (
+            f"replaying {recording.path}, proxying the rest to {recording.upstream} and "
+            f"writing it there {kind}"
+        )
+    elif recorder.records:
+        doing = f"proxying to {recording.upstream}, writing to {recording.path} {kind}"
+    else:
+        doing = f"replaying {recording.path} {kind}: nothing is sent upstream"
+    key = "your real key (sent upstream, never written)"
+    if recording.api_key is not None:
+        key = "any key (MOCKSERVER_UPSTREAM_KEY is sent upstream in its place, never written)"
+    if not recorder.records:
+        key = "any key"
+    return [
+        f"mockserver listening on {url}",
+        f"record: {doing}",
+        f"point your app at it: OPENAI_BASE_URL={url}, with {key}",
+    ]
 
 
 def check_drift(args: argparse.Namespace) -> int:

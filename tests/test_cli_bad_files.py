@@ -1,5 +1,6 @@
-"""Files a careless save leaves behind (another encoding, a NUL, a huge number): ``validate``
-and ``serve --scenario`` say where the problem is, and ``serve --watch`` survives them."""
+"""Files a careless save leaves behind (another encoding, a NUL, a huge number) and hostile
+ones (a regex whose compiling costs gigabytes): ``validate`` and ``serve --scenario`` say where
+the problem is, and ``serve --watch`` survives them."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import logging
 import os
 from pathlib import Path
 
+import openai
 import pytest
 
 from mockserver.cli import main
 from mockserver.http.app import create_app
 from mockserver.http.reload import ScenarioWatcher
 from mockserver.settings import Settings
+from tests.support.hostile_regexes import HOSTILE_REGEXES, hostile_scenario
+from tests.support.limited import LimitedServer, run_limited
 
 GOOD = "name: good\nrules:\n  - {id: hi, when: {last_user: hi}, reply: {text: Hello!}}\n"
 LATIN1 = b"name: good\nrules:\n  - {id: hi, reply: {text: caf\xe9}}\n"
@@ -93,3 +97,57 @@ def test_the_watcher_thread_survives_a_failing_check(
         watcher._loop()  # returns once stopped: every failure was logged, none ended it
     assert len(calls) == 3
     assert caplog.text.count("scenario not reloaded") == 3
+
+
+#: Where a hostile scenario's regex is, and what is said of it.
+REGEX_AT = ":4:24: rule 'r', field 'rules[0].when.last_user.regex': regex "
+
+
+def _said_of_a_hostile_regex(output: str, path: Path) -> None:
+    assert f"{path}{REGEX_AT}" in output, output
+    assert "refused: " in output.split(f"{path}{REGEX_AT}", 1)[1].splitlines()[0]
+    assert "Traceback" not in output
+    assert "MemoryError" not in output
+
+
+@pytest.mark.parametrize("kind", HOSTILE_REGEXES)
+def test_validate_refuses_a_regex_too_costly_to_compile_with_where_it_is(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / "hostile.yaml"
+    path.write_text(hostile_scenario(HOSTILE_REGEXES[kind]), encoding="utf-8")
+    done = run_limited(["validate", str(path)])
+    assert done.returncode == 1, done.stderr
+    _said_of_a_hostile_regex(done.stderr, path)
+
+
+@pytest.mark.parametrize("kind", HOSTILE_REGEXES)
+def test_serve_refuses_to_start_on_a_regex_too_costly_to_compile(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "hostile.yaml"
+    path.write_text(hostile_scenario(HOSTILE_REGEXES[kind]), encoding="utf-8")
+    done = run_limited(["serve", "--port", "0", "--scenario", str(path)])
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"mockserver: error: {path}{REGEX_AT}"), done.stderr
+    _said_of_a_hostile_regex(done.stderr, path)
+
+
+def _hello(url: str) -> str | None:
+    client = openai.OpenAI(base_url=url, api_key="sk-another-client", max_retries=0)
+    answer = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}]
+    )
+    return answer.choices[0].message.content
+
+
+def test_watch_refuses_each_hostile_regex_and_keeps_answering(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD, encoding="utf-8")
+    with LimitedServer(["--scenario", str(path), "--watch"]) as server:
+        assert HOSTILE_REGEXES
+        for second, pattern in enumerate(HOSTILE_REGEXES.values(), start=1):
+            assert _hello(server.url) == "Hello!"
+            _save(path, hostile_scenario(pattern).encode(), seconds_later=2 * second)
+            said = server.wait_for("scenario not reloaded")
+            said += server.wait_for(str(path))
+            _said_of_a_hostile_regex(said, path)
+            assert _hello(server.url) == "Hello!"  # still up, still the last good version

@@ -4,6 +4,7 @@ the middle of a recording, the drift check's report and exit code, the refusals.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -13,11 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 
 from mockserver.cli import main
 from mockserver.http.server import BackgroundServer
 from mockserver.scenario.loader import load_file
+from tests.conftest import start_server
 from tests.support.recording import MisbehavingUpstream, start_recorder, start_upstream
 
 
@@ -99,7 +102,8 @@ def test_serve_record_replays_what_it_recorded(tmp_path: Path, upstream: Backgro
         assert process.stdout is not None
         out = process.stdout.read()
         process.stdout.close()
-    assert f"record: recording {cassette} from {upstream.base_url} (mode once, exact)" in out
+    doing = f"proxying to {upstream.base_url}, writing to {cassette} (mode once, exact)"
+    assert f"record: {doing}" in out
     # What the run wrote, said when it stops: the model turn, and the call it only forwarded.
     assert (
         f"record: 1 new recording(s) written to {cassette}; 1 call(s) forwarded but not "
@@ -186,3 +190,187 @@ def test_a_redact_pattern_that_is_not_a_regex_is_refused_before_recording(
     command = ["record", "--out", str(tmp_path / "x.yaml"), "--upstream", "http://127.0.0.1:9/v1"]
     assert main([*command, "--redact", "acct-(", "--port", "0"]) == 2
     assert "--redact 'acct-(' is not a valid regex" in capsys.readouterr().err
+
+
+def stopped(process: subprocess.Popen[str]) -> str:
+    """Stop a ``mockserver`` subprocess as Ctrl-C does; what it wrote."""
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=10)
+    assert process.stdout is not None
+    out = process.stdout.read()
+    process.stdout.close()
+    return out
+
+
+@pytest.mark.parametrize("out", ["rec.yaml", "rec.yml", "rec.json", "missing/dir/rec.yaml"])
+def test_every_cassette_path_a_user_may_type_records_and_replays(
+    tmp_path: Path, upstream: BackgroundServer, out: str
+) -> None:
+    cassette = tmp_path / out
+    process, url = started(
+        ["record", "--upstream", upstream.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    try:
+        seen = ask(url, "hello")
+        assert seen.status_code == 200
+    finally:
+        said = stopped(process)
+    assert f"record: 1 new recording(s) written to {cassette}" in said
+    assert "Traceback" not in said
+    if cassette.suffix == ".json":
+        assert json.loads(cassette.read_text())["rules"]  # JSON, as its name says
+    [rule] = [r for r in load_file(cassette).rules if r.recordings]
+    assert rule.id == "chat-001"
+    replaying, url = started(["serve", "--port", "0", "--scenario", str(cassette)])
+    try:
+        assert ask(url, "hello").content == seen.content
+    finally:
+        stopped(replaying)
+
+
+def _refused(tmp_path: Path, out: Path) -> str:
+    before = sorted(tmp_path.rglob("*"))
+    command = ["record", "--upstream", "http://127.0.0.1:9/v1", "--out", str(out), "--port", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "mockserver", *command],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "mockserver listening" not in done.stdout  # refused before it listened
+    assert "Traceback" not in done.stderr
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written
+    assert done.stderr.startswith(f"mockserver: error: cassette {out}"), done.stderr
+    return done.stderr
+
+
+def test_a_cassette_path_without_a_suffix_is_refused_at_start(tmp_path: Path) -> None:
+    said = _refused(tmp_path, tmp_path / "rec")
+    assert "a scenario file named .yaml, .yml or .json" in said
+    assert f"{tmp_path / 'rec'}.yaml" in said
+
+
+def test_a_cassette_path_that_is_a_directory_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "cassettes.yaml").mkdir()
+    said = _refused(tmp_path, tmp_path / "cassettes.yaml")
+    assert "is a directory" in said
+
+
+def test_a_cassette_whose_recordings_folder_is_a_file_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "rec").write_text("not a folder")
+    said = _refused(tmp_path, tmp_path / "rec.yaml")
+    assert f"its recordings go in {tmp_path / 'rec'}, which is a file" in said
+
+
+def test_a_cassette_under_a_file_is_refused_at_start(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("a file, not a folder")
+    said = _refused(tmp_path, tmp_path / "plain" / "rec.yaml")
+    assert "cannot be written" in said
+
+
+def test_a_cassette_in_a_read_only_folder_is_refused_at_start(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    if os.geteuid() == 0:  # root writes in any folder's mode: sysfs takes no files from anyone
+        locked = Path("/sys")
+    try:
+        said = _refused(tmp_path, locked / "mockserver-rec.yaml")
+    finally:
+        (tmp_path / "locked").chmod(0o700)
+    assert "cannot be written" in said
+    assert "Permission denied" in said
+
+
+def test_record_says_what_it_does_not_what_serve_would(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette = tmp_path / "said.yaml"
+    process, url = started(
+        ["record", "--upstream", upstream.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    said = stopped(process)
+    banner = said.split("Ctrl-C to stop.")[0]
+    assert f"record: proxying to {upstream.base_url}, writing to {cassette} (mode once, exact)" in (
+        banner
+    )
+    for serves in ("scenario", "seed", "clock", "sk-mock", "Bearer"):
+        assert serves not in banner, banner
+    assert f"OPENAI_BASE_URL={url}" in banner
+
+
+def test_an_upstream_refusing_the_key_is_warned_of_and_not_recorded(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    keyed = start_server(api_keys=("sk-the-right-key",), seed=7)
+    cassette = tmp_path / "keyed.yaml"
+    process, url = started(
+        ["record", "--upstream", keyed.base_url, "--out", str(cassette), "--port", "0"]
+    )
+    try:
+        refused = ask(url, "hello")  # with a key the upstream does not know
+        answered = httpx.post(
+            f"{url}/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}]},
+            headers={"authorization": "Bearer sk-the-right-key"},
+            timeout=10,
+        )
+    finally:
+        said = stopped(process)
+        keyed.stop()
+    assert refused.status_code == 401  # the client sees what the upstream said
+    assert answered.status_code == 200
+    assert "WARNING" in said
+    assert "the upstream answered 401 to POST /v1/chat/completions: not recorded" in said
+    assert (
+        "record: 1 new recording(s) written to "
+        f"{cassette}; 1 answer(s) of 401/403 not written (the upstream refused the key)"
+    ) in said
+    [rule] = load_file(cassette).rules
+    assert rule.id == "chat-001"
+    assert (tmp_path / "keyed" / "chat-001.json").is_file()
+    assert not (tmp_path / "keyed" / "chat-002.json").exists()
+
+
+@pytest.mark.parametrize("form", ["exact", "distilled"])
+def test_record_check_rechains_responses_from_what_it_just_got(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    cassette = tmp_path / "chain.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url, form=form)
+    try:
+        with openai.OpenAI(base_url=recorder.base_url, api_key="sk-chain", max_retries=0) as sdk:
+            first = sdk.responses.create(model="gpt-4o-mini", input="Remember: blue.")
+            sdk.responses.create(
+                model="gpt-4o-mini", input="Which colour?", previous_response_id=first.id
+            )
+    finally:
+        recorder.stop()
+    (tmp_path / "fresh").mkdir()
+    fresh = start_upstream(tmp_path / "fresh", seed=8)  # it never stored the recorded response
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", fresh.base_url]) == 0
+    finally:
+        fresh.stop()
+    out = capsys.readouterr().out
+    assert "2 recording(s) replayed against the upstream: 0 drifted, 0 failed" in out, out
+
+
+def test_record_check_quotes_the_upstreams_error_in_a_drift_line(
+    tmp_path: Path, upstream: BackgroundServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "quoted.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        ask(recorder.base_url, "hello")
+    finally:
+        recorder.stop()
+    keyed = start_server(api_keys=("sk-only-this-one",))
+    try:
+        assert main(["record", "--check", str(cassette), "--upstream", keyed.base_url]) == 1
+    finally:
+        keyed.stop()
+    out = capsys.readouterr().out
+    assert "DRIFT rule 'chat-001' (quoted/chat-001.json)" in out
+    assert "      status was 200, now 401: Incorrect API key provided" in out, out

@@ -31,6 +31,7 @@ from mockserver.errors import (
     NoMatchError,
     ScenarioError,
 )
+from mockserver.families import FAMILIES
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
@@ -47,7 +48,7 @@ if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not imp
     from mockserver.scenario.model import ChaosSpec, Scenario
     from mockserver.scenario.model import Reply as ScriptedReply
 
-__all__ = ["INTERNAL_ERRORS_KEPT", "REPLY_CACHE_SIZE", "Engine"]
+__all__ = ["INTERNAL_ERRORS_KEPT", "REPLY_CACHE_SIZE", "Engine", "refuses_a_miss"]
 
 #: Tracebacks of internal errors kept (a server that fails every request must not grow).
 INTERNAL_ERRORS_KEPT = 100
@@ -67,6 +68,16 @@ class _Choice:
     counted: bool = False
     #: The rule's hit count once it answers (not if chaos answers in its place).
     hit: int | None = None
+
+
+def refuses_a_miss(scenario: Scenario, prompt: Prompt) -> bool:
+    """Does ``scenario`` refuse ``prompt`` when no rule matches it? ``strict``: always;
+    ``strict_turns`` (a recording's cassette): a model's turn, not a call mockserver answers
+    itself (embeddings, moderations)."""
+    if scenario.fallback == "strict_turns":
+        family = next((f for f in FAMILIES if f.api == prompt.api), None)
+        return family is None or family.turn
+    return scenario.fallback == "strict"
 
 
 class Engine:
@@ -366,12 +377,13 @@ class Engine:
     def _choose(self, space: Namespace, scenario: Scenario, prompt: Prompt) -> _Choice:
         if space.pending:
             return _Choice(space.pending.popleft(), ONE_OFF)
-        if not scenario.rules and scenario.fallback != "strict":  # nothing to match or explain
+        strict = refuses_a_miss(scenario, prompt)
+        if not scenario.rules and not strict:  # nothing to match or explain
             return _Choice(None, None, None, scenario.chaos, False)
         hits = space.hits_of(scenario.name)
         chosen = select(scenario, prompt, hits)
         if isinstance(chosen, Miss):
-            if scenario.fallback == "strict":
+            if strict:
                 error = NoMatchError(chosen.explain())
                 error.miss = error.message
                 raise error

@@ -5,6 +5,7 @@ written."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
@@ -17,9 +18,12 @@ from mockserver.errors import MockServerError
 from mockserver.families import by_api
 from mockserver.record.capture import Capture
 from mockserver.record.distill import recording_of
-from mockserver.record.drift import answer_differences
+from mockserver.record.drift import answer_differences, rechained, response_id
 
 __all__ = ["DriftReport", "check_cassette"]
+
+#: The API and the number a recording file is named with (``agent/responses-002.json``).
+_NUMBER = re.compile(r"(?P<api>[a-z_]+)-(?P<number>\d+)\.json$")
 
 
 @dataclass
@@ -63,20 +67,35 @@ def check_cassette(
     report = DriftReport(path)
     timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
     headers = {"authorization": f"Bearer {api_key or 'sk-mockserver-drift-check'}"}
+    renamed: dict[str, str] = {}  # a recorded response's id → the one it got now
     with httpx.Client(timeout=timeout, headers=headers) as client:
-        for rule in (document or {}).get("rules") or ():
-            api = (rule.get("when") or {}).get("api")
-            for recording in rule.get("recordings") or ():
-                try:
-                    old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
-                    new = _again(client, upstream, by_api(str(api)).path, old["request"])
-                except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
-                    report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
-                    continue
-                report.checked.append(
-                    (str(rule.get("id")), recording, answer_differences(old, new))
-                )
+        for rule, api, recording in _recordings(document):
+            try:
+                old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
+                request = rechained(old["request"], renamed)
+                new = _again(client, upstream, by_api(api).path, request)
+            except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
+                report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
+                continue
+            was, now = response_id(old), response_id(new)
+            if was is not None and now is not None:
+                renamed[was] = now
+            report.checked.append((rule, recording, answer_differences(old, new)))
     return report
+
+
+def _recordings(document: Any) -> list[tuple[str, str, str]]:
+    """``(rule id, api, recording file)`` of each recording, in the order they were recorded
+    (their files are numbered so): a chain's later requests name the responses of earlier
+    ones."""
+    found = []
+    rules = document.get("rules") if isinstance(document, dict) else None
+    for rule in rules or ():
+        api = (rule.get("when") or {}).get("api")  # a distilled rule names none: its files do
+        for recording in rule.get("recordings") or ():
+            named = _NUMBER.search(str(recording))
+            found.append((str(rule.get("id")), str(api or (named and named["api"])), recording))
+    return sorted(found, key=lambda f: int(m["number"]) if (m := _NUMBER.search(f[2])) else 0)
 
 
 def _again(client: httpx.Client, upstream: str, path: str, request: Any) -> dict[str, Any]:

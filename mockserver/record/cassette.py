@@ -121,9 +121,12 @@ class Cassette:
         return name
 
     def write(self) -> None:
-        text = yaml.dump(
-            self.document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
-        )
+        if self.path.suffix == ".json":  # JSON, as its name says (a YAML reader reads it too)
+            text = json.dumps(self.document, indent=2, ensure_ascii=False) + "\n"
+        else:
+            text = yaml.dump(
+                self.document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
+            )
         write_atomically(self.path, text.encode())
         if self._stale:
             self._remove_stale()
@@ -160,7 +163,7 @@ def _new_document(path: Path, form: Form) -> Json:
             f"Recorded by mockserver record ({form} replies). An ordinary scenario: edit a "
             "rule's when to widen or narrow what it answers."
         ),
-        "fallback": "strict",
+        "fallback": "strict_turns",
         "rules": [],
     }
 

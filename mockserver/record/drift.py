@@ -9,7 +9,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["answer_differences", "event_order", "shape", "shape_differences"]
+from mockserver.record.exchange import error_message
+
+__all__ = [
+    "answer_differences",
+    "event_order",
+    "rechained",
+    "response_id",
+    "shape",
+    "shape_differences",
+]
 
 
 def shape(value: Any) -> Any:
@@ -114,7 +123,9 @@ def answer_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
     """How recording ``new`` (the same request, answered again) differs in shape from ``old``;
     both as recording files hold them (``status``, ``body`` or ``events``)."""
     if old.get("status") != new.get("status"):
-        return [f"status was {old.get('status')}, now {new.get('status')}"]
+        said = f"status was {old.get('status')}, now {new.get('status')}"
+        message = error_message(new.get("body"))
+        return [f"{said}: {message}" if message else said]
     if ("events" in old) != ("events" in new):
         kinds = ("a stream" if "events" in r else "a body" for r in (old, new))
         return ["answer was {}, now {}".format(*kinds)]
@@ -138,3 +149,26 @@ def _parsed(body: Any) -> Any:
         return json.loads(body)
     except ValueError:
         return body
+
+
+def response_id(recording: Mapping[str, Any]) -> str | None:
+    """The id of the Response a recording's answer is (its body's, or its stream's), if any."""
+    if "events" not in recording:
+        body = _parsed(recording.get("body"))
+        is_response = isinstance(body, Mapping) and body.get("object") == "response"
+        return str(body["id"]) if is_response and isinstance(body.get("id"), str) else None
+    for event in recording["events"]:
+        payload = _parsed(event.get("data", ""))
+        response = payload.get("response") if isinstance(payload, Mapping) else None
+        if isinstance(response, Mapping) and isinstance(response.get("id"), str):
+            return str(response["id"])
+    return None
+
+
+def rechained(request: Any, renamed: Mapping[str, str]) -> Any:
+    """``request`` with a ``previous_response_id`` that names a recorded response pointed at
+    the response the same recording got when it was sent again (``renamed``: recorded id →
+    the new one)."""
+    if isinstance(request, Mapping) and request.get("previous_response_id") in renamed:
+        return {**request, "previous_response_id": renamed[request["previous_response_id"]]}
+    return request

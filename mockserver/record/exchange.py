@@ -3,13 +3,14 @@ what the importers (vcr cassettes, HAR files) produce, before it is written as a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import field
 from typing import Any
 
 from mockserver.values import value_class
 
-__all__ = ["Event", "Exchange"]
+__all__ = ["Event", "Exchange", "error_message"]
 
 
 @value_class
@@ -55,3 +56,15 @@ class Exchange:
     @property
     def stream(self) -> bool:
         return self.events is not None
+
+
+def error_message(body: Any) -> str | None:
+    """The ``error.message`` of an API's error body (parsed, or its JSON text), if it has one."""
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    error = body.get("error") if isinstance(body, Mapping) else None
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return message if isinstance(message, str) else None

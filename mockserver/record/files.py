@@ -8,7 +8,7 @@ import contextlib
 import os
 from pathlib import Path
 
-__all__ = ["write_atomically"]
+__all__ = ["probe_writable", "write_atomically"]
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -27,6 +27,16 @@ def write_atomically(path: Path, data: bytes) -> None:
             os.unlink(temporary)
         raise
     _sync_directory(path.parent)
+
+
+def probe_writable(folder: Path) -> None:
+    """Make ``folder`` (and its parents) if it is missing, and check that a file can be
+    written in it, as :func:`write_atomically` writes one; ``OSError`` if not."""
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / f".mockserver-probe.{os.getpid()}.tmp"
+    fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _sync_directory(directory: Path) -> None:

@@ -12,6 +12,7 @@ what the upstream answered. The proxy (``mockserver.http.proxy``) does the HTTP.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -21,13 +22,31 @@ from typing import Literal
 from mockserver.errors import MockServerError
 from mockserver.prompt import Prompt
 from mockserver.record.cassette import Cassette, Form
-from mockserver.record.exchange import Exchange
+from mockserver.record.exchange import Exchange, error_message
+from mockserver.record.files import probe_writable
 from mockserver.record.keys import api_of, prompt_of
 from mockserver.record.redact import Redactor
 from mockserver.scenario.model import Scenario
 from mockserver.values import value_class
 
-__all__ = ["MODES", "Decision", "Mode", "Recorder", "Recorders", "Recording", "RecordingError"]
+__all__ = [
+    "MODES",
+    "REFUSALS",
+    "Decision",
+    "Mode",
+    "Recorder",
+    "Recorders",
+    "Recording",
+    "RecordingError",
+    "check_cassette_path",
+]
+
+log = logging.getLogger("mockserver")
+
+#: The upstream's answers that refuse the client's key, not the request: never a recording
+#: (``once`` would replay the refusal forever, whatever key a test later sends).
+REFUSALS = frozenset({401, 403})
+
 
 Mode = Literal["once", "new_episodes", "none", "all"]
 MODES: tuple[Mode, ...] = ("once", "new_episodes", "none", "all")
@@ -59,6 +78,37 @@ class Recording:
     api_key: str | None = None
 
 
+def check_cassette_path(path: Path, *, writes: bool) -> None:
+    """Refuse, before anything is recorded, a cassette path that could not be written (or
+    read): one that is not a scenario file's name, a directory, a folder for its recordings
+    that is a file, a place that cannot be written (a missing folder is made now)."""
+    from mockserver.scenario.library import SUFFIXES
+
+    if path.is_dir():
+        raise RecordingError(
+            f"cassette {path} is a directory: name the scenario file to write in it, such as "
+            f"{path / 'recording.yaml'}"
+        )
+    if path.suffix not in SUFFIXES:
+        raise RecordingError(
+            f"cassette {path}: a cassette is a scenario file named .yaml, .yml or .json (say "
+            f"{path}.yaml); its recordings go in a folder of its name beside it"
+        )
+    folder = path.parent / path.stem
+    if folder.exists() and not folder.is_dir():
+        raise RecordingError(
+            f"cassette {path}: its recordings go in {folder}, which is a file; move it, or "
+            "name the cassette otherwise"
+        )
+    if writes:
+        try:
+            probe_writable(path.parent)
+        except OSError as exc:
+            raise RecordingError(
+                f"cassette {path} cannot be written: {exc.strerror or exc} ({exc.filename})"
+            ) from None
+
+
 class Recorder:
     """One recording session over one cassette file."""
 
@@ -80,6 +130,7 @@ class Recorder:
                 raise RecordingError(f"--redact {pattern!r} is not a valid regex: {exc}") from None
         if self.records and recording.upstream is None:
             raise RecordingError(f"mode {mode} records {path}: it needs an upstream URL")
+        check_cassette_path(path, writes=self.records)
         self.cassette = Cassette(
             path,
             form=recording.form,
@@ -90,6 +141,10 @@ class Recorder:
         #: Exchanges written, and calls forwarded but not written (not model turns).
         self.written = 0
         self.passed_through = 0
+        #: Exchanges that could not be written (each said in the log as it happened).
+        self.lost = 0
+        #: Model turns the upstream refused (401, 403): warned of, not written.
+        self.refused = 0
         #: Serves the cassette's scenario once it answers more (``new_episodes``); unset, the
         #: server's default scenario is replaced.
         self.on_reload: Callable[[Scenario], None] | None = None
@@ -103,6 +158,12 @@ class Recorder:
                 f"; {self.passed_through} call(s) forwarded but not written (not model turns: "
                 "models, embeddings, moderations, stored objects; replay answers them itself)"
             )
+        if self.refused:
+            said += (
+                f"; {self.refused} answer(s) of 401/403 not written (the upstream refused the key)"
+            )
+        if self.lost:
+            said += f"; {self.lost} exchange(s) NOT written: the cassette could not be written"
         return said
 
     def _load(self) -> Scenario:
@@ -141,7 +202,31 @@ class Recorder:
     def captured(self, exchange: Exchange, *, secrets: list[str]) -> Scenario | None:
         """Write an exchange the upstream answered; the cassette's scenario, reloaded, when the
         recordings now answer more (``new_episodes``), for the server to replay them."""
-        if self.cassette.add(exchange, secrets=secrets) is None:
+        if exchange.status in REFUSALS and api_of(exchange.method, exchange.path) is not None:
+            self.refused += 1
+            log.warning(
+                "record: the upstream answered %s to %s %s: not recorded (a replay would answer "
+                "it every time). Is the key the client sends one the upstream accepts? "
+                "MOCKSERVER_UPSTREAM_KEY sends one in its place. Its message: %s",
+                exchange.status,
+                exchange.method,
+                exchange.path,
+                error_message(exchange.body) or "(none)",
+            )
+            return None
+        try:
+            written = self.cassette.add(exchange, secrets=secrets)
+        except OSError as exc:  # the disk filled, the folder went: the client's answer is sent
+            self.lost += 1
+            log.error(
+                "record: %s %s NOT recorded: cannot write %s: %s",
+                exchange.method,
+                exchange.path,
+                exc.filename or self.recording.path,
+                exc.strerror or exc,
+            )
+            return None
+        if written is None:
             self.passed_through += 1
             return None
         self.written += 1

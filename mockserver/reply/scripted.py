@@ -171,11 +171,17 @@ def _text_fits_a_strict_schema(text: str, prompt: Prompt, *, rule: str) -> None:
 def _validation_errors(value: Any, schema: Mapping[str, Any], *, param: str) -> list[str]:
     """Where ``value`` breaks ``schema``; a schema that cannot be followed (a ``$ref`` to
     nothing, or to itself with no end) is the request's 400, as when a value is generated."""
-    from jsonschema import Draft202012Validator  # imported on first use: rare and not cheap
     from referencing.exceptions import Unresolvable
 
+    from mockserver.reply.schema_validator import bounded_validator  # rare and not cheap
+    from mockserver.reply.schema_values.keywords import UnsatisfiableSchemaError
+
     try:
-        errors = list(Draft202012Validator(schema).iter_errors(value))
+        errors = list(bounded_validator()(schema).iter_errors(value))
+    except UnsatisfiableSchemaError as exc:  # a pattern too costly, too slow or invalid
+        raise InvalidRequestError(
+            f"Invalid schema for {param}: {exc}.", param=param, code="invalid_json_schema"
+        ) from None
     except Unresolvable as exc:
         ref = str(getattr(exc, "ref", ""))
         ref = "#" + ref if ref.startswith("/") else ref  # a JSON pointer, as the $ref wrote it

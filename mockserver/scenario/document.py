@@ -221,11 +221,48 @@ class _Builder:
         return out
 
 
-def _yaml_error(exc: yaml.YAMLError, source: str) -> ScenarioError:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
+def _where(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _two_places(context: Any, problem: Any) -> bool:
+    """Do the context and the problem have marks of their own (not one place said twice)?"""
+    if context is None or problem is None:
+        return False
+    return bool((context.line, context.column) != (problem.line, problem.column))
+
+
+def _is_tab(text: str, mark: Any) -> bool:
+    lines = text.split("\n")
+    line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+    return mark is not None and line[mark.column : mark.column + 1] == "\t"
+
+
+def _yaml_error(exc: yaml.YAMLError, source: str, text: str) -> ScenarioError:
+    """PyYAML's error as it says it: what it was reading when it stopped (the context) and
+    where, what it found (the problem) and where; located where the problem is, or, when that
+    is the end of the text, where what is left open began. A tab is named."""
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    problem, problem_mark = getattr(exc, "problem", None), getattr(exc, "problem_mark", None)
+    if problem is None:  # not a marked error: only its text
+        return ScenarioError(f"invalid YAML: {exc}", file=source)
+    if _is_tab(text, problem_mark) and "cannot start any token" in problem:
+        problem = (
+            "found a tab character, which cannot start any token (YAML indents with spaces only)"
+        )
+    both = _two_places(context_mark, problem_mark)
+    said = ", ".join(
+        [
+            *([f"{context} ({_where(context_mark)})" if both else context] if context else []),
+            f"{problem} ({_where(problem_mark)})" if both else problem,
+        ]
+    )
+    if context == "while scanning a quoted scalar" and "end of stream" in problem:
+        said += ": a quote opened there is never closed"
+    at_end = problem_mark is not None and problem_mark.line >= text.count("\n")
+    mark = context_mark if both and at_end else problem_mark or context_mark
     return ScenarioError(
-        f"invalid YAML: {problem}",
+        f"invalid YAML: {said}",
         file=source,
         line=mark.line + 1 if mark else None,
         column=mark.column + 1 if mark else None,
@@ -250,7 +287,7 @@ def read_document(
     try:
         data = builder.document()
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc, source) from None
+        raise _yaml_error(exc, source, text) from None
     except _Problem as problem:
         if not problem.message:
             raise deadline.error(source=source, line=problem.line, column=problem.column) from None

@@ -28,6 +28,7 @@ from mockserver.scenario.problems import (
     located_errors,
     message,
 )
+from mockserver.scenario.regexes import RegexBudget
 
 __all__ = [
     "SUFFIXES",
@@ -134,7 +135,7 @@ def _scenario(
 ) -> Scenario:
     data = _with_fixtures(data, marks, source=source, base=base, confined=confined)
     try:
-        return Scenario.model_validate(data)
+        return Scenario.model_validate(data, context={"regexes": RegexBudget()})
     except ValidationError as exc:
         raise located_errors(exc, data, marks, source) from None
 

@@ -17,6 +17,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -29,6 +30,8 @@ from mockserver.scenario.behaviour import (
 )
 from mockserver.scenario.behaviour import Strict as _Strict
 from mockserver.scenario.lookups import LiteralMatch, NumberMatch, TextMatch
+from mockserver.scenario.regex_bounds import PatternTooCostly, check_pattern
+from mockserver.scenario.regexes import quoted
 from mockserver.scenario.replies import (
     AnnotationSpec,
     Generate,
@@ -74,14 +77,15 @@ _TEXT_KEYS = frozenset(TextMatch.model_fields)
 _NUMBER_KEYS = frozenset(NumberMatch.model_fields) - {"equals"}
 
 
-def param_lookup(value: Any) -> TextMatch | NumberMatch | LiteralMatch:
-    """What a ``params`` entry means: a one-key lookup object, else a literal compared with ==."""
+def param_lookup(value: Any, *, context: Any = None) -> TextMatch | NumberMatch | LiteralMatch:
+    """What a ``params`` entry means: a one-key lookup object, else a literal compared with ==
+    (``context``: the validation's, which holds what the scenario's regexes may cost)."""
     if isinstance(value, dict) and len(value) == 1:
         ((key, wanted),) = value.items()
         if key == "equals":
             return LiteralMatch(wanted)
         if key in _TEXT_KEYS:
-            return TextMatch.model_validate(value)
+            return TextMatch.model_validate(value, context=context)
         if key in _NUMBER_KEYS:
             return NumberMatch.model_validate(value)
     return LiteralMatch(value)
@@ -124,10 +128,12 @@ class When(_Strict):
 
     @field_validator("params")
     @classmethod
-    def _valid_param_lookups(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _valid_param_lookups(
+        cls, value: dict[str, Any] | None, info: ValidationInfo
+    ) -> dict[str, Any] | None:
         for name, lookup in (value or {}).items():
             try:
-                param_lookup(lookup)
+                param_lookup(lookup, context=info.context)
             except ValidationError as exc:  # name the parameter, not just the lookup's key
                 first = exc.errors()[0]
                 where = ".".join(str(part) for part in first["loc"])
@@ -231,7 +237,12 @@ class Scenario(_Strict):
     seed: StrictInt | None = Field(
         default=None, ge=-(2**63), le=2**64 - 1, description="defaults to the server's --seed"
     )
-    fallback: Literal["generate", "strict"] = "generate"
+    fallback: Literal["generate", "strict", "strict_turns"] = Field(
+        default="generate",
+        description="what a request no rule matches gets: generate (a generated reply), strict "
+        "(a 400 that says why), strict_turns (a model turn gets the 400; embeddings and "
+        "moderations are generated, as a recording's cassette says)",
+    )
     latency: LatencySpec | None = Field(
         default=None, description="pacing for every reply that sets none"
     )
@@ -263,9 +274,12 @@ class Scenario(_Strict):
     def _valid_redactions(cls, value: list[str] | None) -> list[str] | None:
         for pattern in value or ():
             try:
+                check_pattern(pattern)
                 re.compile(pattern)
+            except PatternTooCostly as exc:
+                raise ValueError(f"redact {quoted(pattern)} refused: {exc}") from None
             except re.error as exc:
-                raise ValueError(f"redact {pattern!r} is not a valid regex: {exc}") from None
+                raise ValueError(f"redact {quoted(pattern)} is not a valid regex: {exc}") from None
         return value
 
     def rule(self, rule_id: str) -> Rule | None:

@@ -5,6 +5,10 @@ bounded moment, never the server a stall.
 A request's regex lookups share :data:`REGEX_SECONDS` (a :class:`Deadline` made per request);
 one that runs out raises :class:`RegexTimeout`, which the matcher reports as a located problem
 of its rule, and the lookups after it are not tried.
+
+Compiling is bounded too (:mod:`~mockserver.scenario.regex_bounds`): each pattern on its own,
+and one scenario's patterns together (:class:`RegexBudget`, handed to the models' validation
+as the context's ``regexes``).
 """
 
 from __future__ import annotations
@@ -12,17 +16,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver.scenario.bounds import Deadline
+from mockserver.scenario.regex_bounds import PatternTooCostly, check_pattern, compile_bounded
 
 if TYPE_CHECKING:  # a precompiled scenario's regexes are built without pydantic
     import regex
-    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationInfo
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import core_schema
 
-__all__ = ["REGEX_SECONDS", "Regex", "RegexTimeout", "SearchBudget"]
+__all__ = [
+    "REGEX_SECONDS",
+    "SCENARIO_STEPS",
+    "Regex",
+    "RegexBudget",
+    "RegexTimeout",
+    "SearchBudget",
+]
 
 #: How long the regex lookups of one request may take together.
 REGEX_SECONDS: Final = 0.1
+#: Steps (see :mod:`~mockserver.scenario.regex_bounds`) one scenario's regexes may hold together.
+SCENARIO_STEPS: Final = 200_000
+#: Characters of a pattern a message quotes.
+_QUOTED: Final = 60
 
 
 class SearchBudget(Deadline):
@@ -79,10 +95,8 @@ class Regex:
     __slots__ = ("compiled", "pattern")
 
     def __init__(self, pattern: str) -> None:
-        import regex  # on first use: ~8 ms of a cold start, and most scenarios have no regex
-
         self.pattern = pattern
-        self.compiled: regex.Pattern[str] = regex.compile(pattern)
+        self.compiled: regex.Pattern[str] = compile_bounded(pattern)
 
     def search(self, text: str, *, deadline: Deadline | None = None) -> bool:
         """Does the pattern match somewhere in ``text``, within ``deadline``?"""
@@ -117,19 +131,22 @@ class Regex:
         return (Regex, (self.pattern,))
 
     @classmethod
-    def _validate(cls, value: Any) -> Regex:
+    def _validate(cls, value: Any, info: ValidationInfo) -> Regex:
         if isinstance(value, Regex):
             return value
         from pydantic_core import PydanticCustomError
 
         if not isinstance(value, str):
             raise PydanticCustomError("string_type", "Input should be a valid string")
-        import regex  # see __init__
+        import regex  # compile_bounded imports it too
 
+        budget = (info.context or {}).get("regexes") if isinstance(info.context, dict) else None
         try:
-            return cls(value)
+            return budget.regex(value) if isinstance(budget, RegexBudget) else cls(value)
+        except PatternTooCostly as exc:
+            raise ValueError(f"regex {quoted(value)} refused: {exc}") from None
         except regex.error as exc:
-            raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+            raise ValueError(f"invalid regular expression {quoted(value)}: {exc}") from None
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -137,7 +154,7 @@ class Regex:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema
 
-        return core_schema.no_info_plain_validator_function(
+        return core_schema.with_info_plain_validator_function(
             cls._validate,
             serialization=core_schema.plain_serializer_function_ser_schema(lambda r: r.pattern),
         )
@@ -147,3 +164,33 @@ class Regex:
         cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         return {"type": "string", "format": "regex"}
+
+
+def quoted(pattern: str) -> str:
+    """``pattern`` as a message quotes it: its start, if it is long."""
+    return repr(pattern if len(pattern) <= _QUOTED else pattern[:_QUOTED] + "…")
+
+
+class RegexBudget:
+    """What one scenario's regexes may cost together (:data:`SCENARIO_STEPS`); a pattern
+    written twice is compiled once."""
+
+    __slots__ = ("compiled", "left")
+
+    def __init__(self, steps: int = SCENARIO_STEPS) -> None:
+        self.left = steps
+        self.compiled: dict[str, Regex] = {}
+
+    def regex(self, pattern: str) -> Regex:
+        """``pattern`` compiled, or :class:`PatternTooCostly` past this budget."""
+        if pattern in self.compiled:
+            return self.compiled[pattern]
+        steps = check_pattern(pattern)
+        if steps > self.left:
+            raise PatternTooCostly(
+                f"the scenario's regexes would compile to more than the {SCENARIO_STEPS:,} "
+                "steps one scenario's regexes may hold together; use smaller repeat counts"
+            )
+        self.left -= steps
+        self.compiled[pattern] = Regex(pattern)
+        return self.compiled[pattern]

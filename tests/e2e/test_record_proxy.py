@@ -5,6 +5,7 @@ a fresh server."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 from collections.abc import Iterator
@@ -14,9 +15,11 @@ import httpx
 import openai
 import pytest
 
+from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
-from mockserver.record.recorder import RecordingError
+from mockserver.record.recorder import Recorder, Recording, RecordingError
 from mockserver.scenario.loader import load_file
+from mockserver.settings import Settings
 from tests.conftest import start_server
 from tests.support.recording import (
     WEATHER_TOOL,
@@ -461,3 +464,72 @@ def test_other_endpoints_pass_through_while_recording_and_are_ours_on_replay(
             assert [m.id for m in client.models.list().data] == [m.id for m in models.data]
     finally:
         server.stop()
+
+
+def test_an_exchange_that_cannot_be_written_is_still_answered_and_said_lost(
+    tmp_path: Path, upstream: BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    cassette = tmp_path / "lost.yaml"
+    recorder = Recorder(Recording(cassette, upstream=upstream.base_url))
+    app = create_app(Settings(port=0, seed=99, clock="frozen"), recorder=recorder)
+    server = BackgroundServer(app).start()
+    try:
+        with sdk(server) as client:
+            first = client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "kept"}]
+            )
+            folder = tmp_path / "lost"
+            folder.rename(tmp_path / "aside")  # the recordings' folder goes, a file in its place
+            folder.write_text("in the way")
+            with caplog.at_level(logging.ERROR, logger="mockserver"):
+                second = client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "lost"}]
+                )
+            folder.unlink()
+            (tmp_path / "aside").rename(folder)
+    finally:
+        server.stop()
+    assert first.choices[0].message.content
+    assert second.choices[0].message.content  # whole, not a dropped connection
+    assert "record: POST /v1/chat/completions NOT recorded: cannot write" in caplog.text
+    assert recorder.summary().endswith(
+        "1 exchange(s) NOT written: the cassette could not be written"
+    )
+    assert [r.id for r in load_file(cassette).rules if r.recordings] == ["chat-001"]
+
+
+def _rag(client: openai.OpenAI) -> tuple[list[float], bool, str | None]:
+    """What a RAG app asks: embed the question, check it, then chat with what was found."""
+    vector = client.embeddings.create(model="text-embedding-3-small", input="Where is Paris?")
+    checked = client.moderations.create(input="Where is Paris?")
+    answer = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "Paris is in France. Where?"}]
+    )
+    return vector.data[0].embedding, checked.results[0].flagged, answer.choices[0].message.content
+
+
+@pytest.mark.parametrize("form", ["exact", "distilled"])
+def test_a_recorded_rag_flow_replays_with_embeddings_and_moderations_answered_by_mockserver(
+    tmp_path: Path, upstream: BackgroundServer, form: str
+) -> None:
+    cassette = tmp_path / "rag.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url, form=form)
+    try:
+        with sdk(recorder) as client:
+            _, _, answered = _rag(client)
+    finally:
+        recorder.stop()
+    assert [r.id for r in load_file(cassette).rules] == ["chat-001"]
+    for server in (replayer(cassette), start_server(scenario=str(cassette))):
+        try:
+            with sdk(server) as client:
+                vector, flagged, replayed = _rag(client)
+                with pytest.raises(openai.BadRequestError, match=r"no recording|No rule"):
+                    client.chat.completions.create(  # a model turn never recorded: refused
+                        model="gpt-4o-mini", messages=[{"role": "user", "content": "unheard"}]
+                    )
+        finally:
+            server.stop()
+        assert len(vector) == 1536  # mockserver's own vector, of the model's size
+        assert flagged is False
+        assert replayed == answered

@@ -14,6 +14,8 @@ import pytest
 import mockserver.http.routes.upload as upload
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
+from tests.support.hostile_regexes import HOSTILE_REGEXES, hostile_scenario
+from tests.support.limited import LimitedServer
 
 YAML = {"content-type": "application/yaml"}
 
@@ -177,3 +179,47 @@ def test_a_named_scenario_upload_still_switches_to_it(server: BackgroundServer) 
     answer = _put(server, b"name: plain-chat\n", namespace="sk-named")
     assert answer.status_code == 200
     assert answer.json()["name"] == "plain-chat"
+
+
+def _hello(url: str) -> int:
+    answer = httpx.post(
+        f"{url}/chat/completions",
+        json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]},
+        headers={"authorization": "Bearer sk-another-client"},
+        timeout=30,
+    )
+    return answer.status_code
+
+
+def test_each_hostile_regex_upload_is_a_located_400_while_others_are_answered() -> None:
+    with LimitedServer([]) as server:
+        answered: list[int] = []
+        done = threading.Event()
+
+        def keep_asking() -> None:
+            while not done.is_set():
+                answered.append(_hello(server.url))
+
+        asking = threading.Thread(target=keep_asking)
+        asking.start()
+        try:
+            assert HOSTILE_REGEXES
+            for kind, pattern in HOSTILE_REGEXES.items():
+                assert _hello(server.url) == 200, kind
+                answer = httpx.put(
+                    f"{server.url.removesuffix('/v1')}/__mockserver/scenario?namespace=sk-{kind}",
+                    content=hostile_scenario(pattern).encode(),
+                    headers=YAML,
+                    timeout=30,
+                )
+                message = _scenario_error(answer)
+                assert message.startswith(
+                    "<PUT body>:4:24: rule 'r', field 'rules[0].when.last_user.regex': regex "
+                ), (kind, message)
+                assert " refused: " in message, (kind, message)
+                assert _hello(server.url) == 200, kind
+        finally:
+            done.set()
+            asking.join(30)
+        assert answered
+        assert set(answered) == {200}

@@ -41,3 +41,11 @@ def test_another_status_or_kind_of_answer_is_drift() -> None:
     assert answer_differences(body, {"status": 200, "events": []}) == [
         "answer was a body, now a stream"
     ]
+
+
+def test_another_status_quotes_the_upstreams_error_message() -> None:
+    refused = {"error": {"message": "Previous response with id 'resp_1' not found.", "code": None}}
+    for body in (refused, json.dumps(refused)):  # parsed, or the text as it came
+        assert answer_differences({"status": 200, "body": {}}, {"status": 400, "body": body}) == [
+            "status was 200, now 400: Previous response with id 'resp_1' not found."
+        ]

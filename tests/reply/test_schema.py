@@ -786,11 +786,11 @@ def test_a_ref_reused_at_every_level_is_checked_once_per_value(
     ("schema", "problem"),
     [
         ({"type": "string", "pattern": "^\\ud800$"}, "lone surrogates"),
-        ({"type": "string", "pattern": "^((a{100}){100}){1000}$"}, "shortest match is over"),
+        ({"type": "string", "pattern": "^((a{100}){100}){1000}$"}, "would compile to"),
         ({"type": "string", "pattern": "^(a{999})(\\1){999}$"}, "shortest match is over"),
         (
             {"type": "object", "patternProperties": {"^x{1000}(y{1000}){101}$": {}}},
-            "shortest match is over",
+            "would compile to",
         ),
         (
             {"type": "array", "contains": {"minLength": 50_000}, "minContains": 5_000},
@@ -813,13 +813,13 @@ def test_long_texts_are_made_whole() -> None:
     schema = {
         "type": "object",
         "properties": {
-            "a": {"type": "string", "pattern": "^a{99999}$"},
+            "a": {"type": "string", "pattern": "^a{40000}$"},
             "b": {"type": "array", "minItems": 5, "items": {"type": "string", "minLength": 20_000}},
         },
         "required": ["a", "b"],
     }
     value = generate(schema)
-    assert value["a"] == "a" * 99_999
+    assert value["a"] == "a" * 40_000
     assert all(len(text) >= 20_000 for text in value["b"])
     assert_valid(schema, value)
 

@@ -224,8 +224,32 @@ def test_yaml_booleans_in_text_fields_get_a_hint() -> None:
         """)
 
 
-def test_invalid_yaml_is_located() -> None:
-    assert error_of("rules: [\n  {id: a\n").startswith("s.yaml:3:1: invalid YAML")
+def test_invalid_yaml_is_located_where_what_is_left_open_began() -> None:
+    message = error_of("rules: [\n  {id: a\n")  # libyaml and PyYAML word the problem apart
+    assert message.startswith(
+        "s.yaml:2:3: invalid YAML: while parsing a flow mapping (line 2, column 3), "
+    )
+    assert message.endswith(" ',' or '}' (line 3, column 1)") or "'<stream end>'" in message
+
+
+def test_an_unclosed_quote_is_said_with_both_of_pyyamls_marks() -> None:
+    text = (
+        "name: greet\nrules:\n  - id: hi\n"
+        '    reply: {text: "Hello, world, when: {last_user: hi}}\n'
+        "  - id: bye\n    reply: {text: bye}\n\n\n"
+    )
+    assert error_of(text) == (
+        "s.yaml:4:19: invalid YAML: while scanning a quoted scalar (line 4, column 19), found "
+        "unexpected end of stream (line 9, column 1): a quote opened there is never closed"
+    )
+
+
+def test_a_tab_is_named_as_a_tab() -> None:
+    message = error_of("name: s\nrules:\n\t- id: a\n")
+    assert message.startswith("s.yaml:3:1: invalid YAML: ")
+    assert "a tab character, which cannot start any token (YAML indents with spaces only)" in (
+        message
+    )
 
 
 def test_every_problem_is_listed() -> None:

@@ -9,6 +9,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mockserver.scenario.regex_bounds import PatternTooCostly, check_pattern
+from mockserver.scenario.regexes import quoted
+
 __all__ = ["MAX_ENUM", "MAX_LENGTH", "MAX_TEXT", "not_json", "too_costly"]
 
 #: What a schema may ask for and still be answered in bounded time (the real API caps enum
@@ -19,6 +22,7 @@ MAX_LENGTH = 100_000
 #: time and memory of schemas that multiply lengths (many items, each long).
 MAX_TEXT = 1_000_000
 _REPEAT = re.compile(r"\{(\d+)")
+_DIGITS = len(str(MAX_LENGTH))
 # `re._parser` has no stub in typeshed.
 _parser: Any = importlib.import_module("re._parser")
 
@@ -49,14 +53,18 @@ def too_costly(schema: Any) -> str | None:
 
 
 def _costly_pattern(pattern: str) -> str | None:
-    if any(int(n) > MAX_LENGTH for n in _REPEAT.findall(pattern)):
-        return f"a repeat count over {MAX_LENGTH} in pattern {pattern!r}"
+    if any(len(n) > _DIGITS or int(n) > MAX_LENGTH for n in _REPEAT.findall(pattern)):
+        return f"a repeat count over {MAX_LENGTH} in pattern {quoted(pattern)}"
+    try:
+        check_pattern(pattern)
+    except PatternTooCostly as exc:
+        return f"pattern {quoted(pattern)}, refused: {exc}"
     try:  # the shortest text it matches: nested repeats and backreferences multiply
         shortest = _parser.parse(pattern).getwidth()[0]
     except (re.error, RecursionError, OverflowError):
         return None  # an invalid pattern is reported as such where it is used
     if shortest > MAX_LENGTH:
-        return f"pattern {pattern!r}, whose shortest match is over {MAX_LENGTH} characters"
+        return f"pattern {quoted(pattern)}, whose shortest match is over {MAX_LENGTH} characters"
     return None
 
 

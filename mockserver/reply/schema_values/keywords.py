@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mockserver.scenario.regex_bounds import CompiledPatterns, PatternTooCostly, compile_bounded
+from mockserver.scenario.regexes import quoted
+
+if TYPE_CHECKING:
+    import regex
 
 _MAX_KEYS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
 _MIN_KEYS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
@@ -183,17 +188,27 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-@functools.lru_cache(maxsize=512)
-def _regex(pattern: str) -> Any:
+def _regex(pattern: str) -> regex.Pattern[str]:
     """``pattern`` compiled by the ``regex`` package, whose searches can be given a time
-    limit (``re``'s cannot); loaded with the first schema pattern, like the scenario's."""
+    limit (``re``'s cannot), within the bounds of what compiling it may cost."""
+    try:
+        return _PATTERNS.compiled(pattern)
+    except PatternTooCostly as exc:
+        raise UnsatisfiableSchemaError(f"pattern {quoted(pattern)} refused: {exc}") from None
+
+
+def _checked(pattern: str) -> regex.Pattern[str]:
     import regex  # a plain request never checks a schema pattern
 
     try:
         re.compile(pattern)  # the sampler reads re's parse tree: it must be re's syntax too
-        return regex.compile(pattern)
+        return compile_bounded(pattern)
     except (re.error, regex.error) as exc:
-        raise UnsatisfiableSchemaError(f"invalid pattern {pattern!r}: {exc}") from exc
+        raise UnsatisfiableSchemaError(f"invalid pattern {quoted(pattern)}: {exc}") from exc
+
+
+#: The schemas' patterns compiled last (a load test sends one schema many times).
+_PATTERNS: Final = CompiledPatterns(_checked)
 
 
 def pattern_search(pattern: str, text: str) -> bool:
@@ -203,7 +218,7 @@ def pattern_search(pattern: str, text: str) -> bool:
         return _regex(pattern).search(text, timeout=PATTERN_SECONDS) is not None
     except TimeoutError:
         raise PatternTooSlowError(
-            f"pattern {pattern!r} takes too long to check a value (over "
+            f"pattern {quoted(pattern)} takes too long to check a value (over "
             f"{PATTERN_SECONDS * 1000:.0f} ms: catastrophic backtracking); simplify it"
         ) from None
 
