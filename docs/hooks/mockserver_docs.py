@@ -2,9 +2,13 @@
 
 Markers, each an HTML comment alone on its line in a page:
 
-- ``<!-- generated: scenario-schema -->``: every object of the scenario format, one table of
-  keys each, from the JSON Schema that ``mockserver schema`` prints.
-- ``<!-- generated: cli -->``: every verb and flag of ``mockserver``, from its argparse parser.
+- ``<!-- generated: NAME -->`` … ``<!-- end generated: NAME -->``: a section made from the
+  code, committed in the page between its two markers (so it reads on a forge and in a
+  checkout too) and made again at every build. ``scenario-schema``: every object of the
+  scenario format, one table of keys each, from the JSON Schema that ``mockserver schema``
+  prints; ``cli``: every verb and flag of ``mockserver``, from its argparse parser. Run this
+  file (``python docs/hooks/mockserver_docs.py``) to rewrite the committed sections;
+  ``tests/docs/test_hooks.py`` fails while one is stale.
 - ``<!-- include: PATH -->``: a Markdown file of the repository (PATH from the top), its title
   dropped and its headings one level down.
 - ``<!-- keys: MODEL -->`` before a hand-written table: the backticked names of its first column
@@ -27,6 +31,13 @@ from mkdocs.structure.files import File, Files
 
 SCHEMA_PATH = "schema/scenario-v1.json"
 MARKER = re.compile(r"^<!-- (generated|include|keys): ([^>]*?) -->$", re.MULTILINE)
+#: A generated section as its page holds it: the section between its two markers.
+GENERATED = re.compile(
+    r"^<!-- generated: (?P<name>[\w-]+) -->\n(?P<body>.*?)^<!-- end generated: (?P=name) -->$",
+    re.MULTILINE | re.DOTALL,
+)
+#: How to rewrite the generated sections the pages hold.
+REGENERATE = "python docs/hooks/mockserver_docs.py"
 FENCE = re.compile(r"^(```|~~~)")
 CODE = re.compile(r"<code>[^<]*</code>")
 
@@ -42,14 +53,20 @@ def on_files(files: Files, config: Any) -> Files:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     root = Path(config["config_file_path"]).parent
+    source = page.file.src_path
+    # The committed sections are made again: the site shows the code as it is now.
+    markdown = GENERATED.sub(
+        lambda match: generated_markdown(match["name"], markdown, where=source), markdown
+    )
 
     def replace(match: re.Match[str]) -> str:
         kind, argument = match.group(1), match.group(2).strip()
-        where = f"{page.file.src_path}: <!-- {kind}: {argument} -->"
-        if kind == "generated" and argument == "scenario-schema":
-            return scenario_schema_markdown(_schema(), notes=table_notes(markdown))
-        if kind == "generated" and argument == "cli":
-            return cli_markdown(_cli_parser())
+        where = f"{source}: <!-- {kind}: {argument} -->"
+        if kind == "generated":
+            raise PluginError(
+                f"{where}: no <!-- end generated: {argument} --> after it: a generated section "
+                f"is committed in its page (run {REGENERATE})"
+            )
         if kind == "include":
             return include_markdown((root / argument).read_text(encoding="utf-8"))
         if kind == "keys":
@@ -64,6 +81,38 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     """A pipe escaped in a table (``\\|``) stays escaped inside code, where Python-Markdown
     leaves the backslash (GitHub drops it): drop it here too."""
     return CODE.sub(lambda match: match.group(0).replace("\\|", "|"), html)
+
+
+def generated_markdown(name: str, markdown: str, *, where: str) -> str:
+    """The generated section ``name`` of a page whose Markdown is ``markdown``."""
+    if name == "scenario-schema":
+        return scenario_schema_markdown(_schema(), notes=table_notes(markdown))
+    if name == "cli":
+        return cli_markdown(_cli_parser())
+    raise PluginError(f"{where}: unknown generated section {name!r}")
+
+
+def refreshed(markdown: str, *, where: str) -> str:
+    """``markdown`` with each generated section it holds made again from the code, between
+    its markers (blank lines around it: a comment is a block of its own in Markdown)."""
+
+    def fill(match: re.Match[str]) -> str:
+        name = match["name"]
+        body = generated_markdown(name, markdown, where=where).strip("\n")
+        return f"<!-- generated: {name} -->\n\n{body}\n\n<!-- end generated: {name} -->"
+
+    return GENERATED.sub(fill, markdown)
+
+
+def main() -> None:
+    """Rewrite the generated sections of every page under ``docs/`` that holds one."""
+    docs = Path(__file__).resolve().parents[1]
+    for page in sorted(docs.rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        fresh = refreshed(text, where=str(page.relative_to(docs)))
+        if fresh != text:
+            page.write_text(fresh, encoding="utf-8")
+            print(f"rewrote {page.relative_to(docs.parent)}")
 
 
 def _schema() -> dict[str, Any]:
@@ -304,3 +353,7 @@ def include_markdown(text: str) -> str:
             line = "#" + line
         lines.append(line)
     return "\n".join(lines).strip() + "\n"
+
+
+if __name__ == "__main__":
+    main()

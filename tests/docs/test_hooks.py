@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -87,3 +87,34 @@ def test_a_table_must_list_the_keys_of_its_object(
 def test_an_included_file_loses_its_title_and_its_headings_go_down(hook: ModuleType) -> None:
     text = "# Title\n\nText.\n\n## Part\n\n```bash\n# a comment\n```\n"
     assert hook.include_markdown(text) == "Text.\n\n### Part\n\n```bash\n# a comment\n```\n"
+
+
+DOCS = HOOK.parents[1]
+
+
+def test_the_generated_sections_committed_in_the_pages_are_current(hook: ModuleType) -> None:
+    """The pages hold what the build makes (read on a forge, or in a checkout, they show every
+    flag and key); a change to the code's flags or keys fails here until the sections are
+    rewritten with ``python docs/hooks/mockserver_docs.py``."""
+    pages = {
+        page: page.read_text(encoding="utf-8")
+        for page in (DOCS / "cli.md", DOCS / "scenario-reference.md")
+    }
+    for page, text in pages.items():
+        assert hook.GENERATED.search(text), f"{page.name} holds no generated section"
+        assert hook.refreshed(text, where=page.name) == text, (
+            f"{page.name}: its generated section is stale: run {hook.REGENERATE}"
+        )
+    assert "### `mockserver serve`" in pages[DOCS / "cli.md"]
+    assert "| `last_user` |" in pages[DOCS / "scenario-reference.md"]
+
+
+def test_a_generated_marker_without_its_end_fails_the_build(hook: ModuleType) -> None:
+    page = SimpleNamespace(file=SimpleNamespace(src_path="cli.md"))
+    config = {"config_file_path": str(DOCS.parent / "mkdocs.yml")}
+    with pytest.raises(PluginError, match="no <!-- end generated: cli -->"):
+        hook.on_page_markdown("<!-- generated: cli -->\n", page, config, None)
+    committed = "a\n\n<!-- generated: cli -->\n\nstale\n\n<!-- end generated: cli -->\n"
+    made = hook.on_page_markdown(committed, page, config, None)
+    assert "stale" not in made
+    assert "### `mockserver serve`" in made
