@@ -237,11 +237,12 @@ def _serve(args: argparse.Namespace) -> int:
     sock = bind(settings.host, settings.port)
     settings = settings.replace(port=sock.getsockname()[1])
 
-    def watch() -> None:
+    def watch(worker: int = 1) -> None:
         if args.watch and settings.scenario:
             from mockserver.http.reload import ScenarioWatcher
 
-            ScenarioWatcher(app.state.engine, settings.scenario).start()
+            # Every worker reloads its own engine; the first one says what happened.
+            ScenarioWatcher(app.state.engine, settings.scenario, reports=worker == 1).start()
 
     def ready() -> None:
         url = settings.base_url

@@ -405,3 +405,21 @@ def test_schema_has_a_versioned_id_and_can_be_written_to_a_file(
     assert capsys.readouterr().out.splitlines()[1] == (f"# yaml-language-server: $schema={target}")
     assert main(["schema"]) == 0
     assert json.loads(capsys.readouterr().out) == schema
+
+
+def test_serve_guesses_a_misspelt_scenario_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "0", "--scenario", "weather-agnet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "mockserver: error: no built-in scenario named 'weather-agnet' "
+        "(did you mean 'weather-agent'?)"
+    ), err
+
+
+def test_serve_guesses_a_misspelt_scenario_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "weather-agent.yaml").write_text("name: w\n", encoding="utf-8")
+    assert main(["serve", "--port", "0", "--scenario", str(tmp_path / "weather-agnet.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "no such scenario file (did you mean 'weather-agent.yaml'?)" in err, err

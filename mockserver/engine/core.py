@@ -33,11 +33,12 @@ from mockserver.errors import (
 )
 from mockserver.families import FAMILIES
 from mockserver.faults import error_for
+from mockserver.guess import did_you_mean
 from mockserver.prompt import Prompt
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.scripted import scripted_content
-from mockserver.scenario.library import builtin, load_ref
+from mockserver.scenario.library import builtin, builtin_names, load_ref
 from mockserver.scenario.matcher import Miss, select
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
@@ -124,8 +125,19 @@ class Engine:
         )
 
     def find_scenario(self, name: str) -> Scenario:
-        """A loaded scenario by name, else a built-in one (``ScenarioError`` if neither)."""
-        return self.library.get(name) or builtin(name)
+        """A loaded scenario by name, else a built-in one (``ScenarioError`` if neither, with
+        a guess among both)."""
+        found = self.library.get(name)
+        if found is not None:
+            return found
+        builtins = builtin_names()
+        if name in builtins:
+            return builtin(name)
+        loaded = f"loaded: {', '.join(self.library)}; " if self.library else ""
+        raise ScenarioError(
+            f"no scenario named {name!r}{did_you_mean(name, [*self.library, *builtins])} "
+            f"({loaded}built-in: {', '.join(builtins)})"
+        )
 
     def active_scenario(self, space: Namespace, prompt: Prompt | None = None) -> Scenario:
         if prompt is not None and SCENARIO_HEADER in prompt.headers:

@@ -19,10 +19,15 @@ log = logging.getLogger("mockserver")
 class ScenarioWatcher:
     """Polls the ``--scenario`` path's files (no extra dependency, works on every platform)."""
 
-    def __init__(self, engine: Engine, ref: str, *, interval: float = 0.5) -> None:
+    def __init__(
+        self, engine: Engine, ref: str, *, interval: float = 0.5, reports: bool = True
+    ) -> None:
         self.engine = engine
         self.ref = ref
         self.interval = interval
+        #: Log what a check did (else only at debug level): of several workers, each watching
+        #: for its own engine, one says it, so that a save is said once.
+        self.level = (logging.ERROR, logging.INFO) if reports else (logging.DEBUG, logging.DEBUG)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="mockserver-watch", daemon=True)
         self._seen = self._stamps()
@@ -51,10 +56,11 @@ class ScenarioWatcher:
         try:
             scenarios = load_ref(self.ref)
         except ScenarioError as exc:
-            log.error("scenario not reloaded, still serving the previous version:\n%s", exc)
+            failed, _ = self.level
+            log.log(failed, "scenario not reloaded, still serving the previous version:\n%s", exc)
             return False
         self.engine.replace_scenarios(scenarios)
-        log.info("reloaded %s", ", ".join(s.name for s in scenarios))
+        log.log(self.level[1], "reloaded %s", ", ".join(s.name for s in scenarios))
         return True
 
     def _loop(self) -> None:

@@ -71,11 +71,12 @@ def serve_workers(
     workers: int,
     serve: Callable[[Starlette, socket.socket], None],
     on_ready: Callable[[], None] | None = None,
-    in_worker: Callable[[], None] | None = None,
+    in_worker: Callable[[int], None] | None = None,
 ) -> int:
     """Fork ``workers`` processes that each ``serve(app, sock)``, and keep that many serving
-    until told to stop. ``in_worker`` runs first in each (threads do not survive a fork:
-    start them there)."""
+    until told to stop. ``in_worker(number)`` runs first in each, numbered from 1 (threads do
+    not survive a fork: start them there); a worker started in place of one that died has its
+    number."""
 
     def spawn(number: int) -> int:
         pid = os.fork()
@@ -85,7 +86,7 @@ def serve_workers(
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 if in_worker is not None:
-                    in_worker()
+                    in_worker(number)
                 serve(app, sock)
             except KeyboardInterrupt:
                 pass

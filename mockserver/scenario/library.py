@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mockserver.errors import ScenarioError
+from mockserver.guess import did_you_mean
 
 if TYPE_CHECKING:  # the loader (and YAML) is imported when a file is read, not at start-up
     from mockserver.scenario.model import Scenario
@@ -70,8 +71,11 @@ def builtin(name: str) -> Scenario:
     for path in builtin_files():
         if path.stem == name:
             return precompiled(path) or _load_file(path)
-    known = ", ".join(builtin_names())
-    raise ScenarioError(f"no built-in scenario named {name!r} (built-in: {known})")
+    names = builtin_names()
+    raise ScenarioError(
+        f"no built-in scenario named {name!r}{did_you_mean(name, names)} "
+        f"(built-in: {', '.join(names)})"
+    )
 
 
 def scenario_files(directory: Path) -> list[Path]:
@@ -136,5 +140,7 @@ def load_ref(ref: str) -> list[Scenario]:
     if path.is_file():
         return [_load_file(path)]
     if path.suffix in SUFFIXES or "/" in ref:
-        raise ScenarioError("no such scenario file", file=ref)
+        near = _scenario_files(path.parent) if path.parent.is_dir() else []
+        hint = did_you_mean(path.name, [p.name for p in near])
+        raise ScenarioError(f"no such scenario file{hint}", file=ref)
     return [builtin(ref)]

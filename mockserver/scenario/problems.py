@@ -4,7 +4,6 @@ lookup takes rather than a model's class name."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from types import UnionType
@@ -13,6 +12,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from mockserver.errors import ScenarioError
+from mockserver.guess import did_you_mean
 from mockserver.scenario.model import Scenario, When, rule_id_clashes
 from mockserver.values import value_class
 
@@ -156,18 +156,14 @@ def message(error: Mapping[str, Any], path: Path_) -> str:
                 f"unknown key '{key}' (a scenario file writes it '{nested}'; '{key}=' is "
                 "the pytest fixture's on() keyword)"
             )
-        guess = difflib.get_close_matches(key, _keys_at(path[:-1]), n=1)
-        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
-        return f"unknown key '{key}'{hint}"
+        return f"unknown key '{key}'{did_you_mean(key, _keys_at(path[:-1]))}"
     return explain(error)
 
 
 def _did_you_mean(given: str, expected: str) -> str:
     """`` (did you mean 'x'?)`` for a misspelt choice (``expected`` as pydantic lists them:
     ``'a', 'b' or 'c'``), else nothing."""
-    choices = re.findall(r"'([^']*)'", expected)
-    guess = difflib.get_close_matches(given, choices, n=1)
-    return f" (did you mean '{guess[0]}'?)" if guess else ""
+    return did_you_mean(given, re.findall(r"'([^']*)'", expected))
 
 
 def explain(error: Mapping[str, Any], *, from_yaml: bool = True) -> str:

@@ -7,13 +7,13 @@ models do not know is a ``TypeError`` that lists the valid ones.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, get_args
 
 from pydantic import ValidationError
 
+from mockserver.guess import did_you_mean
 from mockserver.scenario.lookups import NumberMatch, TextMatch
 from mockserver.scenario.model import ErrorSpec, Reply, Rule, When
 
@@ -41,8 +41,7 @@ ERROR_KEYWORDS = tuple(ErrorSpec.model_fields)
 
 def _unexpected(where: str, key: str, valid: Iterable[str]) -> TypeError:
     names = sorted(valid)
-    guess = difflib.get_close_matches(key, names, n=1)
-    hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+    hint = did_you_mean(key, names)
     return TypeError(
         f"{where} got an unexpected keyword argument '{key}'{hint}. "
         f"Valid keywords: {', '.join(names)}"

@@ -5,9 +5,10 @@ loopback (``127.0.0.0/8``, ``::1``, IPv4-mapped loopback), unix sockets and the 
 server's host (``--mockserver-url``), and ``socket.getaddrinfo`` refuses to resolve any name
 but ``localhost`` (so no DNS query leaves either). A refusal raises :class:`NetworkGuardError`
 where the code under test connects (an ``OSError``, which HTTP clients turn into their
-connection error) and is recorded: the plugin then fails the test with a message that names
-the host and how to fix it, whatever the client made of the error (the OpenAI SDK retries
-and says only "Connection error.").
+connection error; its message is short, as clients quote it in each error they wrap it in) and
+is recorded: the plugin then fails the test with one message that names the host and how to
+fix it, whatever the client made of the error (the OpenAI SDK retries and says only
+"Connection error.").
 
 Patched by hand rather than through pytest-socket: that plugin would load into every user's
 suite, its allow-list compares strings (``::1`` cannot be allowed; ``127.0.0.2`` and
@@ -100,9 +101,10 @@ class NetworkGuard:
     def _refuse(self, what: str, host: str) -> NetworkGuardError:
         name = self._names.get(host)
         target = f"{what} ({name})" if name and name != host else what
-        message = f"mockserver's network guard refused a connection to {target}: {FIX}"
         self.refused.append(target)
-        return NetworkGuardError(message)
+        # Short: a client wraps it in errors of its own (httpx: two), each quoting it, and
+        # retries; the test's report says the rest once (``failure``).
+        return NetworkGuardError(f"refused by mockserver's network guard: {target}")
 
     def start(self) -> None:
         if self._saved is not None:

@@ -5,13 +5,14 @@ Imported when the plugin loads, so it imports nothing beyond pytest and the stan
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from mockserver.guess import did_you_mean
 
 __all__ = [
     "MARKER",
@@ -319,8 +320,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 def _check(kwargs: dict[str, Any]) -> None:
     for key, value in kwargs.items():
         if key not in _KEYWORDS:
-            guess = difflib.get_close_matches(key, _KEYWORDS, n=1)
-            hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+            hint = did_you_mean(key, _KEYWORDS)
             raise MarkerError(
                 f"@pytest.mark.mockserver got an unexpected keyword '{key}'{hint}; "
                 f"valid keywords: {', '.join(_KEYWORDS)}"

@@ -220,9 +220,7 @@ def pytest_runtest_makereport(
     if refused:
         from pytest_mockserver.guard import failure
 
-        text = failure(refused)
-        if report.failed:
-            report.sections.append(("mockserver network guard", text))
+        text = failure(refused)  # said once: where the failure starts (not in a section too)
         report.outcome = "failed"
         report.longrepr = text if report.longrepr is None else f"{text}\n\n{report.longrepr}"
     if report.when == "call":

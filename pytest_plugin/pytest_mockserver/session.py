@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.engine import Engine
 from mockserver.errors import ScenarioError
+from mockserver.guess import did_you_mean
 from mockserver.scenario.library import builtin, builtin_names, load_ref
 from mockserver.scenario.loader import SUFFIXES, load_file, parse_scenario, scenario_from_data
 from mockserver.scenario.model import Scenario
@@ -219,7 +220,10 @@ class MockServerSession:
             return library[name]
         if name in builtin_names():
             return self.resolve(builtin(name))  # a model for the test, not the server's record
-        raise ScenarioError(f"no scenario named {name!r} ({self._known_names()})")
+        known = [*library, *self._dir_names, *builtin_names()]
+        raise ScenarioError(
+            f"no scenario named {name!r}{did_you_mean(name, known)} ({self._known_names()})"
+        )
 
     def _known_names(self) -> str:
         builtins = f"built-in: {', '.join(builtin_names())}"

@@ -115,7 +115,7 @@ def test_scenario_header_selects_a_scenario_per_request(
         openai.OpenAI(
             base_url=server.base_url, api_key=api_key, max_retries=0, default_headers=headers
         ) as client,
-        pytest.raises(openai.BadRequestError, match="no built-in scenario named"),
+        pytest.raises(openai.BadRequestError, match="no scenario named 'no-such-scenario'"),
     ):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
 
@@ -385,3 +385,18 @@ def test_a_scripted_reply_against_a_schema_that_cannot_be_followed_is_the_reques
         "param": "response_format",
         "code": "invalid_json_schema",
     }
+
+
+def test_scenario_header_guesses_a_misspelt_name(server: BackgroundServer, api_key: str) -> None:
+    headers = {"x-mockserver-scenario": "weather-agnet"}
+    with (
+        openai.OpenAI(
+            base_url=server.base_url, api_key=api_key, max_retries=0, default_headers=headers
+        ) as client,
+        pytest.raises(openai.BadRequestError) as info,
+    ):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    assert info.value.code == "mockserver_unknown_scenario"
+    assert "no scenario named 'weather-agnet' (did you mean 'weather-agent'?)" in (
+        info.value.message
+    )

@@ -154,3 +154,43 @@ def test_a_worker_that_dies_as_it_starts_is_not_started_again_and_again() -> Non
         signal.signal(signal.SIGTERM, handlers[0])
         signal.signal(signal.SIGINT, handlers[1])
     assert started == [1] * Supervisor.GIVE_UP
+
+
+def _said(serve: Serve, text: str, *, seconds: float = 15) -> int:
+    """How many lines hold ``text`` once one does and every worker has had time to say it."""
+    deadline = time.monotonic() + seconds
+    while not any(text in line for line in serve.output):
+        assert time.monotonic() < deadline, f"never said {text!r}:\n{''.join(serve.output)}"
+        time.sleep(0.05)
+    time.sleep(1.5)  # three of the watchers' polls
+    return sum(text in line for line in serve.output)
+
+
+def test_each_worker_reloads_a_watched_save_and_one_says_so(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\nrules:\n  - reply: {text: before}\n", encoding="utf-8")
+    serve = Serve(["--workers", "2", "--state", redis_server.url, "--scenario", str(path)])
+    serve.args += ["--watch", "--state-prefix", RedisServer.new_prefix()]
+    serve.launch()
+    try:
+        serve.wait_ready()
+        assert serve.process is not None
+        _workers(serve.process.pid, 2)
+        time.sleep(1)  # both watchers have read the file as it was
+        path.write_text("name: w\nrules: [\n", encoding="utf-8")
+        assert _said(serve, "scenario not reloaded") == 1
+        path.write_text("name: w\nrules:\n  - reply: {text: after}\n", encoding="utf-8")
+        assert _said(serve, "reloaded w") == 1
+        answers = {  # a new connection each: both workers answer, each with the new version
+            httpx.post(
+                serve.base_url + "/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": f"hi {n}"}]},
+                headers={"Authorization": "Bearer sk-watch"},
+            ).json()["choices"][0]["message"]["content"]
+            for n in range(10)
+        }
+        assert answers == {"after"}
+    finally:
+        serve.stop()

@@ -206,3 +206,27 @@ def test_ipv6_loopback_and_unix_sockets_are_let_through(
     assert outcomes.get("failed", 0) == 0
     assert outcomes["passed"] + outcomes.get("skipped", 0) == 3
     assert outcomes["passed"] >= 2
+
+
+def test_a_refusal_is_said_once_however_often_the_client_retries(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_out="""
+        import openai
+
+
+        def test_the_sdk_retrying_elsewhere(mockserver):
+            client = openai.OpenAI(base_url="https://api.openai.example/v1", api_key="sk-x")
+            client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": "hi"}]
+            )
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert text.count(FIX) == 1, text  # the fix, once, where the test's failure starts
+    assert text.count(refusal("api.openai.example:443")) == 1, text
+    assert "FAILED test_out.py::test_the_sdk_retrying_elsewhere - mockserver's" in text
+    assert "refused by mockserver's network guard: api.openai.example:443" in text  # the client's

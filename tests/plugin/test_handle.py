@@ -178,6 +178,14 @@ def test_an_unknown_scenario_name_lists_the_known_ones(mockserver: MockServer) -
     )
 
 
+def test_a_misspelt_scenario_name_gets_a_guess(mockserver: MockServer) -> None:
+    with pytest.raises(ScenarioError) as info:
+        mockserver.use("weather-agnet")
+    assert str(info.value).startswith(
+        "no scenario named 'weather-agnet' (did you mean 'weather-agent'?) (built-in: "
+    )
+
+
 def test_a_broken_scenario_raises_from_use_with_a_short_traceback(
     mockserver: MockServer,
 ) -> None:

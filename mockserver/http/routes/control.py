@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Final
 
 from starlette.concurrency import run_in_threadpool
@@ -13,6 +12,7 @@ from starlette.routing import Route
 import mockserver
 from mockserver.engine import Engine
 from mockserver.errors import APIError, InvalidRequestError, NotFoundError, ScenarioError
+from mockserver.guess import did_you_mean
 from mockserver.http.responses import json_response
 from mockserver.http.routes import labels
 from mockserver.http.routes.base import control_endpoint, engine_of, read_body
@@ -255,10 +255,9 @@ async def advance_clock(request: Request) -> Response:
     """``{"advance": seconds}`` moves this namespace's clock (rate-limit refills, …)."""
     body = _control_json(await read_body(request))
     for key in sorted(set(body) - {"advance"}):
-        guess = difflib.get_close_matches(key, ["advance"], n=1)
         raise InvalidRequestError(
             f"Unrecognized request argument supplied: {key}"
-            + (f" (did you mean '{guess[0]}'?)" if guess else " (the clock takes 'advance')"),
+            + (did_you_mean(key, ["advance"]) or " (the clock takes 'advance')"),
             param=key,
             code="unknown_parameter",
         )
