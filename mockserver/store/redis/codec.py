@@ -131,8 +131,7 @@ def _reader(hint: Any) -> Callable[[Any], Any]:
         if len(args) == 2 and args[1] is Ellipsis:
             item = _reader(args[0])
             return lambda value: tuple(item(v) for v in _list(value))
-        items = [_reader(arg) for arg in args]
-        return lambda value: tuple(read(v) for read, v in zip(items, _list(value), strict=True))
+        return _fixed_reader(tuple(_reader(arg) for arg in args))
     if origin is list:
         item = _reader(args[0]) if args else _reader(Any)
         return lambda value: [item(v) for v in _list(value)]
@@ -161,6 +160,16 @@ def _dataclass_reader(kind: type) -> Callable[[Any], Any]:
             return kind(**fields)
         except TypeError as exc:  # a field it must have is missing
             raise Unreadable(f"not a {kind.__name__}: {exc}") from None
+
+    return read
+
+
+def _fixed_reader(readers: tuple[Callable[[Any], Any], ...]) -> Callable[[Any], Any]:
+    def read(value: Any) -> tuple[Any, ...]:
+        given = _list(value)
+        if len(given) != len(readers):
+            raise Unreadable(f"{value!r:.40} is not {len(readers)} values")
+        return tuple([read(v) for read, v in zip(readers, given, strict=True)])
 
     return read
 
@@ -386,34 +395,39 @@ class ScenarioCodec:
         )
 
     def decode_state(self, blob: bytes, space: Namespace) -> None:
-        """Fill ``space`` from ``blob``."""
-        state = structure(_State, _loads(blob))
-        space.counter, space.journal_seq = state.counter, state.journal_seq
-        space.rule_hits, space.clock_offset = state.rule_hits, state.clock_offset
-        space.budgets, space.seed, space.incarnation = state.budgets, state.seed, state.incarnation
-        space.scenario = self.scenario(state.scenario)
-        if state.pending:
+        """Fill ``space`` from ``blob`` (read field by field: a change made on a state another
+        process wrote decodes it, so this is on a request's path)."""
+        state = _dict(_loads(blob))
+        try:
+            counter, seq, offset = state["counter"], state["journal_seq"], state["clock_offset"]
+            hits, seed, incarnation = state["rule_hits"], state["seed"], state["incarnation"]
+            token, pending, budgets = state["scenario"], _list(state["pending"]), state["budgets"]
+        except KeyError as exc:
+            raise Unreadable(f"a namespace's state without {exc}") from None
+        if not (
+            type(counter) is int is type(seq) is type(incarnation)
+            and type(offset) in (int, float)
+            and (seed is None or type(seed) is int)
+            and all(
+                type(n) is int for counts in _dict(hits).values() for n in _dict(counts).values()
+            )
+        ):
+            raise Unreadable("not a namespace's state")
+        space.counter, space.journal_seq, space.clock_offset = counter, seq, float(offset)
+        space.rule_hits, space.seed, space.incarnation = hits, seed, incarnation
+        space.budgets = None if budgets is None else structure(_BUDGETS, budgets)
+        space.scenario = self.scenario(token)
+        if pending:
             from mockserver.scenario.loader import reply_from_data
 
             try:
-                space.pending = deque(reply_from_data(data) for data in state.pending)
+                space.pending = deque(reply_from_data(data) for data in pending)
             except (ScenarioError, ValueError) as exc:
                 raise Unreadable(f"a one-off reply: {exc}") from None
 
 
-@dataclasses.dataclass(slots=True)
-class _State:
-    """A namespace's state as written (the budgets in their JSON form, ``Budgets.as_json``)."""
-
-    counter: int
-    journal_seq: int
-    rule_hits: dict[str, dict[str, int]]
-    scenario: Any
-    pending: list[dict[str, Any]]
-    clock_offset: float
-    budgets: tuple[tuple[int, float, float], tuple[int, float, float], bool] | None
-    seed: int | None
-    incarnation: int
+#: A namespace's budgets as written (``Budgets.as_json``).
+_BUDGETS = tuple[tuple[int, float, float], tuple[int, float, float], bool]
 
 
 def _reply_json(reply: Any) -> Any:
