@@ -1,6 +1,7 @@
 """The inspector's call view in headless Chromium: the conversation and the answer assembled
-from a stream's deltas, the stream's timeline, the journal's filters, copy as curl (replayed
-with curl), save as rule (validated and served), and a layout that fits from 800 px up."""
+from a stream's deltas, the stream's timeline, the call's headers (its key masked), the
+journal's filters, copy as curl (replayed with curl), save as rule (validated and served), and
+a layout that fits from 800 px up."""
 
 from __future__ import annotations
 
@@ -429,5 +430,37 @@ def test_the_layout_fits_from_800_px_up(mock: BackgroundServer, new_page: Any, w
     assert page.evaluate(LAYOUT_CHECK) == []
     open_call(page, 1)
     page.screenshot(path=str(SHOTS / f"inspector-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_429_shows_its_headers_with_the_key_masked(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    queued = httpx.post(
+        mock.url + "/__mockserver/next",
+        json={"error": {"preset": "rate_limited", "retry_after": 3}},
+        headers={"authorization": f"Bearer {KEY}"},
+    )
+    queued.raise_for_status()
+    limited = post(mock, "/v1/chat/completions", chat_body("hello"))
+    assert limited.status_code == 429
+    page.wait_for_selector("#calls tr")
+    open_call(page, 1)
+    assert page.is_visible("#headers-box")
+    summary = page.text_content("#headers-summary") or ""
+    assert f"x-request-id {limited.headers['x-request-id']}" in summary
+    assert "retry-after 3" in summary
+    page.click("#headers-box summary")
+    response = page.inner_text("#response-headers")
+    assert "retry-after-ms\t3000" in response
+    remaining = limited.headers["x-ratelimit-remaining-requests"]
+    assert f"x-ratelimit-remaining-requests\t{remaining}" in response
+    request = page.inner_text("#request-headers")
+    assert "authorization\t[REDACTED]" in request
+    assert KEY not in page.content()
+    page.screenshot(path=str(SHOTS / f"inspector-headers-{width}.png"))
     assert page.evaluate(LAYOUT_CHECK) == []
     assert errors == []

@@ -326,6 +326,10 @@
       .join("\n");
     $("detail-why").hidden = !$("detail-why").textContent;
     $("detail-request").textContent = pretty(full.request);
+    const headers = M.headersView(full);
+    $("headers-summary").textContent = headers.summary;
+    $("headers").replaceChildren(headers.body);
+    $("headers-box").hidden = false;
     $("conversation").replaceChildren(...M.conversation(full.request, full.path));
     const streamed = full.stream && Array.isArray(full.response);
     const plan = streamed ? M.eventTimes(full) : null;
@@ -369,6 +373,7 @@
     $("conversation").replaceChildren(el("p", { class: "muted" }, "loading…"));
     $("answer").replaceChildren();
     $("timeline-box").hidden = true;
+    $("headers-box").hidden = true;
     const res = await fetch(API + "/calls/" + call.seq + "?namespace=" + encodeURIComponent(call.namespace));
     if (state.open !== key) return;
     if (!res.ok) {
