@@ -16,8 +16,19 @@
     within(n, document.querySelector('.main'), 'journal ' + (n.id || n.tagName));
   for (const n of document.querySelectorAll('#detail .tools button, #detail h2, #detail .why, #detail .cols > div, #timeline-svg'))
     within(n, document.querySelector('#detail'), 'detail ' + (n.id || n.className || n.tagName));
-  for (const n of document.querySelectorAll('#calls td.c-path, #calls td.c-seq, #calls td.c-status, #calls td.c-model, .calls th'))
-    if (n.offsetWidth && n.scrollWidth > n.clientWidth + 1) bad.push('cut: ' + n.textContent);
+  // From 1024 px the time and the rule (or "miss → generated") read whole too.
+  const columns = '#calls td.c-path, #calls td.c-seq, #calls td.c-status, #calls td.c-model, .calls th' +
+    (window.innerWidth >= 1024 ? ', #calls td.c-ms, #calls td.c-rule' : '');
+  // Cut short: its text is wider than its box (an ellipsis only hides the rest).
+  const cut = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const style = getComputedStyle(node);
+    const room = node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return node.offsetWidth > 0 && (node.scrollWidth > node.clientWidth + 1 || range.getBoundingClientRect().width > room + 0.5);
+  };
+  for (const n of document.querySelectorAll(columns))
+    if (cut(n)) bad.push('cut: ' + n.textContent);
   const reply = document.querySelector('#calls td.c-reply');
   if (reply && reply.getBoundingClientRect().width < 100) bad.push('reply column ' + reply.getBoundingClientRect().width);
   // The longest choice of each select fits in it (no clipped dropdown).

@@ -35,6 +35,11 @@ rules:
     reply:
       text: "Paced words arrive one event at a time, each on its own write."
       latency: {ttft: 0.03, chunk_interval: 0.004}
+  - id: slow
+    when: {last_user: {contains: slowly}}
+    reply:
+      text: "Worth the wait."
+      latency: {ttft: 1.2}
   - id: weather-tool
     when: {last_user: {contains: weather}}
     reply:
@@ -462,5 +467,31 @@ def test_a_429_shows_its_headers_with_the_key_masked(
     assert "authorization\t[REDACTED]" in request
     assert KEY not in page.content()
     page.screenshot(path=str(SHOTS / f"inspector-headers-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+def row_cell(page: Any, number: int, column: str) -> str:
+    """The text of one cell (``c-ms``, ``c-rule``…) of the row of server-wide call ``number``."""
+    row = page.locator("#calls tr", has=page.locator(f"td.c-seq b:text-is('{number}')"))
+    return str(row.locator(f"td.{column}").text_content())
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_slow_call_s_time_and_a_generated_miss_read_whole(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("answer slowly", stream=True))
+    post(mock, "/v1/chat/completions", chat_body("a question no rule knows"))
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+    slow = entry(mock, 1)
+    assert slow["duration_ms"] >= 1000
+    page.wait_for_function(
+        "() => document.querySelector('#calls tr:last-child td.c-ms').textContent !== '…'"
+    )
+    assert row_cell(page, 1, "c-ms") == f"{slow['duration_ms']:.1f}"
+    assert row_cell(page, 2, "c-rule") == "miss → generated"
+    page.screenshot(path=str(SHOTS / f"inspector-columns-{width}.png"))
     assert page.evaluate(LAYOUT_CHECK) == []
     assert errors == []

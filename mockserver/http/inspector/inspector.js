@@ -132,6 +132,12 @@
 
   const keyOf = (call) => call.namespace + "\u0000" + call.seq;
 
+  // A time in its 64 px column: tenths of a ms up to 10 s, whole ms up to 100 s, then seconds.
+  function msText(ms) {
+    if (ms < 10000) return ms.toFixed(1);
+    return ms < 100000 ? String(Math.round(ms)) : Math.round(ms / 1000) + " s";
+  }
+
   function cells(call) {
     const status = el("td", { class: "num c-status s" + String(call.status)[0] }, call.status);
     const why = call.rule
@@ -155,7 +161,7 @@
       why,
       reply,
       status,
-      el("td", { class: "num c-ms" }, call.duration_ms ? call.duration_ms.toFixed(1) : "…"),
+      el("td", { class: "num c-ms", title: call.duration_ms ? call.duration_ms.toFixed(1) + " ms" : "" }, call.duration_ms ? msText(call.duration_ms) : "…"),
     ];
   }
 
