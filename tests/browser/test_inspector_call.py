@@ -135,6 +135,12 @@ def open_call(page: Any, number: int) -> None:
     page.wait_for_function("() => !!document.querySelector('#answer').childElementCount")
 
 
+def wait_for_text(page: Any, selector: str, expected: str) -> None:
+    page.wait_for_function(
+        "([s, t]) => document.querySelector(s)?.textContent === t", arg=[selector, expected]
+    )
+
+
 def visible_rows(page: Any) -> int:
     return int(page.evaluate("document.querySelectorAll('#calls tr:not([hidden])').length"))
 
@@ -494,4 +500,31 @@ def test_a_slow_call_s_time_and_a_generated_miss_read_whole(
     assert row_cell(page, 2, "c-rule") == "miss → generated"
     page.screenshot(path=str(SHOTS / f"inspector-columns-{width}.png"))
     assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_opening_a_call_shows_its_namespace_in_the_side_panel(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("paced please"))
+    post(mock, "/v1/chat/completions", chat_body("hello"), key=OTHER)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+    wait_for_text(page, "#ns-name", label(OTHER))  # the newest call's namespace
+    open_call(page, 1)
+    wait_for_text(page, "#ns-name", label(KEY))
+    page.wait_for_function(
+        "() => document.querySelector('#rules tr.hit td')?.textContent === 'paced'"
+    )
+    assert page.text_content("#rules tr.hit td.num") == "1"
+    assert page.get_attribute("#namespaces button[aria-current='true']", "title") == label(KEY)
+    # A call arriving meanwhile leaves the panel on the open call's namespace.
+    post(mock, "/v1/chat/completions", chat_body("hello again"), key=OTHER)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 3")
+    assert page.text_content("#ns-name") == label(KEY)
+    page.screenshot(path=str(SHOTS / f"inspector-follows-{width}.png"))
+    page.click("#close-detail")
+    post(mock, "/v1/chat/completions", chat_body("and again"), key=OTHER)
+    wait_for_text(page, "#ns-name", label(OTHER))  # closed: it follows the newest call again
     assert errors == []

@@ -241,7 +241,9 @@
     row.tr.setAttribute("aria-selected", String(key === state.open));
     row.tr.setAttribute("aria-label", call.method + " " + call.path + ", status " + call.status);
     row.tr.hidden = !matches(call, filters());
-    if (fresh && !state.picked && call.namespace !== state.selected) select(call.namespace, false);
+    // The panel follows the newest call, unless the user picked a namespace or opened a call
+    // (then it shows the opened call's namespace).
+    if (fresh && !state.picked && !state.open && call.namespace !== state.selected) select(call.namespace, false);
     if (!state.known.has(call.namespace)) later("namespaces", loadNamespaces, 150);
     if (call.namespace === state.selected) later("scenario", loadScenario, 150);
   }
@@ -369,6 +371,7 @@
     state.full = null;
     for (const r of state.rows.values()) r.tr.setAttribute("aria-selected", String(r.tr === row.tr));
     const call = row.call;
+    if (call.namespace !== state.selected) select(call.namespace, false); // its rules, its hits
     $("detail").hidden = false;
     $("export").hidden = true;
     $("export-text").textContent = "";
@@ -502,7 +505,7 @@
       $("calls").replaceChildren();
       for (const call of calls) upsert(call, false);
       refreshChoices();
-      if (!state.picked && calls.length) select(calls[calls.length - 1].namespace, false);
+      if (!state.picked && !state.open && calls.length) select(calls[calls.length - 1].namespace, false);
       applyFilter();
       loadNamespaces();
       loadScenario();
