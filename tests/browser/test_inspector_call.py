@@ -1,7 +1,9 @@
 """The inspector's call view in headless Chromium: the conversation and the answer assembled
 from a stream's deltas, the stream's timeline, the call's headers (its key masked), the
 journal's filters, copy as curl (replayed with curl), save as rule (validated and served), and
-a layout that fits from 800 px up."""
+a layout that fits from 800 px up (at 1024 and 1440 px: times, rules and namespaces whole and
+on one line, the side panel on the opened call's namespace, "Copied." beside its button, a cut
+stream's row marked)."""
 
 from __future__ import annotations
 
@@ -242,15 +244,27 @@ def test_a_tool_result_in_the_request_reads_as_a_tool_turn(
     assert errors == []
 
 
-def test_a_cut_stream_shows_where_it_was_cut(mock: BackgroundServer, new_page: Any) -> None:
-    page, errors = open_inspector(new_page, mock)
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_cut_stream_shows_where_it_was_cut(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
     with pytest.raises(httpx.HTTPError):
         post(mock, "/v1/chat/completions", chat_body("cut me", stream=True))
     page.wait_for_selector("#calls tr")
     cut = entry(mock, 1)
     assert cut["cut"] is True
     assert len(cut["timing"]) == 3
+    # Its row says so (marked once the stream has ended).
+    page.wait_for_selector("#calls tr td.c-reply .stream.cut")
+    marks = page.eval_on_selector_all(
+        "#calls tr td.c-reply span", "ns => ns.map(n => n.textContent)"
+    )
+    assert marks == ["stream cut"]
+    assert page.is_visible("#calls tr td.c-reply .stream.cut")
     open_call(page, 1)
+    page.screenshot(path=str(SHOTS / f"inspector-cut-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
     assert page.locator("#timeline-svg .mark").count() == len(cut["response"])
     assert page.locator("#timeline-svg .mark.sent").count() == 3
     assert page.locator("#timeline-svg .cut-line").count() == 1
@@ -527,4 +541,29 @@ def test_opening_a_call_shows_its_namespace_in_the_side_panel(
     page.click("#close-detail")
     post(mock, "/v1/chat/completions", chat_body("and again"), key=OTHER)
     wait_for_text(page, "#ns-name", label(OTHER))  # closed: it follows the newest call again
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_copied_is_said_beside_the_copy_button(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("hello"))
+    page.wait_for_selector("#calls tr")
+    open_call(page, 1)
+    for button in ("#copy-curl", "#save-rule"):
+        page.click(button)
+        page.wait_for_function("() => !!document.querySelector('#export-notice').textContent")
+        said = page.text_content("#export-notice")
+        assert said in ("Copied.", "Selected: press Ctrl+C to copy.")
+        copy = page.locator("#export-copy").bounding_box()
+        notice = page.locator("#export-notice").bounding_box()
+        assert copy is not None
+        assert notice is not None
+        assert abs((notice["y"] + notice["height"] / 2) - (copy["y"] + copy["height"] / 2)) < 8
+        assert 0 <= notice["x"] - (copy["x"] + copy["width"]) < 24
+        assert page.text_content("#notice") == ""  # not at the foot of the side panel
+        page.screenshot(path=str(SHOTS / f"inspector-copied-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
     assert errors == []

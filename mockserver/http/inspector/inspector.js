@@ -70,7 +70,8 @@
         if (ns.namespace === state.selected) button.setAttribute("aria-current", "true");
         button.append(
           el("span", { class: "name" }, ns.label),
-          el("span", { class: "sub" }, (ns.scenario ? ns.scenario + " · " : "") + ns.calls + (ns.calls === 1 ? " call" : " calls"))
+          el("span", { class: "scenario-of" }, ns.scenario ? ns.scenario + " ·" : ""),
+          el("span", { class: "count" }, ns.calls + (ns.calls === 1 ? " call" : " calls"))
         );
         button.addEventListener("click", () => select(ns.namespace, true));
         return el("li").appendChild(button).parentNode;
@@ -117,7 +118,7 @@
     }
     const rows = sc.rules.map((r) => {
       const tr = el("tr", r.hits ? { class: "hit" } : {});
-      tr.append(el("td", {}, r.id || "(unnamed)"), el("td", { class: "num" }, r.hits), el("td", { class: "num" }, r.replies));
+      tr.append(el("td", { title: r.id || "" }, r.id || "(unnamed)"), el("td", { class: "num" }, r.hits), el("td", { class: "num" }, r.replies));
       return tr;
     });
     if (!rows.length) {
@@ -149,7 +150,13 @@
     if (call.method !== "POST") path.append(el("span", { class: "method" }, call.method + " "));
     path.append(document.createTextNode(call.path));
     const reply = el("td", { class: "reply c-reply", title: call.summary });
-    if (call.stream) reply.append(el("span", { class: "stream" }, "stream"));
+    if (call.cut) {
+      const cut = "The stream was cut: only its first events reached the client.";
+      reply.append(el("span", { class: "stream cut", title: cut }, "stream cut"));
+      reply.title = cut + " " + call.summary;
+    } else if (call.stream) {
+      reply.append(el("span", { class: "stream" }, "stream"));
+    }
     reply.append(document.createTextNode(call.summary));
     const seq = el("td", { class: "num c-seq", title: "call " + call.number + " of the server, #" + call.seq + " of " + call.label });
     seq.append(el("b", {}, call.number || "–"), el("span", { class: "sub" }, " #" + call.seq));
@@ -304,16 +311,22 @@
 
   function showExport(title, hint, text) {
     $("export").hidden = false;
+    $("export-notice").textContent = "";
     $("export-title").textContent = title;
     $("export-hint").textContent = hint;
     $("export-text").textContent = text;
+  }
+
+  // Said beside the export's Copy button, where the eyes are (not in the side panel).
+  function copyNotice(text) {
+    $("export-notice").textContent = text;
   }
 
   async function copyExport() {
     const text = $("export-text").textContent;
     try {
       await navigator.clipboard.writeText(text);
-      notice("Copied.");
+      copyNotice("Copied.");
     } catch (err) {
       // No clipboard (a page on a plain-HTTP host, or no permission): select it for Ctrl+C.
       const range = document.createRange();
@@ -321,7 +334,7 @@
       const sel = window.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
-      notice("Selected: press Ctrl+C to copy.");
+      copyNotice("Selected: press Ctrl+C to copy.");
     }
   }
 
