@@ -33,3 +33,23 @@ def test_every_relative_link_of_the_readme_leads_to_a_file() -> None:
     relative = [link for link in links if not re.match(r"[a-z]+:", link)]
     assert relative
     assert [link for link in relative if not (ROOT / link).is_file()] == []
+
+
+def test_under_the_test_command_it_says_which_tests_skip_and_how_to_run_them() -> None:
+    """The browser tests want the openai npm package and instructor a side environment: the
+    line under the command says so, with the commands ``.ci/run`` runs to make both."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    for page in (README, ROOT / "docs" / "index.md"):
+        text = page.read_text()
+        command = "\n```\n\n"
+        after = text.split(".venv/bin/python -m pytest -q" + command, 1)[1].split("\n\n")[0]
+        assert "skip" in after, page
+        assert "`(cd tests/browser && npm install)`" in after, page
+        side = re.search(
+            r"`python3 -m venv \.venv-openai2 && (\.venv-openai2/bin/pip [^`]+)`", after
+        )
+        assert side is not None, page
+        wanted = side[1].replace("pip install ", "pip install -q ", 1)
+        assert wanted in " ".join(ci.split()), "the README's side environment is .ci/run's"
+        assert "(cd tests/browser && npm install" in ci
+        assert ".ci/run" in after, page
