@@ -29,6 +29,7 @@ from mockserver.errors import (
     APIError,
     InvalidRequestError,
     NoMatchError,
+    RecordedAnswer,
     ScenarioError,
 )
 from mockserver.families import FAMILIES
@@ -176,7 +177,7 @@ class Engine:
         try:
             choice = self._choose(space, scenario, prompt)
         except APIError as missed:  # a strict miss: the request still counts
-            self._commit(space, budgets, 0, self._refused(prompt, journal, missed))
+            self._refuse(space, budgets, missed, prompt=prompt, journal=journal)
             raise
         spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
         rule = choice.rule or "default"
@@ -191,12 +192,12 @@ class Engine:
             error.rule, error.miss = answered_by, choice.miss
             if error.status == 429:  # a 429 says where the budgets stand, as the API's do
                 error.headers = {**budgets.headers(), **error.headers}
-            self._commit(space, budgets, 0, self._refused(prompt, journal, error), hit=hit)
+            self._refuse(space, budgets, error, prompt=prompt, journal=journal, hit=hit)
             raise error
         if spec is not None and spec.recorded is not None:  # record & replay: as recorded
             answer = recorded_answer(spec.recorded)
             answer.rule = answered_by
-            self._commit(space, budgets, 0, self._refused(prompt, journal, answer), hit=hit)
+            self._refuse(space, budgets, answer, prompt=prompt, journal=journal, hit=hit)
             raise answer
         if spec is None:
             reply, turn_seed = self._generated(
@@ -295,28 +296,52 @@ class Engine:
             request=journal.request,
             rule=rule,
             miss=miss,
+            request_headers=journal.headers,
         )
 
-    def _refused(
-        self, prompt: Prompt, journal: Journaled | None, error: APIError
-    ) -> JournalEntry | None:
-        """The journal entry of a turn that ends in ``error`` (which then says it was
-        journaled, so the HTTP layer does not journal it again)."""
-        if journal is None:
-            return None
-        entry = self._entry(prompt, journal, status=error.status, rule=error.rule, miss=error.miss)
-        entry.response = error.body()
-        entry.summary = f"{error.type}: {error.message}"
-        error.journaled = entry
-        return entry
+    def _refuse(
+        self,
+        space: Namespace,
+        budgets: Budgets,
+        error: APIError,
+        *,
+        prompt: Prompt,
+        journal: Journaled | None,
+        hit: tuple[str, str, int] | None = None,
+    ) -> None:
+        """Commit a turn that ends in ``error``, and journal it with ``journal`` (``error`` then
+        says it was journaled, so the HTTP layer does not journal it again), the headers of
+        its answer with it (its request id is numbered after the entry)."""
+        entry = None
+        if journal is not None:
+            entry = self._entry(
+                prompt, journal, status=error.status, rule=error.rule, miss=error.miss
+            )
+            entry.response = error.body()
+            entry.summary = f"{error.type}: {error.message}"
+            error.journaled = entry
+        self._commit(space, budgets, 0, entry, hit=hit)
+        if entry is not None:
+            entry.response_headers = self.error_headers(space.name, entry.seq, error)
 
     @staticmethod
-    def answered(turn: Turn, *, response: Any, reply: Reply | None = None) -> None:
+    def answered(
+        turn: Turn,
+        *,
+        response: Any,
+        reply: Reply | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Attach the encoded answer (and the summary of what it said: ``reply``, if the
-        answer says something other than the turn's reply) to the turn's journal entry."""
+        answer says something other than the turn's reply), and the headers it is sent with,
+        to the turn's journal entry (kept as they are: the answer's own dict, not a copy)."""
         if turn.entry is not None:
             turn.entry.response = response
             turn.entry.summary = summarize(reply or turn.reply)
+            if headers is not None:
+                turn.entry.response_headers = (
+                    headers if isinstance(headers, dict) else dict(headers)
+                )
 
     @staticmethod
     def _settled(
@@ -471,3 +496,16 @@ class Engine:
             "openai-processing-ms": "12",
             **SERVICE_HEADERS,
         }
+
+    def error_headers(self, namespace: str, seq: int, error: APIError) -> dict[str, str]:
+        """The headers of the answer that refuses a request with ``error``: the error's own
+        (``retry-after``, a 429's budgets), then the API's, its request id numbered after the
+        request's journal entry ``seq``; a recorded answer's, as recorded."""
+        if isinstance(error, RecordedAnswer):
+            return {k.lower(): v for k, v in error.recorded_headers.items()}
+        headers = dict(error.headers)
+        service = self.service_headers(namespace, seq)
+        headers.setdefault("x-request-id", service["x-request-id"])
+        headers.setdefault("openai-processing-ms", service["openai-processing-ms"])
+        headers.update(SERVICE_HEADERS)
+        return headers

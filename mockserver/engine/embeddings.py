@@ -83,10 +83,19 @@ class Embedded:
     turns: list[Turn]
 
     def journal(
-        self, space: Namespace, *, path: str, model: str, body: Any, encoded: bytes
+        self,
+        space: Namespace,
+        *,
+        path: str,
+        model: str,
+        body: Any,
+        encoded: bytes,
+        request_headers: dict[str, str] | None = None,
+        response_headers: dict[str, str] | None = None,
     ) -> None:
         """Journal the request in ``space`` (held by the caller; one entry for all its
-        inputs) with the answer's bytes."""
+        inputs) with the answer's bytes, and the headers of both (the request's as the
+        journal keeps them: secrets masked)."""
         vectors, turns = self.vectors, self.turns
         first = next((t for t in turns if t.rule is not None), turns[0])
         space.record(
@@ -103,6 +112,8 @@ class Embedded:
                 miss=first.miss,
                 summary=f"{len(vectors)} embedding{'s' if len(vectors) != 1 else ''} of "
                 f"{len(vectors[0])} dimensions",
+                request_headers=request_headers or {},
+                response_headers=response_headers or {},
             ),
         )
 
@@ -141,9 +152,11 @@ def create_embeddings(
     path: str,
     headers: Mapping[str, str],
     body: Any,
+    journaled_headers: dict[str, str] | None = None,
 ) -> EmbeddingsAnswer:
     """Match, commit and journal each input in ``space`` (held by the caller); the answer's
-    bytes."""
+    bytes. ``journaled_headers``: the request's headers as the journal keeps them (secrets
+    masked)."""
     counts = [input_tokens(value) for value in request.inputs]
     check_token_limits(request.model, counts, request.dimensions)
     embedded = embed(engine, space, request, headers=headers, body=body)
@@ -154,7 +167,14 @@ def create_embeddings(
         encoding_format=request.encoding_format,
     )
     encoded = encode_json_pretty(result)
-    embedded.journal(space, path=path, model=request.model, body=body, encoded=encoded)
-    return EmbeddingsAnswer(
-        encoded, engine.request_headers(space.name, embedded.turns[-1]), embedded.plan()
+    answer_headers = engine.request_headers(space.name, embedded.turns[-1])
+    embedded.journal(
+        space,
+        path=path,
+        model=request.model,
+        body=body,
+        encoded=encoded,
+        request_headers=journaled_headers,
+        response_headers=answer_headers,
     )
+    return EmbeddingsAnswer(encoded, answer_headers, embedded.plan())

@@ -87,10 +87,12 @@ class Turn:
 
 @value_class
 class Journaled:
-    """What the journal keeps of a request besides its turn: where it was sent and its body."""
+    """What the journal keeps of a request besides its turn: where it was sent, its body, and
+    its headers (as the HTTP layer masks them: see ``JournalEntry.request_headers``)."""
 
     path: str
     request: Any
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def size(self) -> int:

@@ -22,6 +22,7 @@ The four steps:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -45,6 +46,7 @@ from mockserver.http.lane.recipes import (
 )
 from mockserver.http.routes.base import create_endpoint, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded
+from mockserver.record.redact import journaled_headers
 from mockserver.store import Namespace, Unparsed
 from mockserver.wire.json_body import Body
 
@@ -113,12 +115,18 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         ``store.transact(namespace, work)`` (awaited from the event loop where the store has
         ``turns``). The request is journaled at ``path`` (the endpoint's own, unless its path
         names a model)."""
-        journal = Journaled(path or self.path, Unparsed(raw, orjson.loads))
+        journal = Journaled(
+            path or self.path, Unparsed(raw, orjson.loads), journaled_headers(headers.items())
+        )
 
         def turn(space: Namespace) -> Encoded[Result]:
             result = self.take(space, checked, body, headers=headers, journal=journal)
             encoded = self.encode(result)
-            self.engine.answered(self.turn_of(result), response=encoded.journaled())
+            self.engine.answered(
+                self.turn_of(result),
+                response=encoded.journaled(),
+                headers=self.headers_of(result),
+            )
             return encoded
 
         return turn
@@ -127,6 +135,13 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
     @abstractmethod
     def turn_of(result: Result) -> Turn:
         """The engine's turn a result renders."""
+
+    @staticmethod
+    def headers_of(result: Result) -> Mapping[str, str]:
+        """The headers the answer to ``result`` sets itself (the journal keeps them): its
+        ``headers``, which every family's result has (``{}`` for one without)."""
+        headers: Mapping[str, str] = getattr(result, "headers", {})
+        return headers
 
     @abstractmethod
     def answer(self, encoded: Encoded[Result]) -> Response:
@@ -169,6 +184,9 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
         """File a recipe for ``key``, if the request would be answered alike again."""
         recipe = self.recipe(key, checked, encoded, response)
         if recipe is not None:
+            entry = self.turn_of(encoded.result).entry
+            if entry is not None:  # what the journal keeps of the request's headers, once
+                recipe = dataclasses.replace(recipe, request_headers=entry.request_headers)
             self.replays.file(key, recipe)
 
 

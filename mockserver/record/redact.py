@@ -12,7 +12,14 @@ from urllib.parse import parse_qsl
 
 from mockserver.record.exchange import Event, Exchange
 
-__all__ = ["MASK", "SECRET_HEADERS", "Redactor", "kept_request", "kept_response"]
+__all__ = [
+    "MASK",
+    "SECRET_HEADERS",
+    "Redactor",
+    "journaled_headers",
+    "kept_request",
+    "kept_response",
+]
 
 #: What a masked secret reads as in a written file.
 MASK = "[REDACTED]"
@@ -105,6 +112,28 @@ class Redactor:
             body_text=None if exchange.body_text is None else self.text(exchange.body_text),
             events=events,
         )
+
+
+def journaled_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Every header (lower-case names) as the journal keeps it: a secret header's value masked
+    and the credentials it carries masked wherever another value repeats them, as a recording
+    masks them (it leaves the secret headers out; the journal shows that they were sent).
+    Made on every request: the usual case (ASGI's lower-case names, no credential repeated)
+    costs a copy of the headers and a few lookups."""
+    kept = dict(headers)
+    if not "".join(kept).islower():  # names as a client wrote them
+        kept = {k.lower(): v for k, v in kept.items()}
+    secret = SECRET_HEADERS.intersection(kept)
+    if not secret:
+        return kept
+    found = credentials_in([(name, kept[name]) for name in secret])
+    for name in secret:
+        kept[name] = MASK
+    sent = "\n".join(kept.values())
+    if not any(value in sent for value in found):  # no other header repeats a credential
+        return kept
+    redactor = Redactor().with_secrets(found)
+    return {k: v if k in secret else redactor.text(v) for k, v in kept.items()}
 
 
 def credentials_in(headers: Iterable[tuple[str, str]], query: str = "") -> list[str]:

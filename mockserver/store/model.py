@@ -234,6 +234,12 @@ class JournalEntry:
     number: int = 0
     #: The bytes this entry counts towards its namespace's journal bound (once complete).
     size: int = 0
+    #: The request's headers (lower-case names), a credential's value masked: a JSON object.
+    request_headers: dict[str, str] = field(default_factory=dict)
+    #: The headers the answer set itself (request id, rate limits, ``retry-after``…; not its
+    #: framing's, content type and length, nor the server's, date): a JSON object. Read only
+    #: (it may be the dict the answer was sent with).
+    response_headers: dict[str, str] = field(default_factory=dict)
 
     def answer(self) -> Any:
         """The response body (or a stream's payloads) as JSON values."""
@@ -266,6 +272,8 @@ class JournalEntry:
             "timing": self.timing,
             "cut": self.cut,
             "number": self.number,
+            "request_headers": self.request_headers,
+            "response_headers": self.response_headers,
         }
 
 

@@ -1,6 +1,9 @@
 """The inspector's call view in headless Chromium: the conversation and the answer assembled
-from a stream's deltas, the stream's timeline, the journal's filters, copy as curl (replayed
-with curl), save as rule (validated and served), and a layout that fits from 800 px up."""
+from a stream's deltas, the stream's timeline, the call's headers (its key masked), the
+journal's filters, copy as curl (replayed with curl), save as rule (validated and served), and
+a layout that fits from 800 px up (at 1024 and 1440 px: times, rules and namespaces whole and
+on one line, the side panel on the opened call's namespace, "Copied." beside its button, a cut
+stream's row marked)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,11 @@ rules:
     reply:
       text: "Paced words arrive one event at a time, each on its own write."
       latency: {ttft: 0.03, chunk_interval: 0.004}
+  - id: slow
+    when: {last_user: {contains: slowly}}
+    reply:
+      text: "Worth the wait."
+      latency: {ttft: 1.2}
   - id: weather-tool
     when: {last_user: {contains: weather}}
     reply:
@@ -127,6 +135,12 @@ def open_call(page: Any, number: int) -> None:
     """Open the journal row of the server-wide call ``number`` and wait for its view."""
     page.locator("#calls tr", has=page.locator(f"td.c-seq b:text-is('{number}')")).click()
     page.wait_for_function("() => !!document.querySelector('#answer').childElementCount")
+
+
+def wait_for_text(page: Any, selector: str, expected: str) -> None:
+    page.wait_for_function(
+        "([s, t]) => document.querySelector(s)?.textContent === t", arg=[selector, expected]
+    )
 
 
 def visible_rows(page: Any) -> int:
@@ -230,15 +244,27 @@ def test_a_tool_result_in_the_request_reads_as_a_tool_turn(
     assert errors == []
 
 
-def test_a_cut_stream_shows_where_it_was_cut(mock: BackgroundServer, new_page: Any) -> None:
-    page, errors = open_inspector(new_page, mock)
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_cut_stream_shows_where_it_was_cut(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
     with pytest.raises(httpx.HTTPError):
         post(mock, "/v1/chat/completions", chat_body("cut me", stream=True))
     page.wait_for_selector("#calls tr")
     cut = entry(mock, 1)
     assert cut["cut"] is True
     assert len(cut["timing"]) == 3
+    # Its row says so (marked once the stream has ended).
+    page.wait_for_selector("#calls tr td.c-reply .stream.cut")
+    marks = page.eval_on_selector_all(
+        "#calls tr td.c-reply span", "ns => ns.map(n => n.textContent)"
+    )
+    assert marks == ["stream cut"]
+    assert page.is_visible("#calls tr td.c-reply .stream.cut")
     open_call(page, 1)
+    page.screenshot(path=str(SHOTS / f"inspector-cut-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
     assert page.locator("#timeline-svg .mark").count() == len(cut["response"])
     assert page.locator("#timeline-svg .mark.sent").count() == 3
     assert page.locator("#timeline-svg .cut-line").count() == 1
@@ -429,5 +455,115 @@ def test_the_layout_fits_from_800_px_up(mock: BackgroundServer, new_page: Any, w
     assert page.evaluate(LAYOUT_CHECK) == []
     open_call(page, 1)
     page.screenshot(path=str(SHOTS / f"inspector-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_429_shows_its_headers_with_the_key_masked(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    queued = httpx.post(
+        mock.url + "/__mockserver/next",
+        json={"error": {"preset": "rate_limited", "retry_after": 3}},
+        headers={"authorization": f"Bearer {KEY}"},
+    )
+    queued.raise_for_status()
+    limited = post(mock, "/v1/chat/completions", chat_body("hello"))
+    assert limited.status_code == 429
+    page.wait_for_selector("#calls tr")
+    open_call(page, 1)
+    assert page.is_visible("#headers-box")
+    summary = page.text_content("#headers-summary") or ""
+    assert f"x-request-id {limited.headers['x-request-id']}" in summary
+    assert "retry-after 3" in summary
+    page.click("#headers-box summary")
+    response = page.inner_text("#response-headers")
+    assert "retry-after-ms\t3000" in response
+    remaining = limited.headers["x-ratelimit-remaining-requests"]
+    assert f"x-ratelimit-remaining-requests\t{remaining}" in response
+    request = page.inner_text("#request-headers")
+    assert "authorization\t[REDACTED]" in request
+    assert KEY not in page.content()
+    page.screenshot(path=str(SHOTS / f"inspector-headers-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+def row_cell(page: Any, number: int, column: str) -> str:
+    """The text of one cell (``c-ms``, ``c-rule``…) of the row of server-wide call ``number``."""
+    row = page.locator("#calls tr", has=page.locator(f"td.c-seq b:text-is('{number}')"))
+    return str(row.locator(f"td.{column}").text_content())
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_a_slow_call_s_time_and_a_generated_miss_read_whole(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("answer slowly", stream=True))
+    post(mock, "/v1/chat/completions", chat_body("a question no rule knows"))
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+    slow = entry(mock, 1)
+    assert slow["duration_ms"] >= 1000
+    page.wait_for_function(
+        "() => document.querySelector('#calls tr:last-child td.c-ms').textContent !== '…'"
+    )
+    assert row_cell(page, 1, "c-ms") == f"{slow['duration_ms']:.1f}"
+    assert row_cell(page, 2, "c-rule") == "miss → generated"
+    page.screenshot(path=str(SHOTS / f"inspector-columns-{width}.png"))
+    assert page.evaluate(LAYOUT_CHECK) == []
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_opening_a_call_shows_its_namespace_in_the_side_panel(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("paced please"))
+    post(mock, "/v1/chat/completions", chat_body("hello"), key=OTHER)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+    wait_for_text(page, "#ns-name", label(OTHER))  # the newest call's namespace
+    open_call(page, 1)
+    wait_for_text(page, "#ns-name", label(KEY))
+    page.wait_for_function(
+        "() => document.querySelector('#rules tr.hit td')?.textContent === 'paced'"
+    )
+    assert page.text_content("#rules tr.hit td.num") == "1"
+    assert page.get_attribute("#namespaces button[aria-current='true']", "title") == label(KEY)
+    # A call arriving meanwhile leaves the panel on the open call's namespace.
+    post(mock, "/v1/chat/completions", chat_body("hello again"), key=OTHER)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 3")
+    assert page.text_content("#ns-name") == label(KEY)
+    page.screenshot(path=str(SHOTS / f"inspector-follows-{width}.png"))
+    page.click("#close-detail")
+    post(mock, "/v1/chat/completions", chat_body("and again"), key=OTHER)
+    wait_for_text(page, "#ns-name", label(OTHER))  # closed: it follows the newest call again
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_copied_is_said_beside_the_copy_button(
+    mock: BackgroundServer, new_page: Any, width: int
+) -> None:
+    page, errors = open_inspector(new_page, mock, width=width)
+    post(mock, "/v1/chat/completions", chat_body("hello"))
+    page.wait_for_selector("#calls tr")
+    open_call(page, 1)
+    for button in ("#copy-curl", "#save-rule"):
+        page.click(button)
+        page.wait_for_function("() => !!document.querySelector('#export-notice').textContent")
+        said = page.text_content("#export-notice")
+        assert said in ("Copied.", "Selected: press Ctrl+C to copy.")
+        copy = page.locator("#export-copy").bounding_box()
+        notice = page.locator("#export-notice").bounding_box()
+        assert copy is not None
+        assert notice is not None
+        assert abs((notice["y"] + notice["height"] / 2) - (copy["y"] + copy["height"] / 2)) < 8
+        assert 0 <= notice["x"] - (copy["x"] + copy["width"]) < 24
+        assert page.text_content("#notice") == ""  # not at the foot of the side panel
+        page.screenshot(path=str(SHOTS / f"inspector-copied-{width}.png"))
     assert page.evaluate(LAYOUT_CHECK) == []
     assert errors == []

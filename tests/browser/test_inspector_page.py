@@ -49,17 +49,24 @@ def chat(sdk: Any, prompt: str) -> str:
     return text(sdk, "#error") or text(sdk, "#chat-output")
 
 
-def open_inspector(new_page: Any, mock: BackgroundServer) -> Any:
+#: The page-side layout check (see test_inspector_call.py): what overflows, is cut or wraps.
+LAYOUT_CHECK = (Path(__file__).parent / "layout_check.js").read_text(encoding="utf-8")
+
+
+def open_inspector(new_page: Any, mock: BackgroundServer, width: int | None = None) -> Any:
     page, errors = new_page()
+    if width is not None:
+        page.set_viewport_size({"width": width, "height": 800})
     page.goto(mock.url + "/__mockserver/")
     page.wait_for_selector("#live.on")
     return page, errors
 
 
+@pytest.mark.parametrize("width", [1024, 1440])
 def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
-    mock: BackgroundServer, site: BackgroundServer, new_page: Any
+    mock: BackgroundServer, site: BackgroundServer, new_page: Any, width: int
 ) -> None:
-    inspector, errors = open_inspector(new_page, mock)
+    inspector, errors = open_inspector(new_page, mock, width)
     sdk, _ = sdk_page(new_page, site, mock, KEY)
     chat(sdk, "hello there")
 
@@ -71,14 +78,17 @@ def test_the_journal_shows_an_sdk_request_live_and_opens_it_by_keyboard(
     assert "generated" in row.inner_text()  # a turn the default scenario generated
     wait_text(inspector, "#ns-name", label(KEY))  # the side panel follows the newest call
     wait_text(inspector, "#namespaces", label(KEY))
-    inspector.screenshot(path=str(SHOTS / "inspector-journal.png"))
+    wait_text(inspector, "#rules", "no rules")
+    inspector.screenshot(path=str(SHOTS / f"inspector-journal-{width}.png"))
+    assert inspector.evaluate(LAYOUT_CHECK) == []
 
     row.focus()
     inspector.keyboard.press("Enter")
     wait_text(inspector, "#detail-request", "hello there")
     assert "events" in text(inspector, "#detail-response-title")
     assert "chat.completion.chunk" in text(inspector, "#detail-response")
-    inspector.screenshot(path=str(SHOTS / "inspector-detail.png"))
+    inspector.screenshot(path=str(SHOTS / f"inspector-detail-{width}.png"))
+    assert inspector.evaluate(LAYOUT_CHECK) == []
     inspector.keyboard.press("Escape")
     assert inspector.locator("#detail").is_hidden()
     httpx.get(mock.base_url + "/models", headers={"authorization": f"Bearer {KEY}"})

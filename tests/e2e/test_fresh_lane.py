@@ -69,6 +69,7 @@ def session(
     for call in calls:
         assert call.pop("duration_ms") is not None, call  # every entry was completed
         call.pop("timing")
+        assert call["request_headers"].pop("host") == server.url.split("//")[1]  # its own port
     seen.append(calls)
     return seen
 
@@ -257,6 +258,7 @@ def test_new_responses_requests_are_answered_and_stored_as_by_the_full_path(
         for call in calls:
             assert call.pop("duration_ms") is not None, call
             call.pop("timing")
+            assert call["request_headers"].pop("host") == server.url.split("//")[1]
         seen.append(calls)
         return seen
 

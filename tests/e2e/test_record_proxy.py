@@ -262,6 +262,46 @@ def test_mode_none_answers_an_unrecorded_request_with_the_nearest_recording(
     assert "'helo' does not equal 'hello'" in message
 
 
+def test_a_cassette_missed_under_serve_scenario_and_under_mode_none_says_what_the_docs_say(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    """The same cassette, the same unrecorded request: ``serve --scenario`` answers with the
+    matcher's explanation, a replay-only recorder with the nearest recording; docs/record.md
+    says which gives which."""
+    cassette = tmp_path / "twice.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.base_url)
+    try:
+        chat_stream_bytes(recorder, "hello")
+    finally:
+        recorder.stop()
+    refused = {}
+    for how, server in (
+        ("scenario", start_server(scenario=str(cassette))),
+        ("none", replayer(cassette)),
+    ):
+        try:
+            with sdk(server) as client, pytest.raises(openai.BadRequestError) as error:
+                client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "helo"}]
+                )
+        finally:
+            server.stop()
+        body = error.value.body
+        assert isinstance(body, dict)
+        refused[how] = (error.value.code, body["message"])
+    opening = {"scenario": "No rule of scenario ", "none": "mockserver: no recording in cassette "}
+    assert refused["scenario"][0] == "mockserver_no_match"
+    assert refused["none"][0] == "mockserver_no_recording"
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "record.md").read_text()
+    said = " ".join(docs.split("## Exact or distilled")[0].split())  # where cassettes begin
+    for how, (code, message) in refused.items():
+        assert message.startswith(opening[how])
+        assert f"`{code}`" in said
+        assert f"`{opening[how]}" in said
+    assert said.index("`--record-mode none`") < said.index("`mockserver_no_recording`")
+    assert said.index("`serve --scenario PATH`") < said.index("`mockserver_no_match`")
+
+
 def test_mode_none_without_a_cassette_refuses_to_start(tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match="does not exist"):
         replayer(tmp_path / "absent.yaml")

@@ -77,6 +77,7 @@ def exchange(
     for call in calls:
         call.pop("duration_ms")
         call.pop("timing")
+        assert call["request_headers"].pop("host") == server.url.split("//")[1]  # its own port
     seen.append(calls)
     return seen
 

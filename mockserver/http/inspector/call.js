@@ -388,6 +388,42 @@
     return { svg: root, note: timelineNote(full, plan, events), plan };
   }
 
+  // --- the headers --------------------------------------------------------------------------
+
+  // Response headers a person looks for first: how long to wait, which request it was (named
+  // in the summary line), and how much budget is left (marked in the list).
+  const SUMMARY = /^(retry-after|x-request-id|request-id)$/;
+  const NOTABLE = /^(retry-after|retry-after-ms|x-request-id|request-id|x-ratelimit-remaining-(requests|tokens))$/;
+
+  function headerTable(headers, id) {
+    const names = Object.keys(isObj(headers) ? headers : {});
+    if (!names.length) return el("p", { class: "muted", id }, "none kept");
+    const table = el("table", { class: "header-list", id });
+    for (const name of names) {
+      const tr = el("tr", NOTABLE.test(name) ? { class: "notable" } : {});
+      tr.append(el("th", { scope: "row" }, name), el("td", {}, headers[name]));
+      table.append(tr);
+    }
+    return table;
+  }
+
+  // The call's headers as the journal kept them (a credential's value masked), and the
+  // summary line that names the notable ones.
+  function headersView(full) {
+    const response = isObj(full.response_headers) ? full.response_headers : {};
+    const request = isObj(full.request_headers) ? full.request_headers : {};
+    const notable = Object.keys(response).filter((n) => SUMMARY.test(n));
+    const count = Object.keys(request).length + " request, " + Object.keys(response).length + " response";
+    const summary = notable.length ? notable.map((n) => n + " " + response[n]).join(" · ") : count;
+    const cols = el("div", { class: "cols" });
+    const left = el("div");
+    left.append(el("h4", {}, "request"), headerTable(request, "request-headers"));
+    const right = el("div");
+    right.append(el("h4", {}, "response"), headerTable(response, "response-headers"));
+    cols.append(left, right);
+    return { summary, body: cols };
+  }
+
   // --- copy as curl -------------------------------------------------------------------------
 
   const shellQuote = (s) => "'" + String(s).replace(/'/g, "'\\''") + "'";
@@ -405,5 +441,5 @@
     return lines.join(" \\\n  ");
   }
 
-  window.MockCall = { conversation, assemble, answerView, timeline, eventTimes, curl };
+  window.MockCall = { conversation, assemble, answerView, timeline, eventTimes, headersView, curl };
 })();

@@ -70,7 +70,8 @@
         if (ns.namespace === state.selected) button.setAttribute("aria-current", "true");
         button.append(
           el("span", { class: "name" }, ns.label),
-          el("span", { class: "sub" }, (ns.scenario ? ns.scenario + " · " : "") + ns.calls + (ns.calls === 1 ? " call" : " calls"))
+          el("span", { class: "scenario-of" }, ns.scenario ? ns.scenario + " ·" : ""),
+          el("span", { class: "count" }, ns.calls + (ns.calls === 1 ? " call" : " calls"))
         );
         button.addEventListener("click", () => select(ns.namespace, true));
         return el("li").appendChild(button).parentNode;
@@ -117,7 +118,7 @@
     }
     const rows = sc.rules.map((r) => {
       const tr = el("tr", r.hits ? { class: "hit" } : {});
-      tr.append(el("td", {}, r.id || "(unnamed)"), el("td", { class: "num" }, r.hits), el("td", { class: "num" }, r.replies));
+      tr.append(el("td", { title: r.id || "" }, r.id || "(unnamed)"), el("td", { class: "num" }, r.hits), el("td", { class: "num" }, r.replies));
       return tr;
     });
     if (!rows.length) {
@@ -132,6 +133,12 @@
 
   const keyOf = (call) => call.namespace + "\u0000" + call.seq;
 
+  // A time in its 64 px column: tenths of a ms up to 10 s, whole ms up to 100 s, then seconds.
+  function msText(ms) {
+    if (ms < 10000) return ms.toFixed(1);
+    return ms < 100000 ? String(Math.round(ms)) : Math.round(ms / 1000) + " s";
+  }
+
   function cells(call) {
     const status = el("td", { class: "num c-status s" + String(call.status)[0] }, call.status);
     const why = call.rule
@@ -143,7 +150,13 @@
     if (call.method !== "POST") path.append(el("span", { class: "method" }, call.method + " "));
     path.append(document.createTextNode(call.path));
     const reply = el("td", { class: "reply c-reply", title: call.summary });
-    if (call.stream) reply.append(el("span", { class: "stream" }, "stream"));
+    if (call.cut) {
+      const cut = "The stream was cut: only its first events reached the client.";
+      reply.append(el("span", { class: "stream cut", title: cut }, "stream cut"));
+      reply.title = cut + " " + call.summary;
+    } else if (call.stream) {
+      reply.append(el("span", { class: "stream" }, "stream"));
+    }
     reply.append(document.createTextNode(call.summary));
     const seq = el("td", { class: "num c-seq", title: "call " + call.number + " of the server, #" + call.seq + " of " + call.label });
     seq.append(el("b", {}, call.number || "–"), el("span", { class: "sub" }, " #" + call.seq));
@@ -155,7 +168,7 @@
       why,
       reply,
       status,
-      el("td", { class: "num c-ms" }, call.duration_ms ? call.duration_ms.toFixed(1) : "…"),
+      el("td", { class: "num c-ms", title: call.duration_ms ? call.duration_ms.toFixed(1) + " ms" : "" }, call.duration_ms ? msText(call.duration_ms) : "…"),
     ];
   }
 
@@ -235,7 +248,9 @@
     row.tr.setAttribute("aria-selected", String(key === state.open));
     row.tr.setAttribute("aria-label", call.method + " " + call.path + ", status " + call.status);
     row.tr.hidden = !matches(call, filters());
-    if (fresh && !state.picked && call.namespace !== state.selected) select(call.namespace, false);
+    // The panel follows the newest call, unless the user picked a namespace or opened a call
+    // (then it shows the opened call's namespace).
+    if (fresh && !state.picked && !state.open && call.namespace !== state.selected) select(call.namespace, false);
     if (!state.known.has(call.namespace)) later("namespaces", loadNamespaces, 150);
     if (call.namespace === state.selected) later("scenario", loadScenario, 150);
   }
@@ -296,16 +311,22 @@
 
   function showExport(title, hint, text) {
     $("export").hidden = false;
+    $("export-notice").textContent = "";
     $("export-title").textContent = title;
     $("export-hint").textContent = hint;
     $("export-text").textContent = text;
+  }
+
+  // Said beside the export's Copy button, where the eyes are (not in the side panel).
+  function copyNotice(text) {
+    $("export-notice").textContent = text;
   }
 
   async function copyExport() {
     const text = $("export-text").textContent;
     try {
       await navigator.clipboard.writeText(text);
-      notice("Copied.");
+      copyNotice("Copied.");
     } catch (err) {
       // No clipboard (a page on a plain-HTTP host, or no permission): select it for Ctrl+C.
       const range = document.createRange();
@@ -313,7 +334,7 @@
       const sel = window.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
-      notice("Selected: press Ctrl+C to copy.");
+      copyNotice("Selected: press Ctrl+C to copy.");
     }
   }
 
@@ -326,6 +347,10 @@
       .join("\n");
     $("detail-why").hidden = !$("detail-why").textContent;
     $("detail-request").textContent = pretty(full.request);
+    const headers = M.headersView(full);
+    $("headers-summary").textContent = headers.summary;
+    $("headers").replaceChildren(headers.body);
+    $("headers-box").hidden = false;
     $("conversation").replaceChildren(...M.conversation(full.request, full.path));
     const streamed = full.stream && Array.isArray(full.response);
     const plan = streamed ? M.eventTimes(full) : null;
@@ -359,6 +384,7 @@
     state.full = null;
     for (const r of state.rows.values()) r.tr.setAttribute("aria-selected", String(r.tr === row.tr));
     const call = row.call;
+    if (call.namespace !== state.selected) select(call.namespace, false); // its rules, its hits
     $("detail").hidden = false;
     $("export").hidden = true;
     $("export-text").textContent = "";
@@ -369,6 +395,7 @@
     $("conversation").replaceChildren(el("p", { class: "muted" }, "loading…"));
     $("answer").replaceChildren();
     $("timeline-box").hidden = true;
+    $("headers-box").hidden = true;
     const res = await fetch(API + "/calls/" + call.seq + "?namespace=" + encodeURIComponent(call.namespace));
     if (state.open !== key) return;
     if (!res.ok) {
@@ -491,7 +518,7 @@
       $("calls").replaceChildren();
       for (const call of calls) upsert(call, false);
       refreshChoices();
-      if (!state.picked && calls.length) select(calls[calls.length - 1].namespace, false);
+      if (!state.picked && !state.open && calls.length) select(calls[calls.length - 1].namespace, false);
       applyFilter();
       loadNamespaces();
       loadScenario();

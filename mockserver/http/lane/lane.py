@@ -20,7 +20,6 @@ protocol itself (``protocol.py``), which answers before uvicorn makes an ASGI ta
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -43,8 +42,8 @@ from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
 
-#: A replay's change of its namespace, made: its counter, budget headers and answer bytes.
-Served = tuple[int, Any, bytes]
+#: A replay's change of its namespace, made: its answer's headers and bytes.
+Served = tuple[dict[str, str], bytes]
 
 
 class Lane:
@@ -152,6 +151,7 @@ class Lane:
             summary=recipe.summary,
             rule=decision.rule,
             miss=recipe.miss,
+            request_headers=recipe.request_headers,
         )
 
         def serve(space: Namespace) -> Served | None:
@@ -162,9 +162,12 @@ class Lane:
             answer_id = recipe.answer_id(counter)
             created = engine.now()
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
+            entry.response_headers = headers = engine.answer_headers(
+                decision.namespace, counter, decision.completion_tokens, budget
+            )
             if recipe.commit is not None:
                 recipe.commit(space, answer_id, created)
-            return counter, budget, recipe.fill(answer_id, created)
+            return headers, recipe.fill(answer_id, created)
 
         return entry, serve
 
@@ -173,13 +176,9 @@ class Lane:
     ) -> Answered | None:
         if served is None:
             return None
-        decision = recipe.decision
-        counter, budget, answer = served
-        headers = self.engine.answer_headers(
-            decision.namespace, counter, decision.completion_tokens, budget
-        )
+        headers, answer = served
         self.replays.served += 1
-        return Answered(headers, answer, recipe.stream, decision.namespace, entry)
+        return Answered(headers, answer, recipe.stream, recipe.decision.namespace, entry)
 
     def complete(self, answered: Answered, started: float) -> None:
         """Stamp the answer's journal entries with how long it took, and announce them."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import field
 from typing import Any, NamedTuple
 
 from starlette.datastructures import Headers
@@ -88,6 +89,9 @@ class Recipe:
     #: What else a request answered so commits, given the answer's id and time (a stored
     #: response).
     commit: Callable[[Namespace, str, int], None] | None = None
+    #: The request's headers as the journal keeps them (the same for every replay: its key
+    #: holds them), set by the endpoint that files the recipe.
+    request_headers: dict[str, str] = field(default_factory=dict)
 
     def fill(self, answer_id: str, created: int) -> bytes:
         """The answer with this id and time: the same bytes every time it is asked."""

@@ -20,10 +20,16 @@ from mockserver.errors import (
     UnsupportedMediaTypeError,
 )
 from mockserver.families import ErrorShape, errors_at, family_at
-from mockserver.http.responses import RecordedResponse, SSEResponse, error_response
+from mockserver.http.responses import (
+    RecordedResponse,
+    SSEResponse,
+    error_response,
+    json_response,
+)
+from mockserver.record.redact import journaled_headers
 from mockserver.render import sse
 from mockserver.render.errors import error_answer
-from mockserver.store import JournalEntry, Unparsed
+from mockserver.store import JournalEntry, Namespace, Unparsed
 from mockserver.wire.json_body import parse_json_body
 
 __all__ = [
@@ -208,41 +214,58 @@ def control_endpoint(handler: Handler) -> Handler:
 
 
 def refusal(request: Request, error: APIError) -> Response:
-    """The API's answer to a refused request, journaled (a request id numbered after it), unless
-    the engine journaled it already (a turn that ended in this error)."""
+    """The API's answer to a refused request, journaled (a request id numbered after it, and
+    the headers it is sent with), unless the engine journaled it already (a turn that ended in
+    this error)."""
     engine = engine_of(request)
     namespace = namespace_of(request)
     shape = error_shape(request.url.path, request.headers, request.query_params)
     answer = error_answer(error, shape)
+
+    def sent(seq: int) -> dict[str, str]:  # OpenAI's carry a request id and service headers
+        return engine.error_headers(namespace, seq, error) if shape == "openai" else answer.headers
+
     entry = error.journaled
     if isinstance(entry, JournalEntry) and shape != "openai":  # as it is sent
         entry.response, entry.status = answer.body, answer.status
+        entry.response_headers = answer.headers
     if not isinstance(entry, JournalEntry):
-        path = request.scope["path"]
-        body = getattr(request.state, "json_body", None)
-        model = body.get("model") if isinstance(body, dict) else None
-        family = family_at(request.method, path)
-        if model is None and family is not None:  # a model named by the path
-            model = (family.parameters(path) or {}).get("model")
-        entry = JournalEntry(
-            seq=0,
-            method=request.method,
-            path=request.url.path,
-            status=answer.status,
-            api=family.api if family else None,
-            model=model if isinstance(model, str) else None,
-            stream=isinstance(body, dict) and body.get("stream") is True,
-            request=journaled_body(request),
-            response=answer.body,
-            rule=error.rule,
-            miss=error.miss,
-            summary=f"{error.type}: {error.message}",
-        )
-        engine.store.transact(namespace, lambda space: space.record(entry))
+        refused = entry = _refused_entry(request, error, answer.status, answer.body)
+
+        def journal(space: Namespace) -> None:
+            space.record(refused)
+            refused.response_headers = sent(refused.seq)
+
+        engine.store.transact(namespace, journal)
     if isinstance(error, RecordedAnswer):  # record & replay: sent as the upstream sent it
         return RecordedResponse(error)
-    request_id = engine.service_headers(namespace, entry.seq)["x-request-id"]
-    return error_response(error, request_id=request_id, shape=shape)
+    headers = entry.response_headers or sent(entry.seq)
+    return json_response(answer.body, status=answer.status, headers=headers)
+
+
+def _refused_entry(request: Request, error: APIError, status: int, body: Any) -> JournalEntry:
+    """The journal entry of a request refused before any turn took it."""
+    path = request.scope["path"]
+    sent = getattr(request.state, "json_body", None)
+    model = sent.get("model") if isinstance(sent, dict) else None
+    family = family_at(request.method, path)
+    if model is None and family is not None:  # a model named by the path
+        model = (family.parameters(path) or {}).get("model")
+    return JournalEntry(
+        seq=0,
+        method=request.method,
+        path=request.url.path,
+        status=status,
+        api=family.api if family else None,
+        model=model if isinstance(model, str) else None,
+        stream=isinstance(sent, dict) and sent.get("stream") is True,
+        request=journaled_body(request),
+        response=body,
+        rule=error.rule,
+        miss=error.miss,
+        summary=f"{error.type}: {error.message}",
+        request_headers=journaled_headers(request.headers.items()),
+    )
 
 
 def _journal_answer(request: Request, response: Response) -> None:
@@ -266,8 +289,19 @@ def _journal_answer(request: Request, response: Response) -> None:
         request=journaled_body(request),
         response=answer,
         summary=summary,
+        request_headers=journaled_headers(request.headers.items()),
     )
-    engine.store.transact(namespace, lambda space: space.record(entry))
+    named = {
+        k.decode("latin-1"): v.decode("latin-1")
+        for k, v in response.raw_headers
+        if k not in (b"content-length", b"content-type")
+    }
+
+    def journal(space: Namespace) -> None:  # with the headers it is sent with (see below)
+        space.record(entry)
+        entry.response_headers = {**engine.service_headers(namespace, entry.seq), **named}
+
+    engine.store.transact(namespace, journal)
     own = [
         (k.encode("latin-1"), v.encode("latin-1"))
         for k, v in engine.service_headers(namespace, entry.seq).items()

@@ -15,6 +15,7 @@ from mockserver.http.responses import json_response
 from mockserver.http.routes.base import engine_of
 from mockserver.http.routes.control import namespace_of
 from mockserver.record.exchange import Event, Exchange
+from mockserver.record.redact import kept_request, kept_response
 from mockserver.record.saved import rule_of, rule_yaml
 from mockserver.store import JournalEntry
 
@@ -23,14 +24,19 @@ __all__ = ["exchange_of", "routes"]
 
 def exchange_of(entry: JournalEntry) -> Exchange:
     """A journal entry as a recorded exchange: its request and what reached the client (a
-    stream cut after ``n`` writes keeps its first ``n`` events, and is not complete)."""
+    stream cut after ``n`` writes keeps its first ``n`` events, and is not complete), with
+    the headers a recording keeps (an error's ``retry-after`` and rate limits)."""
     answer = entry.answer()
+    request_headers = kept_request(entry.request_headers.items())
+    response_headers = kept_response(entry.response_headers.items())
     if not (entry.stream and isinstance(answer, list)):
         return Exchange(
             method=entry.method,
             path=entry.path,
             status=entry.status,
             request=entry.requested(),
+            request_headers=request_headers,
+            response_headers=response_headers,
             body=answer,
             elapsed_ms=entry.duration_ms,
         )
@@ -49,6 +55,8 @@ def exchange_of(entry: JournalEntry) -> Exchange:
         path=entry.path,
         status=entry.status,
         request=entry.requested(),
+        request_headers=request_headers,
+        response_headers=response_headers,
         events=events,
         complete=not entry.cut,
         elapsed_ms=entry.duration_ms,

@@ -9,6 +9,7 @@ from starlette.routing import Route
 from mockserver.engine.embeddings import create_embeddings
 from mockserver.http.responses import JSONAnswer, PlannedJSONResponse
 from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
+from mockserver.record.redact import journaled_headers
 from mockserver.wire.embeddings import parse_embeddings
 
 __all__ = ["routes"]
@@ -20,11 +21,18 @@ async def create(request: Request) -> Response:
     engine = engine_of(request)
     parsed = parse_embeddings(body)
     headers = {k.lower(): v for k, v in request.headers.items()}
+    journaled = journaled_headers(headers.items())
     path = request.scope["path"]
     answer = engine.store.transact(
         namespace_of(request),
         lambda space: create_embeddings(
-            engine, space, parsed, path=path, headers=headers, body=body
+            engine,
+            space,
+            parsed,
+            path=path,
+            headers=headers,
+            body=body,
+            journaled_headers=journaled,
         ),
     )
     if answer.plan.plain:

@@ -49,6 +49,7 @@ from mockserver.http.routes.base import (
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.gemini import messages_of, prompt_from_gemini
+from mockserver.record.redact import journaled_headers
 from mockserver.render import sse
 from mockserver.render.gemini import count_tokens_body, embeddings_body, model_body
 from mockserver.render.json_array import ARRAY_END, array_frames
@@ -171,6 +172,10 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
     def turn_of(result: GeminiAnswer) -> Turn:
         return result.result.turn
 
+    @staticmethod
+    def headers_of(result: GeminiAnswer) -> Mapping[str, str]:
+        return result.result.headers
+
     def answer(self, encoded: Encoded[GeminiAnswer]) -> Response:
         result = encoded.result.result
         if encoded.frames is None:
@@ -251,6 +256,7 @@ async def _embed(request: Request, *, batch: bool) -> Response:
     requests = check_batch_embed_body(body, model=model) if batch else [check_embed_body(body)]
     engine, path = engine_of(request), request.url.path
     headers = {k.lower(): v for k, v in request.headers.items()}
+    journaled = journaled_headers(headers.items())
     wanted = [
         EmbeddingsRequest((_texts(one),), model, dimensions=one.get("outputDimensionality"))
         for one in requests
@@ -265,7 +271,14 @@ async def _embed(request: Request, *, batch: bool) -> Response:
             turns += embedded.turns
         done = Embedded(vectors, turns)
         encoded = encode_json_pretty(embeddings_body(vectors, batch=batch))
-        done.journal(space, path=path, model=model, body=body, encoded=encoded)
+        done.journal(
+            space,
+            path=path,
+            model=model,
+            body=body,
+            encoded=encoded,
+            request_headers=journaled,
+        )
         return encoded, done
 
     encoded, done = engine.store.transact(namespace_of(request), embed_all)

@@ -66,6 +66,7 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
         "miss": (entry.miss or "")[:300] or None,
         "summary": entry.summary[:160],
         "duration_ms": entry.duration_ms,
+        "cut": entry.cut,
         "default": namespace == DEFAULT_NAMESPACE,
     }
 

@@ -12,6 +12,7 @@ from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
 from mockserver.http.responses import json_response
 from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
+from mockserver.record.redact import journaled_headers
 from mockserver.store import JournalEntry, Namespace
 from mockserver.values import Json
 
@@ -60,6 +61,7 @@ async def create(request: Request) -> Response:
     )
     texts = _texts(given)
     path = request.scope["path"]
+    journaled = journaled_headers(headers.items())
 
     def moderate(space: Namespace) -> tuple[Json, dict[str, str]]:
         result, response_headers = moderations(
@@ -77,6 +79,8 @@ async def create(request: Request) -> Response:
                 request=body,
                 response=result,
                 summary=f"{flagged} of {len(result['results'])} flagged",
+                request_headers=journaled,
+                response_headers=response_headers,
             )
         )
         return result, response_headers
