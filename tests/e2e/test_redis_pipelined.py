@@ -69,6 +69,7 @@ def _seen(server: BackgroundServer, http: httpx.Client) -> list[Any]:
     for call in calls:
         assert call.pop("duration_ms") is not None, call
         call.pop("timing")
+        assert call["request_headers"].pop("host") == server.url.split("//")[1]  # its own port
     return [calls, http.get("/__mockserver/scenario").json()]
 
 
