@@ -32,6 +32,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.families import family_at, turn_families
@@ -46,7 +47,6 @@ from mockserver.http.lane.recipes import (
 )
 from mockserver.http.routes.base import create_endpoint, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded
-from mockserver.record.redact import journaled_headers
 from mockserver.store import Namespace, Unparsed
 from mockserver.wire.json_body import Body
 

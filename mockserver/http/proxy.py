@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
 from mockserver.record.capture import Capture
 from mockserver.record.recorder import Recorder, Recorders
-from mockserver.record.redact import credentials_in
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine

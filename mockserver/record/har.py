@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from mockserver.credentials import credentials_in
 from mockserver.record.body import (
     Answer,
     BodyError,
@@ -40,7 +41,7 @@ from mockserver.record.importing import (
     api_path,
     number,
 )
-from mockserver.record.redact import credentials_in, kept_request, kept_response
+from mockserver.record.redact import kept_request, kept_response
 
 __all__ = ["read_har"]
 

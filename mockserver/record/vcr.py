@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 import yaml
 
+from mockserver.credentials import credentials_in
 from mockserver.record.body import BodyError, decoded, json_of, read_response
 from mockserver.record.exchange import Exchange
 from mockserver.record.importing import (
@@ -26,7 +27,7 @@ from mockserver.record.importing import (
     Skip,
     api_path,
 )
-from mockserver.record.redact import credentials_in, kept_request, kept_response
+from mockserver.record.redact import kept_request, kept_response
 
 __all__ = ["read_cassette"]
 

@@ -3,14 +3,9 @@ secrets masked in text."""
 
 from __future__ import annotations
 
+from mockserver.credentials import MASK, credentials_in, journaled_headers
 from mockserver.record.exchange import Event, Exchange
-from mockserver.record.redact import (
-    MASK,
-    Redactor,
-    credentials_in,
-    journaled_headers,
-    kept_response,
-)
+from mockserver.record.redact import Redactor, kept_response
 
 
 def test_credentials_and_cookies_are_never_kept() -> None:

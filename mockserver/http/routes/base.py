@@ -11,6 +11,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.journaled import kept
 from mockserver.errors import (
@@ -26,7 +27,6 @@ from mockserver.http.responses import (
     error_response,
     json_response,
 )
-from mockserver.record.redact import journaled_headers
 from mockserver.render import sse
 from mockserver.render.errors import error_answer
 from mockserver.store import JournalEntry, Namespace, Unparsed

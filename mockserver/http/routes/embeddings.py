@@ -6,10 +6,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine.embeddings import create_embeddings
 from mockserver.http.responses import JSONAnswer, PlannedJSONResponse
 from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
-from mockserver.record.redact import journaled_headers
 from mockserver.wire.embeddings import parse_embeddings
 
 __all__ = ["routes"]

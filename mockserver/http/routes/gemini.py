@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine.embeddings import Embedded, embed
 from mockserver.engine.gemini import GeminiResult, complete_gemini
 from mockserver.engine.turn import Journaled, Turn
@@ -49,7 +50,6 @@ from mockserver.http.routes.base import (
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.gemini import messages_of, prompt_from_gemini
-from mockserver.record.redact import journaled_headers
 from mockserver.render import sse
 from mockserver.render.gemini import count_tokens_body, embeddings_body, model_body
 from mockserver.render.json_array import ARRAY_END, array_frames

@@ -8,11 +8,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine.moderations import moderations
 from mockserver.errors import InvalidRequestError
 from mockserver.http.responses import json_response
 from mockserver.http.routes.base import create_endpoint, engine_of, namespace_of, read_json
-from mockserver.record.redact import journaled_headers
 from mockserver.store import JournalEntry, Namespace
 from mockserver.values import Json
 
