@@ -3,7 +3,8 @@
 ::
 
     MockServerError                  anything mockserver itself raises
-    ├── APIError                     answered as {"error": {message, type, param, code}}
+    ├── APIError                     answered in its API family's error shape (OpenAI's:
+    │   │                            {"error": {message, type, param, code}})
     │   ├── InvalidRequestError      400 (NoMatchError: strict mode, no rule matched)
     │   ├── AuthenticationError      401
     │   ├── PermissionDeniedError    403
@@ -27,7 +28,9 @@
                                      (a scripted fault: the HTTP layer lets it cut the socket)
 
 Every :class:`APIError` carries the HTTP status, the OpenAI error ``type`` and ``code``; the HTTP
-boundary (``mockserver.http.app``) turns it into the API's JSON body. Foreign exceptions are
+boundary writes it in the shape of the family that was asked (``render/shapes.py``: OpenAI's
+body as :meth:`APIError.body` gives it, Anthropic's ``{"type": "error", …}`` with its own
+statuses and types). Foreign exceptions are
 converted once, where they enter (pydantic's in ``wire``, YAML's in ``scenario.loader``); the
 generator's own ``ValueError`` signals (an unsatisfiable schema, an unsupported regex) never
 leave ``reply``. Nothing here builds HTTP responses.
@@ -104,6 +107,9 @@ class APIError(MockServerError):
         #: The journal entry the engine wrote for this error (a turn that ended in it), so
         #: the HTTP layer does not journal it again.
         self.journaled: Any = None
+        #: What a family's wording of it may need besides the message (a rate limit's size
+        #: and unit, say).
+        self.facts: dict[str, Any] = {}
 
     def body(self) -> dict[str, Any]:
         """The JSON body the real API sends for this error."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from mockserver.values import value_class
@@ -32,9 +32,11 @@ __all__ = [
     "turn_families",
 ]
 
-#: How a family's errors are written: ``{"error": {message, type, param, code}}`` for OpenAI,
-#: ``{"error": {code, message, status, details}}`` for Google's APIs (``render/errors.py``).
-ErrorShape = Literal["openai", "google"]
+#: How a family's errors (and the headers around every answer) are written:
+#: ``{"error": {message, type, param, code}}`` for OpenAI, ``{"error": {code, message, status,
+#: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
+#: for Anthropic's. ``render/shapes.py`` writes each.
+ErrorShape = Literal["openai", "google", "anthropic"]
 #: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``).
 _PARAMETER = re.compile(r"\{([a-z_]+)\}")
 
@@ -135,6 +137,14 @@ FAMILIES: tuple[Family, ...] = (
     *_gemini("countTokens", "count_tokens"),
     *_gemini("embedContent", "embeddings"),
     *_gemini("batchEmbedContents", "embeddings"),
+    Family(
+        "messages",
+        "/v1/messages",
+        errors="anthropic",
+        endpoint="mockserver.http.routes.messages:Messages",
+        prompt="mockserver.prompt.messages:prompt_from_messages",
+    ),
+    Family("count_tokens", "/v1/messages/count_tokens", errors="anthropic"),
 )
 
 _BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
@@ -162,12 +172,25 @@ def _templated_at(path: str) -> Family | None:
 
 
 def errors_at(path: str) -> ErrorShape:
-    """How an answer at ``path`` writes its errors, whatever the method: its family's way, else
-    Google's under a root only Google's APIs have (``/v1beta``), else OpenAI's."""
-    family = _BY_PATH.get(path) or _templated_at(path)
+    """How an answer at ``path`` writes its errors, whatever the method: its family's way (a
+    path under a family's, ``/v1/messages/batches``, is that family's), else Google's under a
+    root only Google's APIs have (``/v1beta``), else OpenAI's."""
+    family = _BY_PATH.get(path) or _templated_at(path) or _under(path)
     if family is not None:
         return family.errors
     return "google" if path.split("/")[1:2] and path.split("/")[1] in _GOOGLE_ROOTS else "openai"
+
+
+@lru_cache(maxsize=512)
+def _under(path: str) -> Family | None:
+    """The family whose (plain) path ``path`` lies under, the longest such path."""
+    found = None
+    for family in _BY_PATH.values():
+        if path.startswith(family.path + "/") and (
+            found is None or len(family.path) > len(found.path)
+        ):
+            found = family
+    return found
 
 
 def socket_at(path: str) -> Family | None:

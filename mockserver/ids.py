@@ -31,6 +31,7 @@ __all__ = [
     "numbered_opaque_id",
     "obfuscator",
     "opaque_id",
+    "rfc3339",
     "signature",
     "stable_digest",
 ]
@@ -64,6 +65,13 @@ class FrozenClock:
 
     def now(self) -> float:
         return self.epoch
+
+
+def rfc3339(seconds: float) -> str:
+    """``2026-01-01T00:00:12Z``: an instant of a clock, in whole seconds (rounded up: a reset
+    time is never before the reset)."""
+    whole = -int(-seconds // 1)
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(whole))
 
 
 def monotonic() -> float:

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver import ids
 from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
+from mockserver.engine.refusals import journal_error
 from mockserver.engine.turn import (
     CHAOS,
     DEFAULT_SCENARIO,
     ONE_OFF,
     SCENARIO_HEADER,
-    SERVICE_HEADERS,
     Decision,
     Journaled,
     Turn,
@@ -32,10 +32,11 @@ from mockserver.errors import (
     RecordedAnswer,
     ScenarioError,
 )
-from mockserver.families import FAMILIES
+from mockserver.families import FAMILIES, ErrorShape, by_api
 from mockserver.faults import error_for
 from mockserver.guess import did_you_mean
 from mockserver.prompt import Prompt
+from mockserver.render.shapes import SHAPES, Standing
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.scripted import scripted_content
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not imp
     from mockserver.scenario.model import ChaosSpec, Scenario
     from mockserver.scenario.model import Reply as ScriptedReply
 
-__all__ = ["INTERNAL_ERRORS_KEPT", "REPLY_CACHE_SIZE", "Engine", "refuses_a_miss"]
+__all__ = ["INTERNAL_ERRORS_KEPT", "REPLY_CACHE_SIZE", "Engine", "refuses_a_miss", "shape_of_api"]
 
 #: Tracebacks of internal errors kept (a server that fails every request must not grow).
 INTERNAL_ERRORS_KEPT = 100
@@ -70,6 +71,14 @@ class _Choice:
     counted: bool = False
     #: The rule's hit count once it answers (not if chaos answers in its place).
     hit: int | None = None
+
+
+def shape_of_api(api: str) -> ErrorShape:
+    """The shape the answers of an API's turns are written in (its family's)."""
+    try:
+        return by_api(api).errors
+    except KeyError:  # an API the family table does not list answers as OpenAI's
+        return "openai"
 
 
 def refuses_a_miss(scenario: Scenario, prompt: Prompt) -> bool:
@@ -168,16 +177,18 @@ class Engine:
         ``journal``, its journal entry, whose answer is attached once encoded:
         :meth:`answered`). A scripted error or a strict miss is committed and journaled the
         same way, then raised."""
+        shape = shape_of_api(prompt.api)
         scenario = self.active_scenario(space, prompt)
         seed = self.seed_for(space, scenario)
         budgets = self._budgets(space, scenario)
         prompt_tokens = count_prompt_tokens(prompt)
-        budgets.charge(tokens=prompt_tokens, now=self.now_in(space), model=prompt.model)
+        now = self.now_in(space)
+        budgets.charge(tokens=prompt_tokens, now=now, model=prompt.model, shape=SHAPES[shape])
         counter = space.next_counter()
         try:
             choice = self._choose(space, scenario, prompt)
         except APIError as missed:  # a strict miss: the request still counts
-            self._refuse(space, budgets, missed, prompt=prompt, journal=journal)
+            self._refuse(space, budgets, missed, prompt=prompt, journal=journal, shape=shape)
             raise
         spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
         rule = choice.rule or "default"
@@ -190,9 +201,12 @@ class Engine:
         if spec is not None and spec.error is not None:
             error = error_for(spec.error)
             error.rule, error.miss = answered_by, choice.miss
+            error.facts.setdefault("model", prompt.model)
             if error.status == 429:  # a 429 says where the budgets stand, as the API's do
-                error.headers = {**budgets.headers(), **error.headers}
-            self._refuse(space, budgets, error, prompt=prompt, journal=journal, hit=hit)
+                error.headers = {**budgets.headers(SHAPES[shape]), **error.headers}
+            self._refuse(
+                space, budgets, error, prompt=prompt, journal=journal, hit=hit, shape=shape
+            )
             raise error
         if spec is not None and spec.recorded is not None:  # record & replay: as recorded
             answer = recorded_answer(spec.recorded)
@@ -236,9 +250,10 @@ class Engine:
             latency=(spec.latency if spec else None) or scenario.latency,
             fault=spec.fault if spec else None,
             moderation=spec.moderation if spec else None,
-            headers=budgets.headers(),
+            headers=budgets.headers(SHAPES[shape]),
             decision=decision,
             entry=entry,
+            shape=shape,
         )
 
     def prepare(self, space: Namespace, prompt: Prompt, *, journal: Journaled | None) -> Turn:
@@ -308,10 +323,12 @@ class Engine:
         prompt: Prompt,
         journal: Journaled | None,
         hit: tuple[str, str, int] | None = None,
+        shape: ErrorShape = "openai",
     ) -> None:
         """Commit a turn that ends in ``error``, and journal it with ``journal`` (``error`` then
-        says it was journaled, so the HTTP layer does not journal it again), the headers of
-        its answer with it (its request id is numbered after the entry)."""
+        says it was journaled, so the HTTP layer does not journal it again) as the family of
+        ``shape`` answers it, the headers of its answer with it (its request id is numbered
+        after the entry)."""
         entry = None
         if journal is not None:
             entry = self._entry(
@@ -322,7 +339,15 @@ class Engine:
             error.journaled = entry
         self._commit(space, budgets, 0, entry, hit=hit)
         if entry is not None:
-            entry.response_headers = self.error_headers(space.name, entry.seq, error)
+            seed = self.settings.seed
+            journal_error(entry, error, seed=seed, namespace=space.name, shape=shape)
+
+    def refuse(self, space: Namespace, entry: JournalEntry, error: APIError, *, shape: str) -> None:
+        """Journal in ``space`` (held by the caller) a request refused before any turn
+        (``entry``, which says what it asked), its answer ``error`` as the family of ``shape``
+        answers it (with the headers it is sent with)."""
+        space.record(entry)
+        journal_error(entry, error, seed=self.settings.seed, namespace=space.name, shape=shape)
 
     @staticmethod
     def answered(
@@ -357,11 +382,11 @@ class Engine:
 
     def replay(
         self, space: Namespace, decision: Decision, entry: JournalEntry
-    ) -> tuple[int, dict[str, str]] | None:
+    ) -> tuple[int, Standing] | None:
         """Commit another request decided as ``decision`` was (its number, rule hit, budgets and
         journal ``entry``, whose answer the caller attaches), if ``space`` (``decision``'s
         namespace, held by the caller) is still in the state it was decided in; ``None`` if
-        not. Returns the request's number and its rate-limit headers."""
+        not. Returns the request's number and where its rate limits stand."""
         if space.incarnation != decision.incarnation or space.pending:
             return None
         scenario = self._scenario_named(decision.by_header) if decision.by_header else None
@@ -379,7 +404,7 @@ class Engine:
             count = space.hits_of(scenario.name).get(decision.rule, 0) + 1
             hit = (scenario.name, decision.rule, count)
         self._commit(space, budgets, decision.completion_tokens, entry, hit=hit, announce=False)
-        return counter, budgets.headers()
+        return counter, budgets.standing()
 
     def _scenario_named(self, name: str) -> Scenario | None:
         try:
@@ -471,41 +496,45 @@ class Engine:
     def request_headers(self, namespace: str, turn: Turn) -> dict[str, str]:
         """The headers the real API puts on every answer."""
         return self.answer_headers(
-            namespace, turn.counter, turn.reply.usage.completion_tokens, turn.headers
+            namespace,
+            turn.counter,
+            turn.reply.usage.completion_tokens,
+            turn.headers,
+            shape=turn.shape,
         )
 
     def answer_headers(
-        self, namespace: str, counter: int, completion_tokens: int, budget: Mapping[str, str]
+        self,
+        namespace: str,
+        counter: int,
+        completion_tokens: int,
+        budget: Mapping[str, str],
+        *,
+        shape: str = "openai",
     ) -> dict[str, str]:
-        return {
-            "x-request-id": ids.numbered_hex_id(
-                "req_", self.settings.seed, namespace, number=counter
-            ),
-            "openai-processing-ms": str(120 + 9 * completion_tokens),
-            **SERVICE_HEADERS,
-            **budget,
-        }
+        """The headers of the answer to a namespace's ``counter``-th turn (``budget``: its
+        rate-limit headers)."""
+        writer = SHAPES[shape]
+        request_id = writer.request_id(self.settings.seed, namespace, counter, journal=False)
+        return writer.answer_headers(
+            request_id, processing_ms=120 + 9 * completion_tokens, limits=budget
+        )
 
-    def service_headers(self, namespace: str, seq: int) -> dict[str, str]:
+    def service_headers(self, namespace: str, seq: int, *, shape: str = "openai") -> dict[str, str]:
         """The headers of an answer that is not a model's turn (a retrieve, list, delete…);
         its request id is numbered after its journal entry."""
-        return {
-            "x-request-id": ids.numbered_hex_id(
-                "req_", self.settings.seed, namespace, "journal", number=seq
-            ),
-            "openai-processing-ms": "12",
-            **SERVICE_HEADERS,
-        }
+        writer = SHAPES[shape]
+        request_id = writer.request_id(self.settings.seed, namespace, seq, journal=True)
+        return writer.answer_headers(request_id, processing_ms=12, limits={})
 
-    def error_headers(self, namespace: str, seq: int, error: APIError) -> dict[str, str]:
-        """The headers of the answer that refuses a request with ``error``: the error's own
-        (``retry-after``, a 429's budgets), then the API's, its request id numbered after the
-        request's journal entry ``seq``; a recorded answer's, as recorded."""
+    def error_headers(
+        self, namespace: str, seq: int, error: APIError, *, shape: str = "openai"
+    ) -> dict[str, str]:
+        """The headers of the answer that refuses a request with ``error`` in the family of
+        ``shape`` (``render/shapes.py``), its request id numbered after the request's journal
+        entry ``seq``; a recorded answer's, as recorded."""
         if isinstance(error, RecordedAnswer):
             return {k.lower(): v for k, v in error.recorded_headers.items()}
-        headers = dict(error.headers)
-        service = self.service_headers(namespace, seq)
-        headers.setdefault("x-request-id", service["x-request-id"])
-        headers.setdefault("openai-processing-ms", service["openai-processing-ms"])
-        headers.update(SERVICE_HEADERS)
-        return headers
+        writer = SHAPES[shape]
+        request_id = writer.request_id(self.settings.seed, namespace, seq, journal=True)
+        return writer.error(error, request_id=request_id).headers

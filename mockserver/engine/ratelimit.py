@@ -1,4 +1,6 @@
-"""Rate-limit arithmetic: per-namespace token buckets and the ``x-ratelimit-*`` headers.
+"""Rate-limit arithmetic: per-namespace token buckets, and where they stand (a
+:class:`~mockserver.render.shapes.Standing`, which each family's shape writes as its own
+headers: ``x-ratelimit-*``, ``anthropic-ratelimit-*``).
 
 Budgets refill continuously (``limit`` per 60 s), on the namespace's clock, which a test can
 advance (``POST /__mockserver/clock``) so that nothing has to sleep for real.
@@ -12,24 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mockserver.errors import RateLimitError
+from mockserver.render.shapes import OPENAI, Shape, Standing, duration
 
 __all__ = ["NOMINAL_RPM", "NOMINAL_TPM", "Bucket", "Budgets", "duration", "rate_limited"]
 
 #: Budgets shown in the headers when none is configured (not enforced).
 NOMINAL_RPM = 30_000
 NOMINAL_TPM = 150_000_000
-
-
-def duration(seconds: float) -> str:
-    """The real API's reset format: ``120ms``, ``1.5s``, ``6m0s``, ``1h2m3s``."""
-    if seconds < 1:
-        return f"{max(0, round(seconds * 1000))}ms"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
-    if hours:
-        return f"{int(hours)}h{int(minutes)}m{text}"
-    return f"{int(minutes)}m{text}" if minutes else text
 
 
 @dataclass(slots=True)
@@ -80,18 +71,26 @@ class Budgets:
         (limit, level, updated), (t_limit, t_level, t_updated), enforced = value
         return cls(Bucket(limit, level, updated), Bucket(t_limit, t_level, t_updated), enforced)
 
-    def headers(self) -> dict[str, str]:
-        return {
-            "x-ratelimit-limit-requests": self.requests.shown,
-            "x-ratelimit-limit-tokens": self.tokens.shown,
-            "x-ratelimit-remaining-requests": str(max(0, math.floor(self.requests.level))),
-            "x-ratelimit-remaining-tokens": str(max(0, math.floor(self.tokens.level))),
-            "x-ratelimit-reset-requests": duration(self.requests.reset_in()),
-            "x-ratelimit-reset-tokens": duration(self.tokens.reset_in()),
-        }
+    def standing(self) -> Standing:
+        """Where the budgets stand now (as of their last refill)."""
+        requests, tokens = self.requests, self.tokens
+        return Standing(
+            requests.limit,
+            max(0, math.floor(requests.level)),
+            requests.reset_in(),
+            tokens.limit,
+            max(0, math.floor(tokens.level)),
+            tokens.reset_in(),
+            requests.updated,
+        )
 
-    def charge(self, *, tokens: int, now: float, model: str) -> None:
-        """Take one request and ``tokens``, or raise the real API's 429 (nothing taken)."""
+    def headers(self, shape: Shape = OPENAI) -> dict[str, str]:
+        """The rate-limit headers of a family's shape (OpenAI's ``x-ratelimit-*``)."""
+        return shape.rate_headers(self.standing())
+
+    def charge(self, *, tokens: int, now: float, model: str, shape: Shape = OPENAI) -> None:
+        """Take one request and ``tokens``, or raise the real API's 429 (nothing taken; its
+        rate-limit headers in ``shape``)."""
         self.requests.refill(now)
         self.tokens.refill(now)
         if self.enforced:
@@ -101,7 +100,12 @@ class Budgets:
             ):
                 if bucket.level < amount:
                     raise rate_limited(
-                        bucket, amount, what=what, unit=unit, model=model, headers=self.headers()
+                        bucket,
+                        amount,
+                        what=what,
+                        unit=unit,
+                        model=model,
+                        headers=self.headers(shape),
                     )
         self.requests.level -= 1
         self.tokens.level -= tokens
@@ -128,7 +132,7 @@ def rate_limited(
             f"Limit {bucket.limit}, Used {used}, Requested {int(amount)}. "
             f"Please try again in {duration(wait)}."
         )
-    return RateLimitError(
+    error = RateLimitError(
         message,
         type=unit,
         code="rate_limit_exceeded",
@@ -138,3 +142,5 @@ def rate_limited(
             "retry-after-ms": str(round(wait * 1000)),
         },
     )
+    error.facts = {"rate_limit": bucket.limit, "rate_unit": unit}
+    return error

@@ -10,6 +10,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from mockserver.errors import RecordedAnswer
+from mockserver.render.shapes import OPENAI_SERVICE_HEADERS
 from mockserver.reply.model import Reply
 from mockserver.store import JournalEntry
 from mockserver.values import value_class
@@ -37,8 +38,8 @@ DEFAULT_SCENARIO = "default"
 ONE_OFF = "(one-off)"
 #: The rule name journaled when a scenario's ``chaos`` answered in place of the rule.
 CHAOS = "(chaos)"
-#: Headers the API puts on every answer, besides its request id and processing time.
-SERVICE_HEADERS = {"openai-version": "2020-10-01", "openai-organization": "mockserver"}
+#: Headers the OpenAI API puts on every answer, besides its request id and processing time.
+SERVICE_HEADERS = OPENAI_SERVICE_HEADERS
 
 
 @value_class
@@ -76,13 +77,16 @@ class Turn:
     latency: LatencySpec | None = None
     fault: FaultSpec | None = None
     moderation: ModerationSpec | None = None
-    #: Extra response headers (the rate-limit arithmetic).
+    #: Extra response headers (the rate-limit arithmetic), in the shape of ``shape``.
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Set when the same request would be decided the same way (see ``Engine.replay``).
     decision: Decision | None = None
     #: The request's journal entry (``None``: the caller journals it), its answer attached
     #: once encoded (``Engine.answered``).
     entry: JournalEntry | None = None
+    #: The error shape of the API family asked (``families.ErrorShape``): how the answer's
+    #: headers are written.
+    shape: str = "openai"
 
 
 @value_class

@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import APIError, AuthenticationError, SettingsError
-from mockserver.families import errors_at
+from mockserver.families import ErrorShape, errors_at
 from mockserver.http.hosts import HostPolicy, host_name
 from mockserver.http.responses import error_response
 from mockserver.http.routes.base import api_key_of, error_shape
@@ -34,6 +34,7 @@ from mockserver.values import value_class
 __all__ = [
     "ADMIN_COOKIE",
     "ADMIN_HEADER",
+    "ANTHROPIC_EXPOSED_HEADERS",
     "EXPOSED_HEADERS",
     "Access",
     "OriginPolicy",
@@ -63,6 +64,19 @@ EXPOSED_HEADERS = (
     "x-ratelimit-reset-requests",
     "x-ratelimit-reset-tokens",
 )
+#: Response headers the Anthropic SDKs read (the same rule, for answers in Anthropic's shape).
+ANTHROPIC_EXPOSED_HEADERS = (
+    "request-id",
+    "anthropic-organization-id",
+    "retry-after",
+    "x-should-retry",
+    *(
+        f"anthropic-ratelimit-{kind}-{part}"
+        for kind in ("requests", "tokens", "input-tokens", "output-tokens")
+        for part in ("limit", "remaining", "reset")
+    ),
+)
+_EXPOSED = {"openai": ", ".join(EXPOSED_HEADERS), "anthropic": ", ".join(ANTHROPIC_EXPOSED_HEADERS)}
 #: Allowed when a preflight names no headers (normally the request's own list is reflected).
 DEFAULT_ALLOWED_HEADERS = (
     "authorization, content-type, openai-organization, openai-project, openai-beta, "
@@ -165,10 +179,15 @@ def _is_loopback_origin(origin: str) -> bool:
     return parts.scheme in ("http", "https") and is_loopback_host(hostname)
 
 
-def _cors_headers(allow: str) -> dict[str, str]:
+def _shape(scope: Scope, headers: Headers) -> ErrorShape:
+    query = QueryParams(scope.get("query_string", b""))
+    return error_shape(scope["path"], headers, query)
+
+
+def _cors_headers(allow: str, *, shape: ErrorShape) -> dict[str, str]:
     headers = {
         "access-control-allow-origin": allow,
-        "access-control-expose-headers": ", ".join(EXPOSED_HEADERS),
+        "access-control-expose-headers": _EXPOSED.get(shape, _EXPOSED["openai"]),
     }
     if allow != "*":
         headers["vary"] = "Origin"
@@ -237,7 +256,11 @@ def _admin_refused(headers: Headers, *, given: bool) -> Response:
     )
 
 
-def _api_key_refused(key: str | None) -> Response:
+def _api_key_refused(key: str | None, *, shape: ErrorShape) -> Response:
+    if shape == "anthropic":
+        message = "x-api-key header is required" if key is None else "invalid x-api-key"
+        error = AuthenticationError(message, type="authentication_error")
+        return error_response(error, shape=shape)
     if key is None:
         return error_response(APIError(NO_API_KEY, status=401, type="invalid_request_error"))
     return error_response(
@@ -302,7 +325,7 @@ class Access:
             refusal = self._refusal(scope, headers, control=control)
         if refusal is not None:
             if allow is not None:
-                refusal.headers.update(_cors_headers(allow))
+                refusal.headers.update(_cors_headers(allow, shape=_shape(scope, headers)))
             await refusal(scope, receive, send)
             return
         await self._serve(scope, receive, send, allow=allow)
@@ -340,7 +363,9 @@ class Access:
             key = api_key_of(headers, query)
             if not any(_secret_equals(key, k) for k in self.settings.api_keys):
                 shape = error_shape(path, headers, query)
-                return _google_key_refused(key) if shape == "google" else _api_key_refused(key)
+                if shape == "google":
+                    return _google_key_refused(key)
+                return _api_key_refused(key, shape=shape)
         return None
 
     def _admin_check(self, scope: Scope, headers: Headers, token: str) -> Response | None:
@@ -376,7 +401,8 @@ class Access:
             nonlocal streamed, completed
             if message["type"] == "http.response.start":
                 if allow is not None:
-                    _add(MutableHeaders(scope=message), _cors_headers(allow))
+                    cors = _cors_headers(allow, shape=_shape(scope, Headers(scope=scope)))
+                    _add(MutableHeaders(scope=message), cors)
                 streamed = _is_stream(message["headers"])
             await send(message)
             if message["type"] != "http.response.body" or completed:

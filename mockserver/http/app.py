@@ -7,6 +7,7 @@ import traceback
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -14,23 +15,18 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.engine import Engine
-from mockserver.errors import (
-    APIError,
-    InternalServerError,
-    MethodNotAllowedError,
-    NotFoundError,
-    StreamAborted,
-)
-from mockserver.families import errors_at
+from mockserver.errors import APIError, InternalServerError, StreamAborted
+from mockserver.families import ErrorShape, errors_at
 from mockserver.http.access import Access, check_exposure
 from mockserver.http.endpoint import Endpoints
 from mockserver.http.lane.lane import FastLane, Lane
 from mockserver.http.lane.recipes import SIZE, Replays
 from mockserver.http.responses import error_response
 from mockserver.http.routes import chat
-from mockserver.http.routes.base import refusal
+from mockserver.http.routes.base import error_shape, refusal
 from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.http.upgrades import PlainUpgrades
+from mockserver.render.shapes import SHAPES
 from mockserver.settings import Settings
 
 if TYPE_CHECKING:
@@ -45,22 +41,27 @@ GEMINI = "mockserver.http.routes.gemini"
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     route = f"{request.method} {request.url.path}"
+    shape = _shape(request.scope)
     error: APIError
-    if exc.status_code == 405:
-        error = MethodNotAllowedError(f"Method not allowed: {route}.", code="method_not_allowed")
-    elif exc.status_code == 404:
-        error = NotFoundError(f"Invalid URL ({route})")
+    if exc.status_code in (404, 405):
+        error = SHAPES[shape].unknown_route(route, status=exc.status_code)
     else:
         error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
     path = request.url.path
     if path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a wrong one:
         return refusal(request, error)  # journaled too
-    return error_response(error)
+    return error_response(error, shape=shape)
+
+
+def _shape(scope: Scope) -> ErrorShape:
+    """The error shape of a request (``routes.base.error_shape``)."""
+    query = QueryParams(scope.get("query_string", b""))
+    return error_shape(scope.get("path", ""), Headers(scope=scope), query)
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, APIError)
-    return error_response(exc)
+    return error_response(exc, shape=_shape(request.scope))
 
 
 async def _client_gone(request: Request, exc: Exception) -> Response:
@@ -80,7 +81,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
         InternalServerError(
             "The server had an error while processing your request. Sorry about that!"
         ),
-        shape=errors_at(request.url.path),
+        shape=_shape(request.scope),
     )
 
 
@@ -113,7 +114,7 @@ class ErrorBoundary:
             if started or isinstance(exc, StreamAborted):
                 raise
             if isinstance(exc, APIError):  # raised in front of the routes (the fast lane's
-                response = error_response(exc)  # store lost: a 503), answered as the API's
+                response = error_response(exc, shape=_shape(scope))  # store lost: a 503)
             else:
                 response = await _unexpected(Request(scope), exc)
             await response(scope, receive, send)

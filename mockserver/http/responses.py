@@ -30,12 +30,11 @@ import anyio
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mockserver.engine.turn import SERVICE_HEADERS
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
 from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
-from mockserver.render.errors import error_answer
+from mockserver.render.shapes import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = [
@@ -66,15 +65,15 @@ def json_response(
 def error_response(
     error: APIError, *, request_id: str | None = None, shape: ErrorShape = "openai"
 ) -> Response:
-    """The answer to ``error`` as a family whose errors are written the ``shape`` way sends
-    it (OpenAI's with its request id and service headers)."""
-    answer = error_answer(error, shape)
-    headers = answer.headers
-    if request_id and shape == "openai":
-        headers.setdefault("x-request-id", request_id)
-        headers.setdefault("openai-processing-ms", "12")
-        headers.update(SERVICE_HEADERS)
-    return json_response(answer.body, status=answer.status, headers=headers)
+    """``error`` as a family whose errors are written the ``shape`` way answers it
+    (``render/shapes.py``), with its request id (``None``: none)."""
+    answer = SHAPES[shape].error(error, request_id=request_id)
+    return Response(
+        answer.content,
+        status_code=answer.status,
+        headers=answer.headers,
+        media_type="application/json",
+    )
 
 
 class _WholeAnswer(Response):

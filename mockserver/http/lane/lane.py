@@ -38,6 +38,7 @@ from mockserver.http.lane.recipes import (
     Remake,
 )
 from mockserver.ids import monotonic
+from mockserver.render.shapes import SHAPES
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
@@ -158,12 +159,16 @@ class Lane:
             committed = engine.replay(space, decision, entry)  # journaled, announced when sent
             if committed is None:
                 return None
-            counter, budget = committed
+            counter, standing = committed
             answer_id = recipe.answer_id(counter)
             created = engine.now()
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
             entry.response_headers = headers = engine.answer_headers(
-                decision.namespace, counter, decision.completion_tokens, budget
+                decision.namespace,
+                counter,
+                decision.completion_tokens,
+                SHAPES[recipe.shape].rate_headers(standing),
+                shape=recipe.shape,
             )
             if recipe.commit is not None:
                 recipe.commit(space, answer_id, created)

@@ -92,6 +92,8 @@ class Recipe:
     #: The request's headers as the journal keeps them (the same for every replay: its key
     #: holds them), set by the endpoint that files the recipe.
     request_headers: dict[str, str] = field(default_factory=dict)
+    #: The error shape of the API family answered (how its headers are written).
+    shape: str = "openai"
 
     def fill(self, answer_id: str, created: int) -> bytes:
         """The answer with this id and time: the same bytes every time it is asked."""

@@ -25,10 +25,9 @@ from mockserver.http.responses import (
     RecordedResponse,
     SSEResponse,
     error_response,
-    json_response,
 )
 from mockserver.render import sse
-from mockserver.render.errors import error_answer
+from mockserver.render.shapes import SHAPES
 from mockserver.store import JournalEntry, Namespace, Unparsed
 from mockserver.wire.json_body import parse_json_body
 
@@ -53,6 +52,8 @@ __all__ = [
 Handler = Callable[[Request], Awaitable[Response]]
 SESSION_HEADER = "x-mockserver-session"
 GOOGLE_KEY_HEADER = "x-goog-api-key"
+ANTHROPIC_KEY_HEADER = "x-api-key"
+ANTHROPIC_VERSION_HEADER = "anthropic-version"
 DEFAULT_NAMESPACE = "default"
 
 
@@ -75,13 +76,14 @@ def namespace_from(headers: Mapping[str, str], query: Mapping[str, str] | None =
 
 
 def api_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
-    """The API key a request carries, however its family sends it: a bearer token, Google's
-    ``x-goog-api-key`` header or its ``?key=`` parameter (``None``: none)."""
+    """The API key a request carries, however its family sends it: a bearer token,
+    Anthropic's ``x-api-key`` header, Google's ``x-goog-api-key`` header or its ``?key=``
+    parameter (``None``: none)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    google = google_key_of(headers, query)
-    return google or None
+    key = headers.get(ANTHROPIC_KEY_HEADER, "").strip() or google_key_of(headers, query)
+    return key or None
 
 
 def google_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
@@ -91,11 +93,16 @@ def google_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = 
 
 
 def error_shape(path: str, headers: Mapping[str, str], query: Mapping[str, str]) -> ErrorShape:
-    """How the refusal of a request is written: its path's family's way; a request sent with a
-    Google key where both families are served (``/v1/models``) is Google's."""
+    """How the refusal of a request is written: its path's family's way; where several
+    families are served (``/v1/models``, an unknown route), the way of the family whose client
+    sent it: a Google key is Google's, an ``anthropic-version`` (every Anthropic SDK sends
+    it) Anthropic's."""
     shape = errors_at(path)
-    if shape == "openai" and google_key_of(headers, query) is not None:
-        return "google"
+    if shape == "openai":
+        if google_key_of(headers, query) is not None:
+            return "google"
+        if ANTHROPIC_VERSION_HEADER in headers:
+            return "anthropic"
     return shape
 
 
@@ -220,27 +227,17 @@ def refusal(request: Request, error: APIError) -> Response:
     engine = engine_of(request)
     namespace = namespace_of(request)
     shape = error_shape(request.url.path, request.headers, request.query_params)
-    answer = error_answer(error, shape)
-
-    def sent(seq: int) -> dict[str, str]:  # OpenAI's carry a request id and service headers
-        return engine.error_headers(namespace, seq, error) if shape == "openai" else answer.headers
-
     entry = error.journaled
-    if isinstance(entry, JournalEntry) and shape != "openai":  # as it is sent
-        entry.response, entry.status = answer.body, answer.status
-        entry.response_headers = answer.headers
     if not isinstance(entry, JournalEntry):
-        refused = entry = _refused_entry(request, error, answer.status, answer.body)
-
-        def journal(space: Namespace) -> None:
-            space.record(refused)
-            refused.response_headers = sent(refused.seq)
-
-        engine.store.transact(namespace, journal)
+        refused = entry = _refused_entry(request, error, error.status, error.body())
+        engine.store.transact(
+            namespace, lambda space: engine.refuse(space, refused, error, shape=shape)
+        )
     if isinstance(error, RecordedAnswer):  # record & replay: sent as the upstream sent it
         return RecordedResponse(error)
-    headers = entry.response_headers or sent(entry.seq)
-    return json_response(answer.body, status=answer.status, headers=headers)
+    writer = SHAPES[shape]
+    request_id = writer.request_id(engine.settings.seed, namespace, entry.seq, journal=True)
+    return error_response(error, request_id=request_id, shape=shape)
 
 
 def _refused_entry(request: Request, error: APIError, status: int, body: Any) -> JournalEntry:
@@ -291,6 +288,7 @@ def _journal_answer(request: Request, response: Response) -> None:
         summary=summary,
         request_headers=journaled_headers(request.headers.items()),
     )
+    shape = error_shape(request.scope["path"], request.headers, request.query_params)
     named = {
         k.decode("latin-1"): v.decode("latin-1")
         for k, v in response.raw_headers
@@ -299,12 +297,13 @@ def _journal_answer(request: Request, response: Response) -> None:
 
     def journal(space: Namespace) -> None:  # with the headers it is sent with (see below)
         space.record(entry)
-        entry.response_headers = {**engine.service_headers(namespace, entry.seq), **named}
+        service = engine.service_headers(namespace, entry.seq, shape=shape)
+        entry.response_headers = {**service, **named}
 
     engine.store.transact(namespace, journal)
     own = [
         (k.encode("latin-1"), v.encode("latin-1"))
-        for k, v in engine.service_headers(namespace, entry.seq).items()
+        for k, v in engine.service_headers(namespace, entry.seq, shape=shape).items()
     ]
     response.raw_headers = own + response.raw_headers
 

@@ -1,0 +1,361 @@
+"""What surrounds an answer, written in each API family's shape: its request ids, the headers
+on every answer (the rate limits among them), and its errors (status, body, headers).
+
+::
+
+    Shape                 one per error shape of the family table (``families.ErrorShape``)
+     ├── OpenAIShape      x-request-id, openai-*, x-ratelimit-* (reset as a duration);
+     │                    {"error": {message, type, param, code}}, indented
+     ├── AnthropicShape   request-id, anthropic-ratelimit-* (reset as RFC 3339);
+     │                    {"type": "error", "error": {type, message}, "request_id"}, compact,
+     │                    with Anthropic's statuses (529 overloaded) and x-should-retry
+     └── GoogleShape      server-timing, no request id, no rate limits;
+                          {"error": {code, message, status, details}}
+
+:data:`SHAPES` is the one dispatch from a family's shape to these: every refusal (a request
+the wire layer refuses, a scripted error, a strict miss, an unknown route, an exhausted rate
+limit) is written through it, and a family with a shape of its own adds one entry here.
+An :class:`~mockserver.errors.APIError` is raised in OpenAI's words (its presets, the wire
+layer's messages); a shape that words an error otherwise says so from its ``preset`` and
+``facts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import orjson
+
+from mockserver import ids
+from mockserver.errors import APIError, MethodNotAllowedError, NotFoundError
+from mockserver.faults import PRESETS
+from mockserver.values import Json, value_class
+from mockserver.wire.json_body import encode_json_pretty
+
+__all__ = [
+    "ANTHROPIC",
+    "GOOGLE",
+    "OPENAI",
+    "OPENAI_SERVICE_HEADERS",
+    "SHAPES",
+    "AnthropicShape",
+    "ErrorAnswer",
+    "GoogleShape",
+    "OpenAIShape",
+    "Shape",
+    "Standing",
+    "duration",
+]
+
+
+@value_class
+class Standing:
+    """Where a namespace's rate limits stand, at ``at`` on its clock (the engine's
+    arithmetic): what each family's rate-limit headers say."""
+
+    requests_limit: int
+    requests_remaining: int
+    #: Seconds until the bucket is full again.
+    requests_reset: float
+    tokens_limit: int
+    tokens_remaining: int
+    tokens_reset: float
+    at: float
+
+
+@value_class
+class ErrorAnswer:
+    """An error as a family's API answers it."""
+
+    status: int
+    body: Json
+    headers: dict[str, str]
+    #: The body's bytes, as that API writes them.
+    content: bytes
+
+
+class Shape:
+    """How one family writes what surrounds its answers (see the module's docstring)."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        """The request id of a namespace's ``number``-th turn (or journal entry: answers that
+        are not turns are numbered after their entry)."""
+        raise NotImplementedError
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        """The headers the API puts on an answer: its request id, the service's own headers
+        and the rate-limit ones (``limits``, from :meth:`rate_headers`)."""
+        raise NotImplementedError
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        """The rate-limit headers for ``standing``."""
+        raise NotImplementedError
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        """``error`` as the API answers it (``request_id``: the answer's, if it has one)."""
+        raise NotImplementedError
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        """The error for ``METHOD /path`` that no route serves (404) or not with that method
+        (405)."""
+        raise NotImplementedError
+
+
+def duration(seconds: float) -> str:
+    """OpenAI's reset format: ``120ms``, ``1.5s``, ``6m0s``, ``1h2m3s``."""
+    if seconds < 1:
+        return f"{max(0, round(seconds * 1000))}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{int(hours)}h{int(minutes)}m{text}"
+    return f"{int(minutes)}m{text}" if minutes else text
+
+
+#: Headers the OpenAI API puts on every answer, besides its request id and processing time.
+OPENAI_SERVICE_HEADERS: Final = {
+    "openai-version": "2020-10-01",
+    "openai-organization": "mockserver",
+}
+
+
+class OpenAIShape(Shape):
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        if journal:
+            return ids.numbered_hex_id("req_", seed, namespace, "journal", number=number)
+        return ids.numbered_hex_id("req_", seed, namespace, number=number)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {
+            "x-request-id": request_id,
+            "openai-processing-ms": str(processing_ms),
+            **OPENAI_SERVICE_HEADERS,
+            **limits,
+        }
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {
+            "x-ratelimit-limit-requests": str(standing.requests_limit),
+            "x-ratelimit-limit-tokens": str(standing.tokens_limit),
+            "x-ratelimit-remaining-requests": str(standing.requests_remaining),
+            "x-ratelimit-remaining-tokens": str(standing.tokens_remaining),
+            "x-ratelimit-reset-requests": duration(standing.requests_reset),
+            "x-ratelimit-reset-tokens": duration(standing.tokens_reset),
+        }
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        headers = dict(error.headers)
+        if request_id:
+            headers.setdefault("x-request-id", request_id)
+            headers.setdefault("openai-processing-ms", "12")
+            headers.update(OPENAI_SERVICE_HEADERS)
+        body = error.body()
+        return ErrorAnswer(error.status, body, headers, encode_json_pretty(body))
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        if status == 405:
+            return MethodNotAllowedError(f"Method not allowed: {route}.", code="method_not_allowed")
+        return NotFoundError(f"Invalid URL ({route})")
+
+
+#: Anthropic's error types by status (any other 4xx is an ``invalid_request_error``, any
+#: other 5xx an ``api_error``).
+ANTHROPIC_TYPES: Final = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+#: The types only Anthropic's API has: a scenario that names one means it (OpenAI's own
+#: ``invalid_request_error`` and ``rate_limit_error`` are the status's, whatever it is).
+_ANTHROPIC_ONLY_TYPES: Final = frozenset(ANTHROPIC_TYPES.values()) - {
+    "invalid_request_error",
+    "rate_limit_error",
+}
+
+_RATE_LIMIT_HELP = (
+    "For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the "
+    "response headers for current usage. Please reduce the prompt length or the maximum tokens "
+    "requested, or try again later. You may also contact sales at "
+    "https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."
+)
+
+#: The scenario presets as Anthropic's API says them: ``(status, message)``; a preset not
+#: here keeps OpenAI's status and words.
+ANTHROPIC_PRESETS: Final = {
+    "rate_limited": (
+        429,
+        "This request would exceed your organization's rate limit. " + _RATE_LIMIT_HELP,
+    ),
+    "insufficient_quota": (
+        400,
+        "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
+        "Billing to upgrade or purchase credits.",
+    ),
+    "overloaded": (529, "Overloaded"),
+    "invalid_api_key": (401, "invalid x-api-key"),
+    "permission_denied": (
+        403,
+        "Your API key does not have permission to use the specified resource.",
+    ),
+    "model_not_found": (404, "model: {model}"),
+    "server_error": (500, "Internal server error"),
+    "gateway_timeout": (504, "Request timed out"),
+}
+
+#: The organization every answer names (the real API sends the key's organization's UUID).
+ANTHROPIC_ORGANIZATION: Final = "00000000-0000-4000-8000-6d6f636b7372"
+
+
+class AnthropicShape(Shape):
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        if journal:
+            return ids.numbered_opaque_id(
+                "req_011C", seed, namespace, "journal", number=number, length=20
+            )
+        return ids.numbered_opaque_id("req_011C", seed, namespace, number=number, length=20)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {
+            "request-id": request_id,
+            "anthropic-organization-id": ANTHROPIC_ORGANIZATION,
+            **limits,
+        }
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        requests = (
+            str(standing.requests_limit),
+            str(standing.requests_remaining),
+            ids.rfc3339(standing.at + standing.requests_reset),
+        )
+        tokens = (
+            str(standing.tokens_limit),
+            str(standing.tokens_remaining),
+            ids.rfc3339(standing.at + standing.tokens_reset),
+        )
+        headers: dict[str, str] = {}
+        # One token budget stands for the API's three (input, output and their sum).
+        for name, (limit, remaining, reset) in (
+            ("requests", requests),
+            ("tokens", tokens),
+            ("input-tokens", tokens),
+            ("output-tokens", tokens),
+        ):
+            headers[f"anthropic-ratelimit-{name}-limit"] = limit
+            headers[f"anthropic-ratelimit-{name}-remaining"] = remaining
+            headers[f"anthropic-ratelimit-{name}-reset"] = reset
+        return headers
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        status, message = _anthropic_words(error)
+        body: Json = {
+            "type": "error",
+            "error": {"type": _anthropic_type(error, status), "message": message},
+            "request_id": request_id,
+        }
+        headers = {
+            k: v
+            for k, v in error.headers.items()
+            if k != "retry-after-ms" and not k.startswith("x-ratelimit-")
+        }
+        if request_id:
+            headers.setdefault("request-id", request_id)
+        retry = status in (408, 409, 429) or status >= 500
+        headers.setdefault("x-should-retry", "true" if retry else "false")
+        return ErrorAnswer(status, body, headers, orjson.dumps(body))
+
+    def stream_error(self, error: APIError) -> Json:
+        """The payload of an ``error`` event that ends a stream after its 200."""
+        status, message = _anthropic_words(error)
+        return {
+            "type": "error",
+            "error": {"type": _anthropic_type(error, status), "message": message},
+        }
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        if status == 405:
+            return MethodNotAllowedError("Method Not Allowed")
+        return NotFoundError("Not Found")
+
+
+def _anthropic_type(error: APIError, status: int) -> str:
+    """The error's own type if only Anthropic's API has it, else its status's."""
+    if error.type in _ANTHROPIC_ONLY_TYPES:
+        return error.type
+    known = ANTHROPIC_TYPES.get(status)
+    if known is not None:
+        return known
+    return "api_error" if status >= 500 else "invalid_request_error"
+
+
+def _anthropic_words(error: APIError) -> tuple[int, str]:
+    """The status and message Anthropic's API answers ``error`` with: a preset's own (unless
+    the scenario gave its own status or message), the rate-limit arithmetic's, a reworded
+    OpenAI sentence, else ``error``'s."""
+    status, message = error.status, error.message
+    preset = PRESETS.get(error.preset or "")
+    words = ANTHROPIC_PRESETS.get(error.preset or "")
+    if preset is not None and words is not None:
+        if status == preset.status:
+            status = words[0]
+        if message == preset.message:
+            message = words[1].format(model=error.facts.get("model", "unknown"))
+    limit = error.facts.get("rate_limit")
+    if isinstance(limit, int):
+        unit = error.facts.get("rate_unit", "requests")
+        message = (
+            f"This request would exceed the rate limit for your organization (mockserver) of "
+            f"{limit:,} {unit} per minute. {_RATE_LIMIT_HELP}"
+        )
+    reason = error.facts.get("invalid_json")
+    if isinstance(reason, str):
+        message = f"The request body is not valid JSON: {reason}"
+    return status, message
+
+
+class GoogleShape(Shape):
+    """Google's APIs (Gemini): no request id and no rate-limit headers on an answer; an error
+    is ``{"error": {code, message, status, details}}`` (``render/errors.py``)."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        return OPENAI.request_id(seed, namespace, number, journal=journal)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {"server-timing": f"gfet4t7; dur={processing_ms}"}
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {}
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        from mockserver.render.errors import error_answer
+
+        answer = error_answer(error, "google")
+        content = encode_json_pretty(answer.body)
+        return ErrorAnswer(answer.status, answer.body, answer.headers, content)
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        return OPENAI.unknown_route(route, status=status)
+
+
+OPENAI: Final = OpenAIShape()
+ANTHROPIC: Final = AnthropicShape()
+GOOGLE: Final = GoogleShape()
+
+#: The one dispatch from a family's error shape to how its answers are framed.
+SHAPES: Final[dict[str, Shape]] = {"openai": OPENAI, "anthropic": ANTHROPIC, "google": GOOGLE}
