@@ -1,7 +1,8 @@
 """The API-neutral view of a request: what matching and generation see.
 
-Chat Completions and Responses requests are both turned into a :class:`Prompt`; nothing below
-this layer knows which API a request came through except by ``api``.
+Chat Completions, Responses and Anthropic Messages requests are all turned into a
+:class:`Prompt`; nothing below this layer knows which API a request came through except by
+``api``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses", "moderations", "embeddings", "gemini"]
+Api = Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
@@ -76,6 +77,8 @@ class OutputFormat:
     name: str | None = None
     schema: Mapping[str, Any] | None = None
     strict: bool = False
+    #: Where the request gave it (named by an error about its schema).
+    param: str = "response_format"
 
 
 @value_class
@@ -96,6 +99,8 @@ class Prompt:
     seed: int | None = None
     reasoning_effort: str | None = None
     reasoning_summary: str | None = None
+    #: The most tokens the model may think (``None``: as its effort says).
+    reasoning_budget: int | None = None
     stream: bool = False
     metadata: Mapping[str, str] = field(default_factory=dict)
     #: Lower-cased request headers.

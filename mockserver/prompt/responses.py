@@ -217,6 +217,7 @@ def _output_format(text: Any) -> OutputFormat:
         name=raw.get("name"),
         schema=raw.get("schema"),
         strict=bool(raw.get("strict")),
+        param="text.format",
     )
 
 

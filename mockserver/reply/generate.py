@@ -22,6 +22,7 @@ from mockserver.reply.model import (
     Annotation,
     FinishReason,
     Reasoning,
+    RefusalDetails,
     Reply,
     Token,
     ToolCall,
@@ -54,6 +55,7 @@ class Content:
 
     text: str | None = None
     refusal: str | None = None
+    refusal_details: RefusalDetails | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     reasoning: Reasoning | None = None
     annotations: tuple[Annotation, ...] = ()
@@ -80,10 +82,13 @@ def count_prompt_tokens(prompt: Prompt) -> int:
     return total
 
 
-def _cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
-    hits = [text.find(s) for s in stops if s]
-    hits = [h for h in hits if h >= 0]
-    return (text[: min(hits)], True) if hits else (text, False)
+def _cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, str | None]:
+    """``text`` up to the first stop sequence in it, and that sequence (``None``: none is)."""
+    hits = [(at, stop) for stop in stops if stop and (at := text.find(stop)) >= 0]
+    if not hits:
+        return text, None
+    at, stop = min(hits, key=lambda hit: hit[0])
+    return text[:at], stop
 
 
 def compose(
@@ -97,22 +102,25 @@ def compose(
     score_seed = rng.getrandbits(64)
     reasoning = content.reasoning
     cap = prompt.max_output_tokens  # counts reasoning tokens too: thinking can use it all up
-    if reasoning is not None and cap is not None and reasoning.tokens > cap:
-        reasoning = replace(reasoning, tokens=max(cap, 0))
+    for limit in (prompt.reasoning_budget, cap):
+        if reasoning is not None and limit is not None and reasoning.tokens > limit:
+            reasoning = replace(reasoning, tokens=max(limit, 0))
     reasoning_tokens = reasoning.tokens if reasoning else 0
     finish: FinishReason = content.finish_reason or ("tool_calls" if content.tool_calls else "stop")
     is_refusal = content.refusal is not None
     visible = content.refusal if is_refusal else content.text
     pieces: tuple[str, ...] = ()
+    stopped_by = None
     if visible is not None:
         if not is_refusal and prompt.stop:
-            visible, _ = _cut_at_stop(visible, prompt.stop)
+            visible, stopped_by = _cut_at_stop(visible, prompt.stop)
         pieces = tuple(t.text for t in content.tokens) if content.tokens else tokenize(visible)
         budget = None if cap is None else cap - reasoning_tokens
         if budget is not None and len(pieces) > max(budget, 0):
             pieces = pieces[: max(budget, 0)]
             visible = "".join(pieces)
             finish = "length"
+            stopped_by = None  # the budget ran out before the stop sequence
     top_k = prompt.top_logprobs if prompt.logprobs else 0
     tokens: Sequence[Token]
     if content.tokens:
@@ -144,6 +152,8 @@ def compose(
         if content.annotations
         else (),
         finish_reason=finish,
+        stop_sequence=stopped_by if finish == "stop" else None,
+        refusal_details=content.refusal_details if is_refusal else None,
         logprobs=prompt.logprobs,
         hosted=content.hosted,
         embedding=content.embedding,
@@ -179,10 +189,8 @@ class Generator:
     def message_text(self, prompt: Prompt, *, rng: random.Random) -> str:
         fmt = prompt.output_format
         if fmt.type == "json_schema" and fmt.schema is not None:
-            param = "text.format" if prompt.api == "responses" else "response_format"
-            value = self.json_value(
-                fmt.schema, rng=rng, what=f"response format '{fmt.name}'", param=param
-            )
+            what = f"response format '{fmt.name}'" if fmt.name else "the output format"
+            value = self.json_value(fmt.schema, rng=rng, what=what, param=fmt.param)
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         if fmt.type == "json_object" and (schema := schema_in_messages(prompt)) is not None:
             value = self.json_value(

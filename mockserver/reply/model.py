@@ -11,6 +11,7 @@ __all__ = [
     "Annotation",
     "FinishReason",
     "Reasoning",
+    "RefusalDetails",
     "Reply",
     "Token",
     "ToolCall",
@@ -53,6 +54,17 @@ class Reasoning:
     summary: tuple[str, ...] = ()
     text: str | None = None
     tokens: int = 0
+    #: The reasoning was withheld (flagged by a safety system): a family that can say so sends
+    #: an opaque blob in its place (Anthropic's ``redacted_thinking``).
+    redacted: bool = False
+
+
+@value_class
+class RefusalDetails:
+    """Why the model refused, where the API says (Anthropic's ``stop_details``)."""
+
+    category: str | None = None
+    explanation: str | None = None
 
 
 @value_class
@@ -80,6 +92,10 @@ class Reply:
     reasoning: Reasoning | None = None
     annotations: tuple[Annotation, ...] = ()
     finish_reason: FinishReason = "stop"
+    #: The stop sequence that ended the text (``finish_reason`` is then ``stop``).
+    stop_sequence: str | None = None
+    #: Why a refusal refused, if the reply says.
+    refusal_details: RefusalDetails | None = None
     #: Whether the request asked for logprobs (``tokens`` carry them either way).
     logprobs: bool = False
     #: Responses API hosted-tool output items (web search, MCP, …) scripted by a scenario,

@@ -12,7 +12,7 @@ from mockserver.errors import InvalidRequestError
 from mockserver.prompt import Prompt
 from mockserver.reply.arguments import fitted_arguments
 from mockserver.reply.generate import Content, Generator
-from mockserver.reply.model import Annotation, Reasoning, Token, ToolCall
+from mockserver.reply.model import Annotation, Reasoning, RefusalDetails, Token, ToolCall
 from mockserver.reply.prompt_schema import schema_in_messages
 from mockserver.reply.tokens import count_tokens
 from mockserver.scenario.terms import PLACEHOLDER
@@ -45,9 +45,11 @@ def scripted_content(
     )
     if not calls and text is None and spec.refusal is None:
         text = ""
+    details = spec.refusal_details
     return Content(
         text=text,
         refusal=spec.refusal,
+        refusal_details=RefusalDetails(details.category, details.explanation) if details else None,
         tool_calls=calls,
         reasoning=_reasoning(spec, rng=rng, prompt=prompt, generator=generator),
         annotations=_annotations(spec, text or ""),
@@ -268,7 +270,7 @@ def _reasoning(
         if r.tokens is not None
         else sum(count_tokens(t) for t in [*r.summary, r.text or ""])
     )
-    return Reasoning(summary=tuple(r.summary), text=r.text, tokens=tokens)
+    return Reasoning(summary=tuple(r.summary), text=r.text, tokens=tokens, redacted=r.redacted)
 
 
 def _annotations(spec: Reply, text: str) -> tuple[Annotation, ...]:

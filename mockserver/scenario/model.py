@@ -1,8 +1,8 @@
 """The scenario format: what a user writes, as typed models (YAML and Python build the same).
 
-A scenario never mentions an API's wire shape: one rule serves Chat Completions and Responses,
-streamed or not. Every model forbids unknown keys, so a typo is an error at load, not a rule
-that silently never matches.
+A scenario never mentions an API's wire shape: one rule serves Chat Completions, Responses and
+Anthropic Messages, streamed or not. Every model forbids unknown keys, so a typo is an error at
+load, not a rule that silently never matches.
 """
 
 from __future__ import annotations
@@ -94,7 +94,9 @@ def param_lookup(value: Any, *, context: Any = None) -> TextMatch | NumberMatch 
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: Literal["chat", "responses", "moderations", "embeddings", "gemini"] | None = None
+    api: Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages"] | None = (
+        None
+    )
     model: TextMatch | None = None
     last_user: TextMatch | None = None
     any_message: TextMatch | None = None

@@ -31,6 +31,7 @@ __all__ = [
     "ReasoningSpec",
     "RecordedEvent",
     "RecordedSpec",
+    "RefusalDetailsSpec",
     "Reply",
     "ReplyKind",
     "ToolCallSpec",
@@ -89,6 +90,20 @@ class ReasoningSpec(_Strict):
     #: As many as a model could spend (each one costs the answer bytes: encrypted content, and
     #: a summary's share of the stream).
     tokens: StrictInt | None = Field(default=None, ge=0, le=1_000_000)
+    redacted: StrictBool = Field(
+        default=False,
+        description="the reasoning was withheld by a safety system (Anthropic sends "
+        "redacted_thinking, an opaque blob, in place of the thinking block)",
+    )
+
+
+class RefusalDetailsSpec(_Strict):
+    """Why a refusal refused (Anthropic's ``stop_details``)."""
+
+    category: (
+        Literal["cyber", "bio", "frontier_llm", "reasoning_extraction", "general_harms"] | None
+    ) = None
+    explanation: str | None = None
 
 
 class AnnotationSpec(_Strict):
@@ -166,6 +181,9 @@ class Reply(_Strict):
     generate: Generate | None = None
     json_: Any = Field(default=None, alias="json")
     refusal: str | None = None
+    refusal_details: RefusalDetailsSpec | None = Field(
+        default=None, description="with refusal: its category and explanation"
+    )
     logprobs: list[LogprobSpec] | None = Field(
         default=None, description="explicit tokens and logprobs (they spell the text)"
     )
@@ -241,6 +259,8 @@ class Reply(_Strict):
                 f"a reply is one of text, generate, json, refusal, tool_calls, embedding, "
                 f"error, fixture or recorded (text may go with tool_calls); got {kinds}"
             )
+        if self.refusal_details is not None and self.refusal is None:
+            raise ValueError("'refusal_details' goes with a refusal")
         if self.recorded is not None and (self.latency or self.fault or self.moderation):
             raise ValueError("a recorded reply is replayed as is: no latency, fault, moderation")
         if not kinds and not (self.hosted or self.moderation or self.finish_reason):
