@@ -143,6 +143,7 @@ def create_app(
                     LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
                     LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
                     LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
+                    LazyRoutes("mockserver.http.routes.messages", prefixes=["/messages"]),
                 ],
             ),
             # The Gemini API's other versions: the Developer API's v1beta, Vertex AI's v1beta1.

@@ -46,7 +46,8 @@ class Message:
     name: str | None = None
     tool_call_id: str | None = None
     tool_calls: tuple[ToolCallRef, ...] = ()
-    #: What the message's images cost (see ``prompt/images.py``).
+    #: What the message's images (and documents, where a family sends them) cost (see
+    #: ``prompt/images.py``, ``prompt/messages.py``).
     image_tokens: int = 0
 
 

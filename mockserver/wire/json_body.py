@@ -99,8 +99,10 @@ def parse_json_body(body: bytes) -> dict[str, Any]:
     """The request body as a JSON object, or the API's 400 for anything else."""
     try:
         data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise InvalidRequestError(JSON_PARSE_ERROR) from None
+    except orjson.JSONDecodeError as exc:
+        error = InvalidRequestError(JSON_PARSE_ERROR)
+        error.facts["invalid_json"] = str(exc)  # how a family that quotes the parser says it
+        raise error from None
     if not isinstance(data, dict):
         raise InvalidRequestError(
             f"Invalid type for body: expected an object, but got {json_type_phrase(data)} instead.",

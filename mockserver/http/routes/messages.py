@@ -1,0 +1,221 @@
+"""``/v1/messages`` (Anthropic's Messages API) and its ``count_tokens``.
+
+The endpoint takes the same turn as Chat Completions does (``Engine.turn``: match, reply,
+commit), renders it as a ``message`` or its events (``render/messages.py``,
+``render/messages_stream.py``), and frames the stream with an ``event:`` line per event. Its
+answers carry Anthropic's headers (``request-id``, ``anthropic-ratelimit-*``: the family's
+shape, ``render/shapes.py``), its refusals Anthropic's error body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import field
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from mockserver import ids
+from mockserver.engine import Engine
+from mockserver.engine.turn import Journaled, Turn, summarize
+from mockserver.faults import (
+    IMMEDIATE,
+    UNPACED,
+    BodyPlan,
+    StreamPlan,
+    error_for,
+    plan_body,
+    plan_stream,
+)
+from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.lane import template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template
+from mockserver.http.routes.base import api_endpoint, read_json
+from mockserver.http.routes.encoded import Encoded, encode_stream
+from mockserver.prompt import Prompt
+from mockserver.prompt.messages import prompt_from_messages
+from mockserver.render import sse
+from mockserver.render.messages import MessageMeta, message_body
+from mockserver.render.messages_stream import frame_event, message_events
+from mockserver.render.shapes import ANTHROPIC
+from mockserver.reply.generate import count_prompt_tokens
+from mockserver.reply.model import Reply
+from mockserver.store import Unparsed
+from mockserver.values import Json, value_class
+from mockserver.wire.json_body import Body
+from mockserver.wire.plain import check_messages_body
+
+__all__ = ["Messages", "MessagesResult", "answer_messages", "message_id", "routes"]
+
+
+@value_class
+class MessagesResult:
+    """A rendered turn: ``body`` when not streamed, ``events`` when streamed."""
+
+    turn: Turn
+    meta: MessageMeta
+    body: Json | None
+    events: list[Json] | None
+    headers: dict[str, str] = field(default_factory=dict)
+    stream_plan: StreamPlan = UNPACED
+    body_plan: BodyPlan = IMMEDIATE
+    #: What a scripted in-stream error sends (an ``error`` event, after the 200).
+    stream_error: Json | None = None
+
+    @property
+    def reply(self) -> Reply:
+        return self.turn.reply
+
+
+def message_id(engine: Engine, namespace: str, counter: int) -> str:
+    """``msg_01…``: a namespace's ``counter``-th message."""
+    return ids.numbered_opaque_id(
+        "msg_01", engine.settings.seed, namespace, number=counter, length=22
+    )
+
+
+def answer_messages(
+    engine: Engine, prompt: Prompt, *, namespace: str, journal: Journaled | None = None
+) -> MessagesResult:
+    """The turn for ``prompt``, rendered as a message or its events, with its plans."""
+    turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    meta = MessageMeta(
+        id=message_id(engine, namespace, turn.counter),
+        model=prompt.model,
+        thinking=prompt.reasoning_effort is not None,
+        chunk=turn.latency.chunk if turn.latency else "token",
+    )
+    headers = engine.request_headers(namespace, turn)
+    if prompt.stream:
+        events = message_events(turn.reply, meta)
+        plan = plan_stream(
+            turn.latency,
+            turn.fault,
+            frames=len(events),
+            tokens=turn.reply.usage.completion_tokens,
+            seed=turn.seed,
+        )
+        error = error_for(turn.fault.error if turn.fault else None)
+        return MessagesResult(
+            turn,
+            meta,
+            None,
+            events,
+            headers,
+            stream_plan=plan,
+            stream_error=ANTHROPIC.stream_error(error),
+        )
+    body = message_body(turn.reply, meta)
+    plan_of_body = plan_body(turn.latency, turn.fault, seed=turn.seed)
+    return MessagesResult(turn, meta, body, None, headers, body_plan=plan_of_body)
+
+
+class Messages(TurnEndpoint[Prompt, MessagesResult]):
+    """``POST /v1/messages``: a message, whole or streamed."""
+
+    path = "/v1/messages"
+
+    def check(self, body: Body, headers: Mapping[str, str]) -> Prompt:
+        check_messages_body(body)
+        return prompt_from_messages(body, headers=headers)
+
+    def take(
+        self,
+        checked: Prompt,
+        body: Body,
+        *,
+        namespace: str,
+        headers: Mapping[str, str],
+        journal: Journaled,
+    ) -> MessagesResult:
+        return answer_messages(self.engine, checked, namespace=namespace, journal=journal)
+
+    def encode(self, result: MessagesResult) -> Encoded[MessagesResult]:
+        if result.events is None:
+            return Encoded(result, None, [], orjson.dumps(result.body))
+        frames = [frame_event(event) for event in result.events]
+        errors = [_error_frame(result)]
+        # message_stop: what a ``no_done`` fault leaves out
+        return encode_stream(
+            result, frames[:-1], frames[-1:], plan=result.stream_plan, error_frames=errors
+        )
+
+    @staticmethod
+    def turn_of(result: MessagesResult) -> Turn:
+        return result.turn
+
+    def answer(self, encoded: Encoded[MessagesResult]) -> Response:
+        result = encoded.result
+        if encoded.frames is not None:
+            return encoded.stream_response(
+                plan=result.stream_plan,
+                error_frames=[_error_frame(result)],
+                headers=result.headers,
+            )
+        return encoded.body_response(plan=result.body_plan, headers=result.headers)
+
+    def recipe(
+        self, key: Key, checked: Prompt, encoded: Encoded[MessagesResult], response: Response
+    ) -> Recipe | None:
+        result = encoded.result
+        decision = result.turn.decision
+        if decision is None:
+            return None
+        cut = cut_template(
+            response, lambda: _sentinel_answer(result), result.meta.id, 0, padded=False
+        )
+        if cut is None:
+            return None
+        engine, namespace = self.engine, decision.namespace
+        return Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=lambda counter: message_id(engine, namespace, counter),
+            journaled=sse.decode_stream if checked.stream else orjson.loads,
+            stream=checked.stream,
+            path=key[0],
+            api=checked.api,
+            request=Unparsed(key[1], orjson.loads),
+            summary=summarize(result.reply),
+            miss=result.turn.miss,
+            shape="anthropic",
+        )
+
+
+def _error_frame(result: MessagesResult) -> bytes:
+    return sse.event_frame("error", result.stream_error)
+
+
+def _sentinel_answer(result: MessagesResult) -> bytes:
+    """The answer's bytes with the template's sentinel for its id."""
+    meta = dataclasses.replace(result.meta, id=template.ID)
+    if result.events is not None:
+        return b"".join(frame_event(event) for event in message_events(result.reply, meta))
+    return orjson.dumps(message_body(result.reply, meta))
+
+
+def compact_json(body: Json) -> Response:
+    """A JSON answer as Anthropic's API writes one: compact."""
+    return Response(orjson.dumps(body), media_type="application/json")
+
+
+@api_endpoint
+async def count_tokens(request: Request) -> Response:
+    """``POST /v1/messages/count_tokens`` (also ``?beta=true``): the ``input_tokens`` the same
+    conversation reports when it is sent to ``/v1/messages``."""
+    from mockserver.wire.messages import parse_count_tokens_request
+
+    body = await read_json(request)
+    parse_count_tokens_request(body)
+    prompt = prompt_from_messages(body, headers=request.headers)
+    return compact_json({"input_tokens": count_prompt_tokens(prompt)})
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/messages", turn_route(Messages.path), methods=["POST"]),
+        Route("/messages/count_tokens", count_tokens, methods=["POST"]),
+    ]
