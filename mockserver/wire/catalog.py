@@ -1,10 +1,18 @@
-"""The model ids the contract lists (``ModelIdsShared``); any other name is accepted too."""
+"""The model ids each family lists: OpenAI's contract's (``ModelIdsShared``) and Anthropic's
+(the ``anthropic`` SDK's ``Model`` names); any other name is accepted too."""
 
 from __future__ import annotations
 
 from mockserver.errors import InvalidRequestError
 
-__all__ = ["MODEL_IDS", "NON_REASONING", "owner_of", "reasons", "unsupported_reasoning"]
+__all__ = [
+    "ANTHROPIC_MODELS",
+    "MODEL_IDS",
+    "NON_REASONING",
+    "owner_of",
+    "reasons",
+    "unsupported_reasoning",
+]
 
 MODEL_IDS: tuple[str, ...] = (
     "gpt-6-astra",
@@ -122,3 +130,28 @@ def unsupported_reasoning(param: str) -> InvalidRequestError:
         param=param,
         code="unsupported_parameter",
     )
+
+
+#: Anthropic's models, newest first as its ``/v1/models`` lists them: ``(id, display name,
+#: created_at)``. The dates are the dated ids' own where an id has one, else plausible ones
+#: in the same order.
+ANTHROPIC_MODELS: tuple[tuple[str, str, str], ...] = (
+    ("claude-fable-5-2", "Claude Fable 5.2", "2026-11-18T00:00:00Z"),
+    ("claude-mythos-5-2", "Claude Mythos 5.2", "2026-11-04T00:00:00Z"),
+    ("claude-haiku-5-5", "Claude Haiku 5.5", "2026-10-21T00:00:00Z"),
+    ("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-10-07T00:00:00Z"),
+    ("claude-fable-5-1", "Claude Fable 5.1", "2026-09-23T00:00:00Z"),
+    ("claude-opus-5-5", "Claude Opus 5.5", "2026-09-09T00:00:00Z"),
+    ("claude-mythos-5-1", "Claude Mythos 5.1", "2026-08-26T00:00:00Z"),
+    ("claude-sonnet-5", "Claude Sonnet 5", "2026-08-12T00:00:00Z"),
+    ("claude-fable-5", "Claude Fable 5", "2026-07-29T00:00:00Z"),
+    ("claude-mythos-5", "Claude Mythos 5", "2026-07-15T00:00:00Z"),
+    ("claude-opus-5", "Claude Opus 5", "2026-07-01T00:00:00Z"),
+    ("claude-opus-4-8", "Claude Opus 4.8", "2026-05-20T00:00:00Z"),
+    ("claude-opus-4-7", "Claude Opus 4.7", "2026-04-16T00:00:00Z"),
+    ("claude-mythos-preview", "Claude Mythos Preview", "2026-03-18T00:00:00Z"),
+    ("claude-opus-4-6", "Claude Opus 4.6", "2026-02-05T00:00:00Z"),
+    ("claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-01-20T00:00:00Z"),
+    ("claude-opus-4-5-20251101", "Claude Opus 4.5", "2025-11-01T00:00:00Z"),
+    ("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "2025-10-01T00:00:00Z"),
+)
