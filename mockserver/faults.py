@@ -133,26 +133,31 @@ def _retry_headers(seconds: float) -> dict[str, str]:
     }
 
 
-def _preset_for(status: int) -> ErrorPreset:
-    """What an error given only its status says: the first preset with that status (a 429 is
-    ``rate_limited``), else the API's generic words for a client or a server error."""
-    for preset in PRESETS.values():
+def _preset_for(status: int) -> tuple[str | None, ErrorPreset]:
+    """What an error given only its status says, and the preset's name: the first preset with
+    that status (a 429 is ``rate_limited``), else the API's generic words for a client or a
+    server error."""
+    for name, preset in PRESETS.items():
         if preset.status == status:
-            return preset
+            return name, preset
     if status >= 500:
-        return PRESETS["server_error"]
-    return ErrorPreset(status, "invalid_request_error", None, "The request was not accepted.")
+        return "server_error", PRESETS["server_error"]
+    return None, ErrorPreset(status, "invalid_request_error", None, "The request was not accepted.")
 
 
 def error_for(spec: ErrorSpec | None) -> APIError:
     """The :class:`APIError` a scenario's ``error`` reply stands for; ``None`` is a plain
     ``server_error`` (what a stream's ``error_after`` sends when its fault names no error)."""
     if spec is None:
+        name: str | None = "server_error"
         preset = PRESETS["server_error"]
         status, message, type_, code, param = preset.status, None, None, None, None
         retry_after, own_headers = preset.retry_after, {}
     else:
-        preset = PRESETS[spec.preset] if spec.preset else _preset_for(spec.status or 500)
+        if spec.preset:
+            name, preset = spec.preset, PRESETS[spec.preset]
+        else:
+            name, preset = _preset_for(spec.status or 500)
         status, message, type_ = spec.status or preset.status, spec.message, spec.type
         code, param, own_headers = spec.code, spec.param, spec.headers
         retry_after = spec.retry_after if spec.retry_after is not None else preset.retry_after
@@ -167,9 +172,9 @@ def error_for(spec: ErrorSpec | None) -> APIError:
         headers=headers,
         extra=dict(preset.extra),
     )
-    if message is None and status == preset.status:  # the preset's own words, in any API's
-        # a status no preset has (418) is made a preset of its own, which has no name
-        error.preset = next((name for name, known in PRESETS.items() if known is preset), None)
+    error.preset = name
+    if spec is not None:  # what the scenario said itself, which no family's words replace
+        error.facts["given"] = tuple(sorted(spec.model_fields_set))
     return error
 
 

@@ -36,12 +36,12 @@ __all__ = ["media_tokens", "prompt_from_messages"]
 #: Fields that do not change what the model would say (besides the OpenAI families' own).
 _NOT_CONTENT: Final = NOT_CONTENT | {"stop_sequences", "container", "context_management"}
 
-#: An image whose size cannot be read (a URL, a file) counts as this many pixels (1092 × 1092,
-#: the docs' example of a full-size square image).
-_DEFAULT_PIXELS: Final = 1092 * 1092
-#: The largest image the API takes without scaling: 1568 px on its long edge, 1.15 megapixels.
+#: The most an image is seen at: 1568 px on its long edge, and about 1.19 megapixels (1092 ×
+#: 1092, the docs' full-size square, about 1600 tokens); an image whose size cannot be read (a
+#: URL, a file) counts as that.
 _MAX_EDGE: Final = 1568
-_MAX_PIXELS: Final = 1_150_000
+_MAX_PIXELS: Final = 1092 * 1092
+_DEFAULT_PIXELS: Final = _MAX_PIXELS
 #: What a PDF page costs (its text and its image), and a document whose pages cannot be read.
 _PAGE_TOKENS: Final = 1500
 #: How much of a base64 image is decoded to read its size.

@@ -164,8 +164,9 @@ def _retry_delay(headers: Mapping[str, str]) -> float | None:
 
 def _google(error: APIError) -> ErrorAnswer:
     words = _GOOGLE_PRESETS.get(error.preset or "")
-    status = words.status if words is not None else error.status
-    message = words.message if words is not None else error.message
+    given = error.facts.get("given", ())  # what the scenario said itself stays as it said it
+    status = words.status if words is not None and "status" not in given else error.status
+    message = words.message if words is not None and "message" not in given else error.message
     given: Any = error.extra.get("details")
     details: list[Json] = list(given) if isinstance(given, list) else []
     if words is not None and not details:

@@ -17,7 +17,7 @@ the wire layer refuses, a scripted error, a strict miss, an unknown route, an ex
 limit) is written through it, and a family with a shape of its own adds one entry here.
 An :class:`~mockserver.errors.APIError` is raised in OpenAI's words (its presets, the wire
 layer's messages); a shape that words an error otherwise says so from its ``preset`` and
-``facts``.
+``facts`` (what the scenario gave itself, the rate limit's numbers, the JSON parser's words).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import orjson
 
 from mockserver import ids
 from mockserver.errors import APIError, MethodNotAllowedError, NotFoundError
-from mockserver.faults import PRESETS
 from mockserver.values import Json, value_class
 from mockserver.wire.json_body import encode_json_pretty
 
@@ -307,12 +306,12 @@ def _anthropic_words(error: APIError) -> tuple[int, str]:
     the scenario gave its own status or message), the rate-limit arithmetic's, a reworded
     OpenAI sentence, else ``error``'s."""
     status, message = error.status, error.message
-    preset = PRESETS.get(error.preset or "")
     words = ANTHROPIC_PRESETS.get(error.preset or "")
-    if preset is not None and words is not None:
-        if status == preset.status:
+    if words is not None:
+        given = error.facts.get("given", ())
+        if "status" not in given:
             status = words[0]
-        if message == preset.message:
+        if "message" not in given:
             message = words[1].format(model=error.facts.get("model", "unknown"))
     limit = error.facts.get("rate_limit")
     if isinstance(limit, int):
