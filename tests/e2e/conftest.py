@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -25,3 +26,12 @@ def control(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
         base_url=server.url + "/__mockserver", headers={"Authorization": f"Bearer {api_key}"}
     ) as http:
         yield http
+
+
+@pytest.fixture
+def claude(server: BackgroundServer, api_key: str) -> Iterator[anthropic.Anthropic]:
+    """The official Anthropic SDK, no retries, its key in the test's namespace."""
+    with anthropic.Anthropic(
+        base_url=server.url, api_key=api_key, max_retries=0, timeout=10
+    ) as sdk:
+        yield sdk
