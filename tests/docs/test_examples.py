@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import anthropic
 import httpx
 import jsonschema
 import openai
@@ -35,8 +36,8 @@ FENCE = re.compile(r"^(?:<!-- run: (\w+)(?: ([^\n]*?))? -->\n)?```(\w*)\n(.*?)^`
 NAMED = re.compile(r"\A# ([\w./-]+)\n")
 KINDS = {"file", "scenario", "rules", "python", "pytest", "output", "no"}
 #: Where the examples send their requests (the OpenAI base URL, or the server's root for
-#: clients that add their own version, as google-genai does); the runner points them at a
-#: server of its own.
+#: clients that add their own version, as google-genai and anthropic do); the runner points
+#: them at a server of its own.
 EXAMPLE_URL = "http://127.0.0.1:8000/v1"
 EXAMPLE_ROOT = "http://127.0.0.1:8000"
 
@@ -164,7 +165,7 @@ class Page:
             # client open): closed here, not whenever a later test happens to collect them
             # (a ResourceWarning there fails that test).
             for value in self.variables.values():
-                if isinstance(value, openai.OpenAI | httpx.Client):
+                if isinstance(value, openai.OpenAI | anthropic.Anthropic | httpx.Client):
                     value.close()
             for server in self.servers.values():
                 server.stop()
