@@ -1,8 +1,11 @@
 """Refusals in Anthropic's shape, as the official SDK meets them: each status raises the SDK's
 own class, the SDK retries what it retries against the real API (counted in the journal), a
-stream fails after its 200 with an ``error`` event, and the rate limits are live."""
+stream fails after its 200 with an ``error`` event (or is cut, or paced, as the scenario
+says), and the rate limits are live."""
 
 from __future__ import annotations
+
+import time
 
 import anthropic
 import httpx
@@ -231,3 +234,25 @@ def test_a_server_with_keys_refuses_a_wrong_x_api_key_as_anthropic_does() -> Non
         assert answer.status_code == 200
     finally:
         guarded.stop()
+
+
+def test_a_stream_is_paced_as_its_latency_says(
+    server: BackgroundServer, api_key: str, control: httpx.Client
+) -> None:
+    use_scenario(
+        control,
+        "rules:\n"
+        "  - reply: {text: one two three four, latency: {ttft: 0.4, chunk_interval: 0.05}}\n",
+    )
+    body = {"model": MODEL, "max_tokens": 100, "stream": True, "messages": ASK}
+    headers = {"x-api-key": api_key, "anthropic-version": "2023-06-01"}
+    started = time.monotonic()
+    arrivals: list[tuple[float, bytes]] = []
+    with httpx.stream("POST", server.url + "/v1/messages", json=body, headers=headers) as answer:
+        for line in answer.iter_lines():
+            if line.startswith("event: "):
+                arrivals.append((time.monotonic() - started, line.encode()))
+    assert arrivals[0][1] == b"event: message_start"
+    assert arrivals[0][0] >= 0.35  # the first frame waits for ttft
+    assert arrivals[-1][1] == b"event: message_stop"
+    assert arrivals[-1][0] - arrivals[0][0] >= 0.05 * (len(arrivals) - 2)
