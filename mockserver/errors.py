@@ -28,7 +28,7 @@
                                      (a scripted fault: the HTTP layer lets it cut the socket)
 
 Every :class:`APIError` carries the HTTP status, the OpenAI error ``type`` and ``code``; the HTTP
-boundary writes it in the shape of the family that was asked (``render/shapes.py``: OpenAI's
+boundary writes it in the shape of the family that was asked (``render/errors.py``: OpenAI's
 body as :meth:`APIError.body` gives it, Anthropic's ``{"type": "error", …}`` with its own
 statuses and types). Foreign exceptions are
 converted once, where they enter (pydantic's in ``wire``, YAML's in ``scenario.loader``); the

@@ -28,6 +28,7 @@ __all__ = [
     "by_api",
     "errors_at",
     "family_at",
+    "family_of",
     "socket_at",
     "turn_families",
 ]
@@ -35,7 +36,7 @@ __all__ = [
 #: How a family's errors (and the headers around every answer) are written:
 #: ``{"error": {message, type, param, code}}`` for OpenAI, ``{"error": {code, message, status,
 #: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
-#: for Anthropic's. ``render/shapes.py`` writes each.
+#: for Anthropic's. ``render/errors.py`` writes each.
 ErrorShape = Literal["openai", "google", "anthropic"]
 #: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``).
 _PARAMETER = re.compile(r"\{([a-z_]+)\}")
@@ -171,11 +172,17 @@ def _templated_at(path: str) -> Family | None:
     return next((f for f in _TEMPLATED if f.parameters(path) is not None), None)
 
 
+def family_of(path: str) -> Family | None:
+    """The family a request to ``path`` is for, whatever the method: the one served at it, or
+    under it (``/v1/messages/batches`` is ``/v1/messages``'s); ``None``: no family's path."""
+    return _BY_PATH.get(path) or _templated_at(path) or _under(path)
+
+
 def errors_at(path: str) -> ErrorShape:
-    """How an answer at ``path`` writes its errors, whatever the method: its family's way (a
-    path under a family's, ``/v1/messages/batches``, is that family's), else Google's under a
-    root only Google's APIs have (``/v1beta``), else OpenAI's."""
-    family = _BY_PATH.get(path) or _templated_at(path) or _under(path)
+    """How an answer at ``path`` writes its errors, whatever the method: its family's way
+    (:func:`family_of`), else Google's under a root only Google's APIs have (``/v1beta``),
+    else OpenAI's."""
+    family = family_of(path)
     if family is not None:
         return family.errors
     return "google" if path.split("/")[1:2] and path.split("/")[1] in _GOOGLE_ROOTS else "openai"

@@ -36,7 +36,7 @@ from mockserver.families import FAMILIES, ErrorShape, by_api
 from mockserver.faults import error_for
 from mockserver.guess import did_you_mean
 from mockserver.prompt import Prompt
-from mockserver.render.shapes import SHAPES, Standing
+from mockserver.render.errors import SHAPES, Standing
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.scripted import scripted_content
@@ -531,7 +531,7 @@ class Engine:
         self, namespace: str, seq: int, error: APIError, *, shape: str = "openai"
     ) -> dict[str, str]:
         """The headers of the answer that refuses a request with ``error`` in the family of
-        ``shape`` (``render/shapes.py``), its request id numbered after the request's journal
+        ``shape`` (``render/errors.py``), its request id numbered after the request's journal
         entry ``seq``; a recorded answer's, as recorded."""
         if isinstance(error, RecordedAnswer):
             return {k.lower(): v for k, v in error.recorded_headers.items()}

@@ -29,7 +29,7 @@ from mockserver.faults import (
     plan_stream,
 )
 from mockserver.prompt import Prompt
-from mockserver.render.errors import error_answer
+from mockserver.render.errors import GOOGLE, error_answer
 from mockserver.render.gemini import GeminiMeta, Safety, gemini_response
 from mockserver.render.gemini_stream import gemini_chunks
 from mockserver.reply.generate import compose
@@ -74,8 +74,9 @@ def create_time(seconds: float) -> str:
 
 
 def gemini_headers(processing_ms: int) -> dict[str, str]:
-    """The headers the Gemini API puts on an answer (no request id, no rate-limit headers)."""
-    return {"server-timing": f"gfet4t7; dur={processing_ms}"}
+    """The headers the Gemini API puts on an answer (no request id, no rate-limit headers:
+    the ``google`` shape's, ``render/errors.py``)."""
+    return GOOGLE.answer_headers("", processing_ms=processing_ms, limits={})
 
 
 def _filters_off(params: Mapping[str, Any]) -> bool:

@@ -1,5 +1,5 @@
 """Rate-limit arithmetic: per-namespace token buckets, and where they stand (a
-:class:`~mockserver.render.shapes.Standing`, which each family's shape writes as its own
+:class:`~mockserver.render.errors.Standing`, which each family's shape writes as its own
 headers: ``x-ratelimit-*``, ``anthropic-ratelimit-*``).
 
 Budgets refill continuously (``limit`` per 60 s), on the namespace's clock, which a test can
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mockserver.errors import RateLimitError
-from mockserver.render.shapes import OPENAI, Shape, Standing, duration
+from mockserver.render.errors import OPENAI, Shape, Standing, duration
 
 __all__ = ["NOMINAL_RPM", "NOMINAL_TPM", "Bucket", "Budgets", "duration", "rate_limited"]
 

@@ -1,11 +1,11 @@
 """A refused request in the journal: its error as its family's API answers it (the family's
-shape, ``render/shapes.py``), with the headers it is sent with (its request id numbered after
+shape, ``render/errors.py``), with the headers it is sent with (its request id numbered after
 the entry), so the journal keeps what was sent."""
 
 from __future__ import annotations
 
 from mockserver.errors import APIError, RecordedAnswer
-from mockserver.render.shapes import SHAPES
+from mockserver.render.errors import SHAPES
 from mockserver.store import JournalEntry
 
 __all__ = ["journal_error"]

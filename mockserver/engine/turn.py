@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from mockserver.errors import RecordedAnswer
-from mockserver.render.shapes import OPENAI_SERVICE_HEADERS
+from mockserver.render.errors import OPENAI_SERVICE_HEADERS
 from mockserver.reply.model import Reply
 from mockserver.store import JournalEntry
 from mockserver.values import value_class

@@ -26,7 +26,7 @@ from mockserver.http.routes import chat
 from mockserver.http.routes.base import error_shape, refusal
 from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.http.upgrades import PlainUpgrades
-from mockserver.render.shapes import SHAPES
+from mockserver.render.errors import SHAPES
 from mockserver.settings import Settings
 
 if TYPE_CHECKING:

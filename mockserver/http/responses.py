@@ -34,7 +34,7 @@ from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
 from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
 from mockserver.render import sse
-from mockserver.render.shapes import SHAPES
+from mockserver.render.errors import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = [
@@ -66,7 +66,7 @@ def error_response(
     error: APIError, *, request_id: str | None = None, shape: ErrorShape = "openai"
 ) -> Response:
     """``error`` as a family whose errors are written the ``shape`` way answers it
-    (``render/shapes.py``), with its request id (``None``: none)."""
+    (``render/errors.py``), with its request id (``None``: none)."""
     answer = SHAPES[shape].error(error, request_id=request_id)
     return Response(
         answer.content,

@@ -1,185 +1,365 @@
-"""An :class:`~mockserver.errors.APIError` as each family writes it: the one dispatch on
-``Family.errors`` (``families.py``).
+"""What surrounds an answer, written in each API family's shape: its request ids, the headers
+on every answer (the rate limits among them), and its errors (status, body, headers).
 
-OpenAI's shape is the error's own (``{"error": {message, type, param, code}}``, with the
-``Retry-After`` headers). Google's (the Gemini API, Developer and Vertex) is
-``{"error": {code, message, status, details}}``: ``status`` is the gRPC code's name for the
-HTTP status, ``details`` Google's typed messages (``ErrorInfo``, ``RetryInfo``…), and a 429
-says when to retry only in its body (``RetryInfo.retryDelay``): Google sends no ``Retry-After``
-and no rate-limit headers.
+::
+
+    Shape                 one per error shape of the family table (``families.ErrorShape``)
+     ├── OpenAIShape      x-request-id, openai-*, x-ratelimit-* (reset as a duration);
+     │                    {"error": {message, type, param, code}}, indented
+     ├── AnthropicShape   request-id, anthropic-ratelimit-* (reset as RFC 3339);
+     │                    {"type": "error", "error": {type, message}, "request_id"}, compact,
+     │                    with Anthropic's statuses (529 overloaded) and x-should-retry
+     └── GoogleShape      server-timing, no request id, no rate limits;
+                          {"error": {code, message, status, details}}
+
+:data:`SHAPES` is the one dispatch from a family's shape to these: every refusal (a request
+the wire layer refuses, a scripted error, a strict miss, an unknown route, an exhausted rate
+limit) is written through it, and a family with a shape of its own adds one entry here.
+An :class:`~mockserver.errors.APIError` is raised in OpenAI's words (its presets, the wire
+layer's messages); a shape that words an error otherwise says so from its ``preset`` and
+``facts`` (what the scenario gave itself, the rate limit's numbers, the JSON parser's words).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Final
 
-from mockserver.errors import APIError
-from mockserver.families import ErrorShape
+import orjson
+
+from mockserver import ids
+from mockserver.errors import APIError, MethodNotAllowedError, NotFoundError
+from mockserver.render.gemini_errors import google_error
 from mockserver.values import Json, value_class
+from mockserver.wire.json_body import encode_json_pretty
 
-__all__ = ["ErrorAnswer", "error_answer", "google_status"]
+__all__ = [
+    "ANTHROPIC",
+    "GOOGLE",
+    "OPENAI",
+    "OPENAI_SERVICE_HEADERS",
+    "SHAPES",
+    "AnthropicShape",
+    "ErrorAnswer",
+    "GoogleShape",
+    "OpenAIShape",
+    "Shape",
+    "Standing",
+    "duration",
+    "error_answer",
+]
 
-#: The gRPC status names Google's JSON errors carry, by HTTP status.
-_GRPC_STATUS = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    405: "UNIMPLEMENTED",
-    409: "ABORTED",
-    412: "FAILED_PRECONDITION",
-    413: "INVALID_ARGUMENT",
-    415: "INVALID_ARGUMENT",
-    422: "INVALID_ARGUMENT",
-    429: "RESOURCE_EXHAUSTED",
-    499: "CANCELLED",
-    500: "INTERNAL",
-    501: "UNIMPLEMENTED",
-    502: "UNAVAILABLE",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
-_TYPE = "type.googleapis.com/google.rpc."
-_SERVICE = "generativelanguage.googleapis.com"
-#: Headers only OpenAI's answers carry (Google's 429 names its delay in the body alone).
-_OPENAI_ONLY = ("retry-after", "retry-after-ms", "x-ratelimit-")
+
+@value_class
+class Standing:
+    """Where a namespace's rate limits stand, at ``at`` on its clock (the engine's
+    arithmetic): what each family's rate-limit headers say."""
+
+    requests_limit: int
+    requests_remaining: int
+    #: Seconds until the bucket is full again.
+    requests_reset: float
+    tokens_limit: int
+    tokens_remaining: int
+    tokens_reset: float
+    at: float
 
 
 @value_class
 class ErrorAnswer:
-    """What an error answer sends: its status, its JSON body and its own headers."""
+    """An error as a family's API answers it."""
 
     status: int
     body: Json
     headers: dict[str, str]
+    #: The body's bytes, as that API writes them.
+    content: bytes
 
 
-def google_status(status: int) -> str:
-    """The gRPC status name Google writes for an HTTP ``status``."""
-    if status in _GRPC_STATUS:
-        return _GRPC_STATUS[status]
-    return "INTERNAL" if status >= 500 else "INVALID_ARGUMENT"
+class Shape:
+    """How one family writes what surrounds its answers (see the module's docstring)."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        """The request id of a namespace's ``number``-th turn (or journal entry: answers that
+        are not turns are numbered after their entry)."""
+        raise NotImplementedError
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        """The headers the API puts on an answer: its request id, the service's own headers
+        and the rate-limit ones (``limits``, from :meth:`rate_headers`)."""
+        raise NotImplementedError
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        """The rate-limit headers for ``standing``."""
+        raise NotImplementedError
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        """``error`` as the API answers it (``request_id``: the answer's, if it has one)."""
+        raise NotImplementedError
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        """The error for ``METHOD /path`` that no route serves (404) or not with that method
+        (405)."""
+        raise NotImplementedError
 
 
-def error_answer(error: APIError, shape: ErrorShape) -> ErrorAnswer:
-    """``error`` as a family whose errors are written the ``shape`` way answers it."""
-    if shape == "google":
-        return _google(error)
-    return ErrorAnswer(error.status, error.body(), dict(error.headers))
+def duration(seconds: float) -> str:
+    """OpenAI's reset format: ``120ms``, ``1.5s``, ``6m0s``, ``1h2m3s``."""
+    if seconds < 1:
+        return f"{max(0, round(seconds * 1000))}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{int(hours)}h{int(minutes)}m{text}"
+    return f"{int(minutes)}m{text}" if minutes else text
 
 
-def error_info(reason: str, **metadata: str) -> Json:
-    """A ``google.rpc.ErrorInfo`` detail (why, machine-readable: ``API_KEY_INVALID``…)."""
-    return {
-        "@type": _TYPE + "ErrorInfo",
-        "reason": reason,
-        "domain": "googleapis.com",
-        "metadata": {"service": _SERVICE, **metadata},
-    }
-
-
-def _retry_info(seconds: float) -> Json:
-    whole = round(seconds)
-    delay = f"{whole}s" if abs(seconds - whole) < 1e-9 else f"{seconds:.3f}".rstrip("0") + "s"
-    return {"@type": _TYPE + "RetryInfo", "retryDelay": delay}
-
-
-def _quota_failure() -> Json:
-    return {
-        "@type": _TYPE + "QuotaFailure",
-        "violations": [
-            {
-                "quotaMetric": f"{_SERVICE}/generate_content_free_tier_requests",
-                "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
-            }
-        ],
-    }
-
-
-def _help() -> Json:
-    return {
-        "@type": _TYPE + "Help",
-        "links": [
-            {
-                "description": "Learn more about Gemini API quotas",
-                "url": "https://ai.google.dev/gemini-api/docs/rate-limits",
-            }
-        ],
-    }
-
-
-@value_class
-class _Words:
-    """How Google's API says one of the named errors."""
-
-    status: int
-    message: str
-    details: Callable[[], list[Json]] = list
-
-
-#: The named errors (``faults.PRESETS``) as the Gemini API words them.
-_GOOGLE_PRESETS: Mapping[str, _Words] = {
-    "rate_limited": _Words(429, "Resource has been exhausted (e.g. check quota)."),
-    "insufficient_quota": _Words(
-        429,
-        "You exceeded your current quota, please check your plan and billing details. For more "
-        "information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
-        lambda: [_quota_failure(), _help()],
-    ),
-    "overloaded": _Words(503, "The model is overloaded. Please try again later."),
-    "bad_request": _Words(400, "Request contains an invalid argument."),
-    "unprocessable": _Words(400, "Request contains an invalid argument."),
-    "misalignment": _Words(400, "Request contains an invalid argument."),
-    "invalid_api_key": _Words(
-        400,
-        "API key not valid. Please pass a valid API key.",
-        lambda: [error_info("API_KEY_INVALID")],
-    ),
-    "permission_denied": _Words(403, "The caller does not have permission"),
-    "model_not_found": _Words(
-        404,
-        "Requested entity was not found. Call ListModels to see the list of available models "
-        "and their supported methods.",
-    ),
-    "conflict": _Words(409, "The operation was aborted."),
-    "server_error": _Words(
-        500,
-        "An internal error has occurred. Please retry or report in "
-        "https://developers.generativeai.google/guide/troubleshooting",
-    ),
-    "bad_gateway": _Words(502, "The service is currently unavailable."),
-    "gateway_timeout": _Words(504, "The request timed out. Please try again."),
+#: Headers the OpenAI API puts on every answer, besides its request id and processing time.
+OPENAI_SERVICE_HEADERS: Final = {
+    "openai-version": "2020-10-01",
+    "openai-organization": "mockserver",
 }
 
 
-def _retry_delay(headers: Mapping[str, str]) -> float | None:
-    """The delay an error's ``Retry-After`` headers name (the exact one if given)."""
-    if "retry-after-ms" in headers:
-        return int(headers["retry-after-ms"]) / 1000
-    if headers.get("retry-after", "").isdigit():
-        return float(headers["retry-after"])
-    return None
+class OpenAIShape(Shape):
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        if journal:
+            return ids.numbered_hex_id("req_", seed, namespace, "journal", number=number)
+        return ids.numbered_hex_id("req_", seed, namespace, number=number)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {
+            "x-request-id": request_id,
+            "openai-processing-ms": str(processing_ms),
+            **OPENAI_SERVICE_HEADERS,
+            **limits,
+        }
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {
+            "x-ratelimit-limit-requests": str(standing.requests_limit),
+            "x-ratelimit-limit-tokens": str(standing.tokens_limit),
+            "x-ratelimit-remaining-requests": str(standing.requests_remaining),
+            "x-ratelimit-remaining-tokens": str(standing.tokens_remaining),
+            "x-ratelimit-reset-requests": duration(standing.requests_reset),
+            "x-ratelimit-reset-tokens": duration(standing.tokens_reset),
+        }
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        headers = dict(error.headers)
+        if request_id:
+            headers.setdefault("x-request-id", request_id)
+            headers.setdefault("openai-processing-ms", "12")
+            headers.update(OPENAI_SERVICE_HEADERS)
+        body = error.body()
+        return ErrorAnswer(error.status, body, headers, encode_json_pretty(body))
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        if status == 405:
+            return MethodNotAllowedError(f"Method not allowed: {route}.", code="method_not_allowed")
+        return NotFoundError(f"Invalid URL ({route})")
 
 
-def _google(error: APIError) -> ErrorAnswer:
-    words = _GOOGLE_PRESETS.get(error.preset or "")
-    given = error.facts.get("given", ())  # what the scenario said itself stays as it said it
-    status = words.status if words is not None and "status" not in given else error.status
-    message = words.message if words is not None and "message" not in given else error.message
-    given: Any = error.extra.get("details")
-    details: list[Json] = list(given) if isinstance(given, list) else []
-    if words is not None and not details:
-        details = words.details()
-    delay = _retry_delay(error.headers)
-    if (
-        delay is not None
-        and status in (429, 503)
-        and not any("RetryInfo" in str(d) for d in details)
-    ):
-        details.append(_retry_info(delay))
-    body: Json = {"code": status, "message": message, "status": google_status(status)}
-    if details:
-        body["details"] = details
-    headers = {k: v for k, v in error.headers.items() if not k.lower().startswith(_OPENAI_ONLY)}
-    return ErrorAnswer(status, {"error": body}, headers)
+#: Anthropic's error types by status (any other 4xx is an ``invalid_request_error``, any
+#: other 5xx an ``api_error``).
+ANTHROPIC_TYPES: Final = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+#: The types only Anthropic's API has: a scenario that names one means it (OpenAI's own
+#: ``invalid_request_error`` and ``rate_limit_error`` are the status's, whatever it is).
+_ANTHROPIC_ONLY_TYPES: Final = frozenset(ANTHROPIC_TYPES.values()) - {
+    "invalid_request_error",
+    "rate_limit_error",
+}
+
+_RATE_LIMIT_HELP = (
+    "For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the "
+    "response headers for current usage. Please reduce the prompt length or the maximum tokens "
+    "requested, or try again later. You may also contact sales at "
+    "https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."
+)
+
+#: The scenario presets as Anthropic's API says them: ``(status, message)``; a preset not
+#: here keeps OpenAI's status and words.
+ANTHROPIC_PRESETS: Final = {
+    "rate_limited": (
+        429,
+        "This request would exceed your organization's rate limit. " + _RATE_LIMIT_HELP,
+    ),
+    "insufficient_quota": (
+        400,
+        "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
+        "Billing to upgrade or purchase credits.",
+    ),
+    "overloaded": (529, "Overloaded"),
+    "invalid_api_key": (401, "invalid x-api-key"),
+    "permission_denied": (
+        403,
+        "Your API key does not have permission to use the specified resource.",
+    ),
+    "model_not_found": (404, "model: {model}"),
+    "server_error": (500, "Internal server error"),
+    "gateway_timeout": (504, "Request timed out"),
+}
+
+#: The organization every answer names (the real API sends the key's organization's UUID).
+ANTHROPIC_ORGANIZATION: Final = "00000000-0000-4000-8000-6d6f636b7372"
+
+
+class AnthropicShape(Shape):
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        if journal:
+            return ids.numbered_opaque_id(
+                "req_011C", seed, namespace, "journal", number=number, length=20
+            )
+        return ids.numbered_opaque_id("req_011C", seed, namespace, number=number, length=20)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {
+            "request-id": request_id,
+            "anthropic-organization-id": ANTHROPIC_ORGANIZATION,
+            **limits,
+        }
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        requests = (
+            str(standing.requests_limit),
+            str(standing.requests_remaining),
+            ids.rfc3339(standing.at + standing.requests_reset),
+        )
+        tokens = (
+            str(standing.tokens_limit),
+            str(standing.tokens_remaining),
+            ids.rfc3339(standing.at + standing.tokens_reset),
+        )
+        headers: dict[str, str] = {}
+        # One token budget stands for the API's three (input, output and their sum).
+        for name, (limit, remaining, reset) in (
+            ("requests", requests),
+            ("tokens", tokens),
+            ("input-tokens", tokens),
+            ("output-tokens", tokens),
+        ):
+            headers[f"anthropic-ratelimit-{name}-limit"] = limit
+            headers[f"anthropic-ratelimit-{name}-remaining"] = remaining
+            headers[f"anthropic-ratelimit-{name}-reset"] = reset
+        return headers
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        status, message = _anthropic_words(error)
+        body: Json = {
+            "type": "error",
+            "error": {"type": _anthropic_type(error, status), "message": message},
+            "request_id": request_id,
+        }
+        headers = {
+            k: v
+            for k, v in error.headers.items()
+            if k != "retry-after-ms" and not k.startswith("x-ratelimit-")
+        }
+        if request_id:
+            headers.setdefault("request-id", request_id)
+        retry = status in (408, 409, 429) or status >= 500
+        headers.setdefault("x-should-retry", "true" if retry else "false")
+        return ErrorAnswer(status, body, headers, orjson.dumps(body))
+
+    def stream_error(self, error: APIError) -> Json:
+        """The payload of an ``error`` event that ends a stream after its 200."""
+        status, message = _anthropic_words(error)
+        return {
+            "type": "error",
+            "error": {"type": _anthropic_type(error, status), "message": message},
+        }
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        if status == 405:
+            return MethodNotAllowedError("Method Not Allowed")
+        return NotFoundError("Not Found")
+
+
+def _anthropic_type(error: APIError, status: int) -> str:
+    """The error's own type if only Anthropic's API has it, else its status's."""
+    if error.type in _ANTHROPIC_ONLY_TYPES:
+        return error.type
+    known = ANTHROPIC_TYPES.get(status)
+    if known is not None:
+        return known
+    return "api_error" if status >= 500 else "invalid_request_error"
+
+
+def _anthropic_words(error: APIError) -> tuple[int, str]:
+    """The status and message Anthropic's API answers ``error`` with: a preset's own (unless
+    the scenario gave its own status or message), the rate-limit arithmetic's, a reworded
+    OpenAI sentence, else ``error``'s."""
+    status, message = error.status, error.message
+    words = ANTHROPIC_PRESETS.get(error.preset or "")
+    if words is not None:
+        given = error.facts.get("given", ())
+        if "status" not in given:
+            status = words[0]
+        if "message" not in given:
+            message = words[1].format(model=error.facts.get("model", "unknown"))
+    limit = error.facts.get("rate_limit")
+    if isinstance(limit, int):
+        unit = error.facts.get("rate_unit", "requests")
+        message = (
+            f"This request would exceed the rate limit for your organization (mockserver) of "
+            f"{limit:,} {unit} per minute. {_RATE_LIMIT_HELP}"
+        )
+    reason = error.facts.get("invalid_json")
+    if isinstance(reason, str):
+        message = f"The request body is not valid JSON: {reason}"
+    return status, message
+
+
+class GoogleShape(Shape):
+    """Google's APIs (Gemini): no request id and no rate-limit headers on an answer, only the
+    time it took; an error is ``{"error": {code, message, status, details}}``
+    (``render/gemini_errors.py``)."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        return OPENAI.request_id(seed, namespace, number, journal=journal)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {"server-timing": f"gfet4t7; dur={processing_ms}"}
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {}
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        status, body, headers = google_error(error)
+        return ErrorAnswer(status, body, headers, encode_json_pretty(body))
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        return OPENAI.unknown_route(route, status=status)
+
+
+OPENAI: Final = OpenAIShape()
+ANTHROPIC: Final = AnthropicShape()
+GOOGLE: Final = GoogleShape()
+
+#: The one dispatch from a family's error shape to how its answers are framed.
+SHAPES: Final[dict[str, Shape]] = {"openai": OPENAI, "anthropic": ANTHROPIC, "google": GOOGLE}
+
+
+def error_answer(error: APIError, shape: str, *, request_id: str | None = None) -> ErrorAnswer:
+    """``error`` as a family whose errors are written the ``shape`` way answers it."""
+    return SHAPES[shape].error(error, request_id=request_id)

@@ -57,11 +57,11 @@ def thinking_text(reasoning: Reasoning) -> str:
 
 def signature_of(text: str, *, model: str) -> str:
     """A thinking block's signature: opaque, and the same for the same thinking."""
-    return ids.opaque_token("Eu", "signature", model, text, size=240)
+    return "Eu" + ids.signature("anthropic", model, text, size=240)
 
 
 def _redacted_data(reasoning: Reasoning, *, model: str) -> str:
-    return ids.opaque_token("Ep", "redacted", model, thinking_text(reasoning), size=192)
+    return "Ep" + ids.signature("redacted", model, thinking_text(reasoning), size=192)
 
 
 def thinking_block(reasoning: Reasoning, meta: MessageMeta) -> Json:

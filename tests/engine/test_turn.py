@@ -10,7 +10,7 @@ from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import APIError, NoMatchError
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
-from mockserver.render.shapes import OPENAI
+from mockserver.render.errors import OPENAI
 from mockserver.scenario.loader import parse_scenario
 from mockserver.settings import Settings
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mockserver.errors import InvalidRequestError
-from mockserver.render.shapes import ANTHROPIC
+from mockserver.render.errors import ANTHROPIC
 from mockserver.wire.messages import parse_count_tokens_request, parse_messages_request
 
 HI = [{"role": "user", "content": "Hi"}]

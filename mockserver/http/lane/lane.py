@@ -38,7 +38,7 @@ from mockserver.http.lane.recipes import (
     Remake,
 )
 from mockserver.ids import monotonic
-from mockserver.render.shapes import SHAPES
+from mockserver.render.errors import SHAPES
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]

@@ -20,14 +20,10 @@ from mockserver.errors import (
     RecordedAnswer,
     UnsupportedMediaTypeError,
 )
-from mockserver.families import ErrorShape, errors_at, family_at
-from mockserver.http.responses import (
-    RecordedResponse,
-    SSEResponse,
-    error_response,
-)
+from mockserver.families import ErrorShape, errors_at, family_at, family_of
+from mockserver.http.responses import RecordedResponse, SSEResponse, error_response
 from mockserver.render import sse
-from mockserver.render.shapes import SHAPES
+from mockserver.render.errors import SHAPES
 from mockserver.store import JournalEntry, Namespace, Unparsed
 from mockserver.wire.json_body import parse_json_body
 
@@ -98,7 +94,7 @@ def error_shape(path: str, headers: Mapping[str, str], query: Mapping[str, str])
     sent it: a Google key is Google's, an ``anthropic-version`` (every Anthropic SDK sends
     it) Anthropic's."""
     shape = errors_at(path)
-    if shape == "openai":
+    if shape == "openai" and family_of(path) is None:
         if google_key_of(headers, query) is not None:
             return "google"
         if ANTHROPIC_VERSION_HEADER in headers:

@@ -4,7 +4,7 @@ The endpoint takes the same turn as Chat Completions does (``Engine.turn``: matc
 commit), renders it as a ``message`` or its events (``render/messages.py``,
 ``render/messages_stream.py``), and frames the stream with an ``event:`` line per event. Its
 answers carry Anthropic's headers (``request-id``, ``anthropic-ratelimit-*``: the family's
-shape, ``render/shapes.py``), its refusals Anthropic's error body.
+shape, ``render/errors.py``), its refusals Anthropic's error body.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mockserver.faults import (
     plan_body,
     plan_stream,
 )
-from mockserver.http.endpoint import TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import api_endpoint, read_json
@@ -38,12 +38,12 @@ from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.messages import prompt_from_messages
 from mockserver.render import sse
+from mockserver.render.errors import ANTHROPIC
 from mockserver.render.messages import MessageMeta, message_body
 from mockserver.render.messages_stream import frame_event, message_events
-from mockserver.render.shapes import ANTHROPIC
 from mockserver.reply.generate import count_prompt_tokens
 from mockserver.reply.model import Reply
-from mockserver.store import Unparsed
+from mockserver.store import Namespace, Unparsed
 from mockserver.values import Json, value_class
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_messages_body
@@ -78,10 +78,12 @@ def message_id(engine: Engine, namespace: str, counter: int) -> str:
 
 
 def answer_messages(
-    engine: Engine, prompt: Prompt, *, namespace: str, journal: Journaled | None = None
+    engine: Engine, space: Namespace, prompt: Prompt, *, journal: Journaled | None = None
 ) -> MessagesResult:
-    """The turn for ``prompt``, rendered as a message or its events, with its plans."""
-    turn = engine.turn(prompt, namespace=namespace, journal=journal)
+    """The turn for ``prompt`` in ``space`` (held by the caller), rendered as a message or its
+    events, with its plans."""
+    namespace = space.name
+    turn = engine.turn(space, prompt, journal=journal)
     meta = MessageMeta(
         id=message_id(engine, namespace, turn.counter),
         model=prompt.model,
@@ -118,20 +120,20 @@ class Messages(TurnEndpoint[Prompt, MessagesResult]):
 
     path = "/v1/messages"
 
-    def check(self, body: Body, headers: Mapping[str, str]) -> Prompt:
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
         check_messages_body(body)
         return prompt_from_messages(body, headers=headers)
 
     def take(
         self,
+        space: Namespace,
         checked: Prompt,
         body: Body,
         *,
-        namespace: str,
         headers: Mapping[str, str],
         journal: Journaled,
     ) -> MessagesResult:
-        return answer_messages(self.engine, checked, namespace=namespace, journal=journal)
+        return answer_messages(self.engine, space, checked, journal=journal)
 
     def encode(self, result: MessagesResult) -> Encoded[MessagesResult]:
         if result.events is None:

@@ -7,9 +7,8 @@ import orjson
 import pytest
 
 from mockserver.errors import APIError, InvalidRequestError, RateLimitError
-from mockserver.families import shape_of
 from mockserver.faults import error_for
-from mockserver.render.shapes import ANTHROPIC, OPENAI, SHAPES, Standing
+from mockserver.render.errors import ANTHROPIC, OPENAI, SHAPES, Standing
 from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.wire.json_body import parse_json_body
 
@@ -137,24 +136,6 @@ def test_request_ids_are_each_familys_own_and_numbered() -> None:
     assert len(anthropic_id) == len("req_011CZLkWqu2dABS8vFB9G6Lz")
     assert anthropic_id == ANTHROPIC.request_id(1, "ns", 3, journal=False)
     assert anthropic_id != ANTHROPIC.request_id(1, "ns", 3, journal=True)
-
-
-@pytest.mark.parametrize(
-    ("path", "headers", "shape"),
-    [
-        ("/v1/messages", {}, "anthropic"),
-        ("/v1/messages/count_tokens", {}, "anthropic"),
-        ("/v1/messages/batches/x", {}, "anthropic"),
-        ("/v1/chat/completions", {"anthropic-version": "2023-06-01"}, "openai"),
-        ("/v1/models", {"anthropic-version": "2023-06-01"}, "anthropic"),
-        ("/v1/models", {}, "openai"),
-        ("/v1/nowhere", {}, "openai"),
-    ],
-)
-def test_a_request_is_answered_in_its_familys_shape(
-    path: str, headers: dict[str, str], shape: str
-) -> None:
-    assert shape_of(path, headers) == shape
 
 
 def test_unknown_routes_are_each_apis_own_words() -> None:
