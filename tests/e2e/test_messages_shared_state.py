@@ -1,0 +1,62 @@
+"""Anthropic's Messages served by two ``mockserver serve`` processes sharing one real Redis:
+a scenario's replies go on whichever process answers, and the journal keeps each refusal as it
+was sent, in Anthropic's shape."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anthropic
+import httpx
+import pytest
+
+from tests.support.fleet import Fleet
+from tests.support.redis_server import RedisServer
+
+SCENARIO = """\
+name: shared-messages
+seed: 5
+rules:
+  - id: flaky
+    when: {last_user: {contains: flaky}}
+    replies:
+      - error: {preset: overloaded}
+      - text: recovered
+"""
+ASK = [{"role": "user", "content": "flaky?"}]
+
+
+@pytest.fixture(scope="module")
+def pair(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    scenario = tmp_path_factory.mktemp("shared-messages") / "shared.yaml"
+    scenario.write_text(SCENARIO)
+    fleet = Fleet(2, state=redis_server.url, prefix=RedisServer.new_prefix(), scenario=scenario)
+    fleet.start()
+    yield fleet
+    fleet.stop()
+
+
+def client(fleet: Fleet, n: int, key: str) -> anthropic.Anthropic:
+    root = fleet[n].url
+    return anthropic.Anthropic(base_url=root, api_key=key, max_retries=0, timeout=20)
+
+
+def test_a_scenarios_replies_go_on_across_processes_and_refusals_are_journaled_as_sent(
+    pair: Fleet, api_key: str
+) -> None:
+    with client(pair, 0, api_key) as first, client(pair, 1, api_key) as second:
+        with pytest.raises(anthropic.OverloadedError) as caught:
+            first.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=ASK)
+        message = second.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=ASK)
+    assert message.content[0].text == "recovered"
+    journal = httpx.get(
+        pair[1].url + "/__mockserver/calls",
+        headers={"Authorization": f"Bearer {api_key}"},
+    ).json()["data"]
+    assert [(entry["status"], entry["api"], entry["rule"]) for entry in journal] == [
+        (529, "messages", "flaky"),
+        (200, "messages", "flaky"),
+    ]
+    assert journal[0]["response"] == caught.value.body
+    assert journal[0]["response"]["request_id"] == caught.value.request_id
+    assert journal[1]["response"]["content"] == [{"type": "text", "text": "recovered"}]
