@@ -28,6 +28,9 @@ rules:
   - id: limited
     when: {last_user: {contains: limited}}
     reply: {error: {preset: rate_limited, retry_after: 2}}
+  - id: busy
+    when: {last_user: {contains: busy}}
+    reply: {error: {preset: overloaded}}
 """
 
 
@@ -139,6 +142,43 @@ def test_gemini_answers_are_journaled_with_google_s_headers_and_its_key_masked(
     for entry, answer in zip(entries, received, strict=True):
         assert entry["response_headers"] == own(answer.headers), entry["path"]
         assert entry["request_headers"]["x-goog-api-key"] == MASK
+    assert KEY not in json.dumps(entries)
+
+
+def test_anthropic_answers_are_journaled_with_anthropic_s_headers_and_its_key_masked(
+    mock: BackgroundServer,
+) -> None:
+    """Anthropic's answers carry ``request-id`` and ``anthropic-ratelimit-*`` (a refusal its
+    ``x-should-retry``): the journal keeps what was sent, and the ``x-api-key`` masked."""
+    hello = {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": "hello"}],
+    }
+    busy = {**hello, "messages": [{"role": "user", "content": "busy?"}]}
+    sent = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+    with httpx.Client(base_url=mock.url, headers=sent, timeout=10) as http:
+        received = [
+            http.post("/v1/messages", json=hello),
+            http.post("/v1/messages", json=hello),
+            http.post("/v1/messages", json=hello),  # from the lane's recipe, where it is on
+            http.post("/v1/messages", json={**hello, "stream": True}),
+            http.post("/v1/messages", json=busy),
+            http.post("/v1/messages", json={"model": "claude-haiku-4-5", "messages": []}),
+            http.post(
+                "/v1/messages/count_tokens", json={"model": "m", "messages": hello["messages"]}
+            ),
+            http.get("/v1/models"),
+            http.get("/v1/messages/nowhere"),
+        ]
+    entries = journal(mock)
+    assert [e["status"] for e in entries] == [r.status_code for r in received]
+    assert [e["status"] for e in entries] == [200, 200, 200, 200, 529, 400, 200, 200, 404]
+    for entry, answer in zip(entries, received, strict=True):
+        assert entry["response_headers"] == own(answer.headers), entry["path"]
+        assert entry["request_headers"]["x-api-key"] == MASK
+    assert entries[4]["response"] == received[4].json()
+    assert entries[4]["response_headers"]["x-should-retry"] == "true"
     assert KEY not in json.dumps(entries)
 
 

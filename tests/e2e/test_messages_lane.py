@@ -83,6 +83,7 @@ def session(server: BackgroundServer) -> list[Any]:
     for call in calls:
         assert call.pop("duration_ms") is not None, call
         call.pop("timing")
+        assert call["request_headers"].pop("host") == server.url.split("//")[1]  # its own port
     seen.append(calls)
     return seen
 
