@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -17,12 +18,14 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
 __all__ = [
     "IMMEDIATE",
     "PRESETS",
+    "REAL_TIME",
     "RESPONSE_ERROR_CODES",
     "SSE_FRAMING",
     "UNPACED",
     "BodyPlan",
     "ErrorPreset",
     "Framing",
+    "Pacer",
     "StreamPlan",
     "deliver_body",
     "error_for",
@@ -316,21 +319,36 @@ class Framing:
 SSE_FRAMING = Framing(sse.comment("keep-alive"), sse.malformed)
 
 
+@value_class
+class Pacer:
+    """The clock a stream is timed by and the sleep it waits with.
+
+    A stream keeps to its schedule: each frame is due at its planned offset from the stream's
+    start, and each wait lasts until then. A wake-up that comes late under load is made up by
+    the next wait, instead of pushing every later frame back by it (a sleep per gap would add
+    the event loop's lateness up over the stream)."""
+
+    now: Callable[[], float]
+    sleep: Callable[[float], Awaitable[None]]
+
+
+#: Real time: the process's monotonic clock and the event loop's sleep.
+REAL_TIME = Pacer(ids.monotonic, asyncio.sleep)
+
+
 async def _wait(
-    seconds: float,
-    keepalive: float | None,
-    sleep: Callable[[float], Awaitable[None]],
-    framing: Framing,
+    due: float, keepalive: float | None, pacer: Pacer, framing: Framing
 ) -> AsyncIterator[bytes]:
-    """Sleep ``seconds``, yielding the framing's keep-alive every ``keepalive`` seconds
-    meanwhile."""
-    while keepalive is not None and seconds > keepalive:
-        await sleep(keepalive)
-        seconds -= keepalive
-        if framing.keepalive is not None:
-            yield framing.keepalive
-    if seconds > 0:
-        await sleep(seconds)
+    """Sleep until ``due`` on the pacer's clock, yielding the framing's keep-alive every
+    ``keepalive`` seconds meanwhile."""
+    while (left := due - pacer.now()) > 0:
+        if keepalive is not None and left > keepalive:
+            await pacer.sleep(keepalive)
+            if framing.keepalive is not None:
+                yield framing.keepalive
+            continue
+        await pacer.sleep(left)
+        return
 
 
 async def paced(
@@ -339,15 +357,18 @@ async def paced(
     *,
     tail: Sequence[bytes],
     error_frames: Sequence[bytes],
-    sleep: Callable[[float], Awaitable[None]],
+    pacer: Pacer = REAL_TIME,
     framing: Framing = SSE_FRAMING,
 ) -> AsyncIterator[bytes]:
-    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, sleeping between them
-    (``framing``: how the transport frames what is not an event).
+    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, each frame at its
+    offset from the start (see :class:`Pacer`; ``framing``: how the transport frames what is
+    not an event).
 
-    ``error_frames`` replace the rest of the stream at an ``error`` cut."""
+    ``error_frames`` replace the rest of the stream at an ``error`` cut. A delay and a stall
+    last their whole length from when they begin, however late that is."""
     kind, after = plan.cut or ("", len(frames) + 1)
-    async for comment in _wait(plan.delay, plan.keepalive, sleep, framing):
+    due = pacer.now() + plan.delay
+    async for comment in _wait(due, plan.keepalive, pacer, framing):
         yield comment
     for index, frame in enumerate(frames):
         if index == after:
@@ -358,12 +379,14 @@ async def paced(
                     yield error_frame
                 return
             if kind == "stall":
-                async for comment in _wait(plan.stall_for, plan.keepalive, sleep, framing):
+                due = max(due, pacer.now()) + plan.stall_for
+                async for comment in _wait(due, plan.keepalive, pacer, framing):
                     yield comment
             if kind == "malformed":
                 yield framing.malformed(frame)
         if plan.waits:
-            async for comment in _wait(plan.waits[index], plan.keepalive, sleep, framing):
+            due += plan.waits[index]
+            async for comment in _wait(due, plan.keepalive, pacer, framing):
                 yield comment
         yield frame
     if kind == "disconnect" and after >= len(frames):
@@ -402,12 +425,10 @@ def plan_body(latency: LatencySpec | None, fault: FaultSpec | None, *, seed: int
     )
 
 
-async def deliver_body(
-    body: bytes, plan: BodyPlan, *, sleep: Callable[[float], Awaitable[None]]
-) -> bytes:
+async def deliver_body(body: bytes, plan: BodyPlan, *, pacer: Pacer = REAL_TIME) -> bytes:
     """Wait as planned, then the bytes to send (cut short for ``truncate``)."""
     if plan.delay:
-        await sleep(plan.delay)
+        await pacer.sleep(plan.delay)
     if plan.truncate is not None:
         return body[: int(len(body) * plan.truncate)]
     return body

@@ -22,8 +22,7 @@ on a kept-alive connection are ``answer_bytes.py``'s.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -32,7 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
-from mockserver.faults import BodyPlan, StreamPlan, deliver_body, paced
+from mockserver.faults import REAL_TIME, BodyPlan, Pacer, StreamPlan, deliver_body, paced
 from mockserver.render import sse
 from mockserver.render.errors import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
@@ -197,7 +196,7 @@ def paced_stream_response(
     headers: Mapping[str, str] | None = None,
 ) -> Response:
     """The paced writer, for a stream that is timed or broken (an unpaced one is one write)."""
-    iterator = paced(frames, plan, tail=tail, error_frames=error_frames, sleep=asyncio.sleep)
+    iterator = paced(frames, plan, tail=tail, error_frames=error_frames)
     return PacedSSEResponse(iterator, headers=headers)
 
 
@@ -212,7 +211,7 @@ class PlannedJSONResponse(Response):
         self.plan = plan
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await deliver_body(self.full_body, self.plan, sleep=asyncio.sleep)
+        body = await deliver_body(self.full_body, self.plan)
         self.body = body
         self.init_headers(self._plain_headers)
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
@@ -241,10 +240,10 @@ class RecordedResponse(Response):
         answer: RecordedAnswer,
         *,
         headers: dict[str, str] | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        pacer: Pacer = REAL_TIME,
     ) -> None:
         self.answer = answer
-        self.sleep = sleep
+        self.pacer = pacer
         self.status_code = answer.status
         self.background = None
         own = {
@@ -264,7 +263,7 @@ class RecordedResponse(Response):
         if answer.events is None:
             body = bytes(self.body)
             if answer.delay:
-                body = await deliver_body(body, BodyPlan(delay=answer.delay), sleep=self.sleep)
+                body = await deliver_body(body, BodyPlan(delay=answer.delay), pacer=self.pacer)
             await send({**start, "headers": self.raw_headers})
             await send({"type": "http.response.body", "body": body, "more_body": False})
             return
@@ -273,6 +272,6 @@ class RecordedResponse(Response):
         # Recorded as cut: the client sees the same cut, after the last event recorded.
         cut = None if answer.complete else ("disconnect", len(frames))
         plan = StreamPlan(waits=answer.waits, cut=cut)
-        async for frame in paced(frames, plan, tail=(), error_frames=(), sleep=self.sleep):
+        async for frame in paced(frames, plan, tail=(), error_frames=(), pacer=self.pacer):
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -13,6 +13,7 @@ import pytest
 
 from mockserver.engine.turn import recorded_answer
 from mockserver.errors import StreamAborted
+from mockserver.faults import Pacer
 from mockserver.http.responses import RecordedResponse
 from mockserver.scenario.loader import load_file
 from mockserver.scenario.model import RecordedSpec
@@ -28,9 +29,11 @@ def _replay(spec: RecordedSpec) -> tuple[list[float], list[bytes], bool]:
     """What the replay sends, the sleeps it asks for, and whether it was cut."""
     slept: list[float] = []
     sent: list[bytes] = []
+    clock = [100.0]
 
     async def sleep(seconds: float) -> None:
         slept.append(round(seconds, 6))
+        clock[0] += seconds
 
     async def send(message: Any) -> None:
         if message["type"] == "http.response.body" and message.get("body"):
@@ -39,7 +42,7 @@ def _replay(spec: RecordedSpec) -> tuple[list[float], list[bytes], bool]:
     async def receive() -> Any:
         return {"type": "http.disconnect"}
 
-    response = RecordedResponse(recorded_answer(spec), sleep=sleep)
+    response = RecordedResponse(recorded_answer(spec), pacer=Pacer(lambda: clock[0], sleep))
     try:
         asyncio.run(response({"type": "http"}, receive, send))
     except StreamAborted:

@@ -13,7 +13,6 @@ that sends its key Google's way (``x-goog-api-key`` or ``?key=``) is Gemini's.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -197,7 +196,6 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
             plan,
             tail=encoded.tail,
             error_frames=self._array_error(encoded.result),
-            sleep=asyncio.sleep,
         )
         return _ArrayStream(frames, headers=result.headers)
 
