@@ -362,6 +362,18 @@ def _parser() -> argparse.ArgumentParser:
         "key), 16 (16 keys), conn (a key per connection); default 1,16,conn",
     )
     parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="instead of the table: W9, paced streams held open at each of --levels at once, "
+        "their events' arrival against the schedule (see benchmarks/timing.py)",
+    )
+    parser.add_argument(
+        "--levels",
+        metavar="N,N",
+        help="with --timing: the numbers of streams open at once, comma-separated "
+        "(default 250,500,1000,2000)",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="SECONDS",
@@ -388,8 +400,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     spreads = tuple(dict.fromkeys((args.keys or ",".join(SPREADS)).split(",")))
     if args.keys is not None and (not args.scaling or not set(spreads) <= set(SPREADS)):
         parser.error("--keys takes spreads of 1, 16 and conn, comma-separated, with --scaling")
+    if args.levels is not None and not args.timing:
+        parser.error("--levels goes with --timing")
     if args.inprocess:
         return inprocess.run(requests=args.requests, rounds=args.rounds)
+    if args.timing:
+        from benchmarks import timing
+
+        try:
+            levels = tuple(int(n) for n in args.levels.split(",")) if args.levels else timing.LEVELS
+        except ValueError:
+            parser.error("--levels takes whole numbers of streams, comma-separated")
+        print(Bench(args).header().splitlines()[0], flush=True)
+        servers.compile_sources()
+        return timing.run(levels=levels, duration=args.duration)
     bench = Bench(args)
     if args.scaling:
         from benchmarks import scaling

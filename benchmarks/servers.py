@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,13 +89,13 @@ class Server:
             return ""
 
 
-def _command(name: str, port: int) -> list[str]:
+def _command(name: str, port: int, args: Sequence[str] = ()) -> list[str]:
     if name == "baseline":
         return [sys.executable, "-m", "benchmarks.baseline", "--port", str(port)]
     # As users run it: the console script installed next to this interpreter.
     script = shutil.which("mockserver", path=str(Path(sys.executable).parent))
     head = [script] if script else [sys.executable, "-m", "mockserver"]
-    return [*head, "serve", "--port", str(port), "--log-level", "warning"]
+    return [*head, "serve", "--port", str(port), "--log-level", "warning", *args]
 
 
 def compile_sources() -> None:
@@ -115,15 +116,21 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def spawn(name: str, first_request: bytes | None = None, *, port: int | None = None) -> Server:
-    """Start ``name`` ("baseline" or "mockserver") and wait for a 200 to ``first_request``;
-    ``cold_start`` is the time from spawning to that 200."""
+def spawn(
+    name: str,
+    first_request: bytes | None = None,
+    *,
+    port: int | None = None,
+    args: Sequence[str] = (),
+) -> Server:
+    """Start ``name`` ("baseline" or "mockserver", with ``serve``'s ``args``) and wait for a
+    200 to ``first_request``; ``cold_start`` is the time from spawning to that 200."""
     port = port or free_port()
     handle, log_name = tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")
     log = Path(log_name)
     started = time.perf_counter()
     process = subprocess.Popen(
-        _command(name, port),
+        _command(name, port, args),
         stdin=subprocess.DEVNULL,
         stdout=handle,
         stderr=subprocess.STDOUT,

@@ -155,3 +155,15 @@ def test_wrk_gives_each_connection_its_key_and_every_request_a_message_of_its_ow
     keys = {port: {key for p, key, _ in seen if p == port} for port, _, _ in seen}
     assert all(len(each) == 1 for each in keys.values()), keys
     assert len({key for [key] in keys.values()}) == len(keys) == 4, keys
+
+
+def test_the_timing_rows_print_one_line_per_level_and_where_it_slips() -> None:
+    lines = benchmarks("--timing", "--levels", "4,8", "--duration", "1.5")
+    assert lines[1].startswith("W9: paced chat streams (ttft 300 ms, 50 tokens/s")
+    rows = [line.split("|")[1:-1] for line in lines if line.startswith("| ") and "---" not in line]
+    assert [row[0].strip() for row in rows] == ["streams", "4", "8"], lines
+    for row in rows[1:]:
+        assert int(row[1]) >= 1, row  # streams completed at each level
+        assert int(row[2]) == 0, row  # none lost
+        assert float(row[3]) >= 300 * 0.9, row  # the ttft was waited (a lower bound only)
+    assert lines[-1].startswith("The schedule "), lines
