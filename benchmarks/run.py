@@ -20,10 +20,16 @@ from dataclasses import dataclass, field
 from benchmarks import fixture, inprocess, servers, soak, sockets
 from benchmarks.servers import Server, raw_request, spawn
 from benchmarks.workloads import (
+    ANTHROPIC_HEADERS,
     CHAT,
     CHAT_STREAM,
+    GEMINI_PATH,
+    GEMINI_STREAM,
+    MESSAGES_STREAM,
     RESPONSES_STREAM,
     SPREADS,
+    VARIED_GEMINI,
+    VARIED_MESSAGES,
     VARIED_RESPONSES,
     VARIED_RESPONSES_STREAM,
     W1V,
@@ -37,7 +43,10 @@ from benchmarks.workloads import (
 
 __all__ = ["main"]
 
-ROWS = ("W1", "W1v", "W2", "W3", "W4", "W4s", "W4v", "W5", "W6", "W7", "W8")
+ROWS = (
+    *("W1", "W1v", "W2", "W3", "W4", "W4s", "W4v", "W5", "W6", "W7", "W8"),
+    *("M1v", "M3", "G1v", "G3"),
+)
 #: Spawns of each server a round for W6 (cold start), alternating.
 COLD_STARTS = 5
 NAMES = ("baseline", "mockserver")
@@ -47,6 +56,19 @@ W3 = Workload("/v1/chat/completions", CHAT_STREAM, base_path="/v1/stream")
 W4 = Workload("/v1/responses", RESPONSES_STREAM, base_path="/v1/stream")
 W4V = Workload("/v1/responses", varied=True, halves=VARIED_RESPONSES_STREAM, base_path="/v1/stream")
 W8 = Workload("/v1/responses", varied=True, halves=VARIED_RESPONSES)
+#: The other families' W1v and W3, each held to chat's own ratio (within 15 %).
+FAMILY_ROWS = {
+    "M1v": Workload("/v1/messages", varied=True, halves=VARIED_MESSAGES, headers=ANTHROPIC_HEADERS),
+    "M3": Workload(
+        "/v1/messages", MESSAGES_STREAM, base_path="/v1/stream", headers=ANTHROPIC_HEADERS
+    ),
+    "G1v": Workload(GEMINI_PATH + "generateContent", varied=True, halves=VARIED_GEMINI),
+    "G3": Workload(
+        GEMINI_PATH + "streamGenerateContent?alt=sse", GEMINI_STREAM, base_path="/v1/stream"
+    ),
+}
+#: Within 15 % of chat's ratio: a family row's ratio over its chat row's.
+OF_CHAT = 0.85
 
 
 @dataclass
@@ -56,7 +78,8 @@ class Metric:
     row: str
     label: str
     unit: str
-    #: ``("ratio", ">=", 0.8)``, ``("ratio", "<=", 1.25)``, ``("abs", "<=", 300)`` or ``None``.
+    #: ``("ratio", ">=", 0.8)``, ``("ratio", "<=", 1.25)``, ``("abs", "<=", 300)``,
+    #: ``("W1v", ">=", 0.85)`` (this row's ratio over that row's) or ``None``.
     target: tuple[str, str, float] | None = None
     values: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in NAMES})
     note: str = ""
@@ -73,11 +96,15 @@ class Metric:
         ratios = [m / b for b, m in pairs if b]
         return statistics.median(ratios) if ratios else None
 
-    def verdict(self) -> str:
+    def verdict(self, of: Metric | None = None) -> str:
+        """PASS or MISS (``of``: the row a ``("W1v", …)`` target compares this one with)."""
         if self.target is None:
             return ""
         kind, op, bound = self.target
-        value = self.ratio() if kind == "ratio" else self.median("mockserver")
+        value = self.median("mockserver") if kind == "abs" else self.ratio()
+        if of is not None:
+            reference = of.ratio()
+            value = value / reference if value is not None and reference else None
         if value is None:
             return "n/a"
         ok = value >= bound if op == ">=" else value <= bound
@@ -88,7 +115,11 @@ class Metric:
             return ""
         kind, op, bound = self.target
         sign = "≥" if op == ">=" else "≤"
-        return f"{sign} {bound:g}×" if kind == "ratio" else f"{sign} {bound:g} {self.unit}"
+        if kind == "ratio":
+            return f"{sign} {bound:g}×"
+        if kind == "abs":
+            return f"{sign} {bound:g} {self.unit}"
+        return f"{sign} {bound:g}× {kind}'s"
 
 
 def _metrics() -> list[Metric]:
@@ -105,6 +136,10 @@ def _metrics() -> list[Metric]:
         Metric("W4s", "Responses streams/s over sockets, 16", "streams/s"),
         Metric("W4v", "Responses streams/s, new input each", "streams/s"),
         Metric("W8", "Responses req/s, new input each", "req/s"),
+        Metric("M1v", "Messages req/s, new message each", "req/s", ("W1v", ">=", OF_CHAT)),
+        Metric("M3", "Messages streams/s, 16 conns", "streams/s", ("W3", ">=", OF_CHAT)),
+        Metric("G1v", "generateContent req/s, new message", "req/s", ("W1v", ">=", OF_CHAT)),
+        Metric("G3", "generateContent streams/s, 16", "streams/s", ("W3", ">=", OF_CHAT)),
         Metric("W5", "RSS after start", "MiB", ("ratio", "<=", 1.3)),
         Metric("W5", "RSS after W1", "MiB", ("ratio", "<=", 1.3)),
         Metric("W5", "RSS after W1v", "MiB", ("ratio", "<=", 1.3)),
@@ -136,6 +171,12 @@ class Bench:
         if self.driver == "auto":
             self.driver = "python"
         self.metrics = _metrics()
+        # A family row is held to its chat row's ratio: that row is measured in the same run.
+        self.only |= {
+            m.target[0]
+            for m in self.metrics
+            if m.row in self.only and m.target is not None and m.target[0] in ROWS
+        }
 
     def metric(self, row: str, unit_or_label: str) -> Metric:
         return next(
@@ -196,7 +237,7 @@ class Bench:
                     self.metric(row, "time to first chunk").add(name, ttfc)
         if "W4s" in self.only:
             self.sockets(servers)
-        for row, workload in (("W4v", W4V), ("W8", W8)):
+        for row, workload in (("W4v", W4V), ("W8", W8), *FAMILY_ROWS.items()):
             if row in self.only:
                 self.throughput(row, workload, 16, servers)
 
@@ -247,7 +288,10 @@ class Bench:
             if m.row not in self.only:
                 continue
             base, mock, ratio = m.median("baseline"), m.median("mockserver"), m.ratio()
-            verdict = m.verdict() if mock is not None or not m.note else "n/a"
+            of = None
+            if m.target is not None and m.target[0] in ROWS:
+                of = next((o for o in self.metrics if o.row == m.target[0]), None)
+            verdict = m.verdict(of) if mock is not None or not m.note else "n/a"
             rows.append(
                 (
                     m.row,

@@ -29,11 +29,20 @@ def free_port() -> int:
         return port
 
 
-def raw_request(method: str, path: str, body: bytes, *, port: int, key: str = "sk-bench") -> bytes:
-    """One HTTP/1.1 keep-alive request, as bytes."""
+def raw_request(
+    method: str,
+    path: str,
+    body: bytes,
+    *,
+    port: int,
+    key: str = "sk-bench",
+    headers: tuple[tuple[str, str], ...] = (),
+) -> bytes:
+    """One HTTP/1.1 keep-alive request, as bytes (``headers``: more than the usual ones)."""
+    more = "".join(f"{name}: {value}\r\n" for name, value in headers)
     return (
         f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
-        f"Content-Type: application/json\r\nAuthorization: Bearer {key}\r\n"
+        f"Content-Type: application/json\r\nAuthorization: Bearer {key}\r\n{more}"
         f"Content-Length: {len(body)}\r\n\r\n"
     ).encode() + body
 

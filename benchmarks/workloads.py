@@ -14,8 +14,14 @@ from benchmarks.driver import LoadResult, Target, run_load
 from benchmarks.servers import HOST, raw_request
 
 __all__ = [
+    "ANTHROPIC_HEADERS",
     "CHAT",
+    "GEMINI_PATH",
+    "GEMINI_STREAM",
+    "MESSAGES_STREAM",
     "SPREADS",
+    "VARIED_GEMINI",
+    "VARIED_MESSAGES",
     "VARIED_RESPONSES",
     "VARIED_RESPONSES_STREAM",
     "W1V",
@@ -66,6 +72,8 @@ class Workload:
     #: clients, each on a connection of its own, whose namespace stays with one worker. With
     #: wrk: a thread per connection (wrk's Lua knows threads, not connections).
     per_connection: bool = False
+    #: Headers the family wants beyond the usual ones (mockserver's requests only).
+    headers: tuple[tuple[str, str], ...] = ()
 
     def key_of(self, n: int) -> str:
         if self.per_connection:  # the bundled driver numbers connection c's requests c·10⁶ + k
@@ -77,16 +85,44 @@ class Workload:
 
     def maker(self, server: str, port: int, *, key: str = "sk-bench") -> Callable[[int], bytes]:
         path = self.path_for(server)
+        headers = () if server == "baseline" else self.headers
         if not self.varied:
-            request = raw_request("POST", path, self.body, port=port, key=key)
+            request = raw_request("POST", path, self.body, port=port, key=key, headers=headers)
             return lambda n: request
         head, tail = self.halves
-        if self.keys > 1 or self.per_connection:
-            return lambda n: raw_request(
-                "POST", path, f"{head}{n}{tail}".encode(), port=port, key=self.key_of(n)
-            )
-        return lambda n: raw_request("POST", path, f"{head}{n}{tail}".encode(), port=port, key=key)
 
+        def numbered(n: int) -> bytes:
+            keyed = self.key_of(n) if self.keys > 1 or self.per_connection else key
+            body = f"{head}{n}{tail}".encode()
+            return raw_request("POST", path, body, port=port, key=keyed, headers=headers)
+
+        return numbered
+
+
+#: Anthropic's Messages and Gemini's generateContent, as W1v (a new message each, the reply
+#: not cut) and W3 (the same request, a 17-token stream) send them: the family rows.
+_ASKED = " and where it ships next week"
+VARIED_MESSAGES = (
+    '{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":'
+    '"Tell me about order ',
+    _ASKED + '"}]}',
+)
+MESSAGES_STREAM = (
+    b'{"model":"claude-sonnet-4-5","max_tokens":17,"stream":true,'
+    b'"messages":[{"role":"user","content":"Hello"}]}'
+)
+ANTHROPIC_HEADERS = (("anthropic-version", "2023-06-01"),)
+#: Without thinking (gemini-2.5-flash thinks by default; chat's gpt-4o-mini does not).
+_NO_THINKING = '"generationConfig":{"thinkingConfig":{"thinkingBudget":0}'
+VARIED_GEMINI = (
+    '{"contents":[{"role":"user","parts":[{"text":"Tell me about order ',
+    _ASKED + '"}]}],' + _NO_THINKING + "}}",
+)
+GEMINI_STREAM = (
+    b'{"contents":[{"role":"user","parts":[{"text":"Hello"}]}],'
+    b'"generationConfig":{"maxOutputTokens":17,"thinkingConfig":{"thinkingBudget":0}}}'
+)
+GEMINI_PATH = "/v1beta/models/gemini-2.5-flash:"
 
 #: A new user message on every request, one API key: what a load test sends.
 W1V = Workload("/v1/chat/completions", varied=True)
@@ -139,12 +175,18 @@ def drive(workload: Workload, server: str, port: int, load: Load) -> Measured:
     )
 
 
-def _lua(workload: Workload) -> str:
+def _lua(workload: Workload, server: str) -> str:
     head = (
         'wrk.method = "POST"\n'
         'wrk.headers["Content-Type"] = "application/json"\n'
         'wrk.headers["Authorization"] = "Bearer sk-bench"\n'
     )
+    for name, value in () if server == "baseline" else workload.headers:
+        head += f"wrk.headers[{_lua_string(name)}] = {_lua_string(value)}\n"
+    if workload.headers and workload.varied and server != "baseline":
+        # Only the one-key form below passes wrk.headers on (nil: the defaults).
+        assert workload.keys == 1, "headers with one key only"
+        assert not workload.per_connection, "headers with one key only"
     if not workload.varied:
         return head + f"wrk.body = {_lua_string(workload.body.decode())}\n"
     if workload.per_connection:
@@ -202,7 +244,7 @@ def _ms(value: str) -> float:
 def _wrk(workload: Workload, server: str, port: int, load: Load) -> Measured:
     seconds = max(1, round(load.duration))  # wrk takes whole seconds
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(_lua(workload))
+        script.write(_lua(workload, server))
     try:
         out = subprocess.run(
             [

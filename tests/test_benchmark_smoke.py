@@ -77,7 +77,9 @@ def test_the_scaling_rows_print_one_line_per_state_and_worker_count() -> None:
             assert trips == redis_cores == "—"
         else:
             assert float(trips) >= 1  # a turn is one round trip at least
-            assert float(redis_cores) > 0
+            # Counted in the kernel's clock ticks (10 ms): 0.3 s of a loaded machine may give
+            # Redis none; a number is what the row must show.
+            assert float(redis_cores) >= 0
         assert float(server_cores) > 0  # the server's own process tree did the work
         assert float(load_cores) > 0  # the bundled driver runs in the benchmark's process
         assert int(per_core.replace(",", "")) > 0
@@ -167,3 +169,17 @@ def test_the_timing_rows_print_one_line_per_level_and_where_it_slips() -> None:
         assert int(row[2]) == 0, row  # none lost
         assert float(row[3]) >= 300 * 0.9, row  # the ttft was waited (a lower bound only)
     assert lines[-1].startswith("The schedule "), lines
+
+
+def test_a_family_row_brings_its_chat_row_and_is_judged_against_it() -> None:
+    lines = benchmarks(
+        "--rounds", "1", "--duration", "0.3", "--only", "M1v,G3", "--driver", "python"
+    )
+    rows = {
+        line.split()[0]: line for line in lines if line.startswith(("W1v ", "W3 ", "M1v", "G3"))
+    }
+    assert set(rows) == {"W1v", "W3", "M1v", "G3"}, lines
+    assert "≥ 0.85× W1v's" in rows["M1v"]
+    assert "≥ 0.85× W3's" in rows["G3"]
+    for row in ("M1v", "G3"):
+        assert rows[row].split()[-1] in ("PASS", "MISS"), rows[row]
