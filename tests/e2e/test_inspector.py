@@ -59,6 +59,7 @@ def test_the_page_is_self_contained(server: BackgroundServer) -> None:
     assert re.findall(r'(?:src|href)="([^"]+)"', page.text) == [
         "data:,",
         "/__mockserver/inspector.css",
+        "/__mockserver/readers.js",
         "/__mockserver/call.js",
         "/__mockserver/inspector.js",
     ]
@@ -68,17 +69,19 @@ def test_the_page_is_self_contained(server: BackgroundServer) -> None:
     assert script.headers["content-type"].startswith("text/javascript")
     assert "innerHTML" not in script.text  # server values are only ever set as text
     call = httpx.get(server.url + "/__mockserver/call.js")
-    assert call.headers["content-type"].startswith("text/javascript")
-    assert "innerHTML" not in call.text
+    readers = httpx.get(server.url + "/__mockserver/readers.js")
+    for scripted in (call, readers):
+        assert scripted.headers["content-type"].startswith("text/javascript")
+        assert "innerHTML" not in scripted.text
     style = httpx.get(server.url + "/__mockserver/inspector.css")
     assert style.headers["content-type"].startswith("text/css")
-    sizes = [len(r.content) for r in (page, script, call, style)]
+    sizes = [len(r.content) for r in (page, script, call, readers, style)]
     assert sum(sizes) < 100_000
 
 
 def test_the_page_ships_in_the_package() -> None:
     folder = files("mockserver.http.inspector")
-    names = {"page.html", "inspector.js", "inspector.css"}
+    names = {"page.html", "inspector.js", "readers.js", "call.js", "inspector.css"}
     assert all(folder.joinpath(name).is_file() for name in names)
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert "mockserver.http.inspector" in setuptools["packages"]

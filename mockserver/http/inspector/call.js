@@ -32,24 +32,6 @@
 
   // --- the conversation ---------------------------------------------------------------------
 
-  // The text of a message's content: a string, or parts (text, images, files, audio).
-  function partsText(content) {
-    if (typeof content === "string") return content;
-    if (!Array.isArray(content)) return content === null || content === undefined ? "" : JSON.stringify(content);
-    return content
-      .map((p) => {
-        if (typeof p === "string") return p;
-        if (!isObj(p)) return "";
-        if (typeof p.text === "string") return p.text;
-        if (typeof p.refusal === "string") return "[refusal] " + p.refusal;
-        if (p.type === "image_url" || p.type === "input_image") return "[image]";
-        if (p.type === "input_file" || p.type === "file") return "[file]";
-        if (p.type === "input_audio") return "[audio]";
-        return "[" + (p.type || "part") + "]";
-      })
-      .join("\n");
-  }
-
   function message(role, text, extra) {
     const box = el("div", { class: "msg role-" + role.replace(/[^a-z_]/g, "") });
     box.append(el("div", { class: "who" }, role + (extra && extra.note ? " · " + extra.note : "")));
@@ -65,55 +47,17 @@
     return box;
   }
 
-  function chatConversation(body) {
-    const out = [];
-    for (const m of Array.isArray(body.messages) ? body.messages : []) {
-      if (!isObj(m)) continue;
-      const role = String(m.role || "?");
-      const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []).map((c) => ({
-        id: c.id,
-        name: (c.function && c.function.name) || c.type || "?",
-        arguments: (c.function && c.function.arguments) || (c.custom && c.custom.input) || "",
-      }));
-      if (m.function_call) calls.push({ name: m.function_call.name, arguments: m.function_call.arguments });
-      const note = role === "tool" ? "result of " + (m.tool_call_id || "?") : m.name ? m.name : "";
-      out.push(message(role, partsText(m.content), { calls, note }));
-    }
-    return out;
-  }
+  const R = () => window.MockReaders;
 
-  function responsesConversation(body) {
-    const out = [];
-    if (body.previous_response_id) out.push(message("context", "continues " + body.previous_response_id));
-    if (body.conversation) out.push(message("context", "in conversation " + JSON.stringify(body.conversation)));
-    if (typeof body.instructions === "string" && body.instructions) out.push(message("instructions", body.instructions));
-    const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-    for (const item of Array.isArray(input) ? input : []) {
-      if (!isObj(item)) continue;
-      const type = item.type || "message";
-      if (type === "message") {
-        out.push(message(String(item.role || "?"), partsText(item.content)));
-      } else if (type === "function_call" || type === "custom_tool_call") {
-        out.push(message("assistant", "", { calls: [{ id: item.call_id, name: item.name, arguments: item.arguments || item.input || "" }] }));
-      } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-        out.push(message("tool", partsText(item.output), { note: "result of " + (item.call_id || "?") }));
-      } else if (type === "reasoning") {
-        out.push(message("reasoning", partsText(item.summary)));
-      } else if (type === "item_reference") {
-        out.push(message("context", "item " + item.id));
-      } else {
-        out.push(message(type, JSON.stringify(item, null, 2)));
-      }
-    }
-    return out;
-  }
-
-  // The request as a person reads it: its messages or input items, then the tools offered.
-  function conversation(request, path) {
+  // The request as a person reads it, as its family's reader reads it (readers.js): its
+  // messages, contents or input items, then the tools offered.
+  function conversation(full) {
+    const request = full.request;
     if (!isObj(request)) return [el("p", { class: "muted" }, request === null || request === undefined ? "No request body." : "See the raw request.")];
-    const items = path === "/v1/responses" ? responsesConversation(request) : Array.isArray(request.messages) ? chatConversation(request) : null;
-    if (items === null) return [el("p", { class: "muted" }, "Not a conversation: see the raw request.")];
-    const tools = (Array.isArray(request.tools) ? request.tools : []).map((t) => (t.function && t.function.name) || t.name || t.type);
+    const reader = R().readerOf(full.api, request);
+    if (reader === null) return [el("p", { class: "muted" }, "Not a conversation: see the raw request.")];
+    const items = reader.conversation(request).map((t) => message(t.role, t.text, { calls: t.calls, note: t.note }));
+    const tools = R().toolNames(request);
     if (tools.length) items.push(el("p", { class: "tools muted" }, "tools offered: " + tools.join(", ")));
     return items;
   }
@@ -122,88 +66,6 @@
 
   function blankAnswer() {
     return { text: "", refusal: "", reasoning: "", calls: [], usage: null, finish: null, error: null };
-  }
-
-  function chatMessage(answer, msg) {
-    if (!isObj(msg)) return;
-    if (typeof msg.content === "string") answer.text += msg.content;
-    if (typeof msg.refusal === "string") answer.refusal += msg.refusal;
-    if (typeof msg.reasoning_content === "string") answer.reasoning += msg.reasoning_content;
-    for (const c of Array.isArray(msg.tool_calls) ? msg.tool_calls : []) {
-      answer.calls.push({ id: c.id, name: c.function ? c.function.name : c.type, arguments: c.function ? c.function.arguments : "" });
-    }
-  }
-
-  function chatChunks(answer, chunks) {
-    const byIndex = new Map();
-    for (const chunk of chunks) {
-      if (!isObj(chunk)) continue;
-      if (chunk.error) answer.error = chunk.error;
-      if (chunk.usage) answer.usage = chunk.usage;
-      const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : null;
-      if (!isObj(choice)) continue;
-      const d = choice.delta || {};
-      if (typeof d.content === "string") answer.text += d.content;
-      if (typeof d.refusal === "string") answer.refusal += d.refusal;
-      if (typeof d.reasoning_content === "string") answer.reasoning += d.reasoning_content;
-      for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
-        let call = byIndex.get(c.index);
-        if (!call) {
-          call = { id: "", name: "", arguments: "" };
-          byIndex.set(c.index, call);
-          answer.calls.push(call);
-        }
-        if (c.id) call.id = c.id;
-        if (c.function && c.function.name) call.name += c.function.name;
-        if (c.function && typeof c.function.arguments === "string") call.arguments += c.function.arguments;
-      }
-      if (choice.finish_reason) answer.finish = choice.finish_reason;
-    }
-  }
-
-  function responsesOutput(answer, response) {
-    if (!isObj(response)) return;
-    for (const item of Array.isArray(response.output) ? response.output : []) {
-      if (item.type === "message") {
-        for (const part of item.content || []) {
-          if (part.type === "output_text") answer.text += part.text;
-          if (part.type === "refusal") answer.refusal += part.refusal;
-        }
-      } else if (item.type === "function_call" || item.type === "custom_tool_call") {
-        answer.calls.push({ id: item.call_id, name: item.name, arguments: item.arguments || item.input || "" });
-      } else if (item.type === "reasoning") {
-        answer.reasoning += (item.summary || []).map((s) => s.text).join("\n");
-      }
-    }
-    answer.usage = response.usage || answer.usage;
-    answer.finish = response.status || answer.finish;
-    if (response.error) answer.error = response.error;
-  }
-
-  function responsesEvents(answer, events) {
-    const calls = new Map(); // item id -> call
-    for (const e of events) {
-      if (!isObj(e)) continue;
-      const t = e.type;
-      if (t === "response.output_text.delta") answer.text += e.delta;
-      else if (t === "response.refusal.delta") answer.refusal += e.delta;
-      else if (t === "response.reasoning_summary_text.delta") answer.reasoning += e.delta;
-      else if (t === "response.reasoning_summary_part.added" && answer.reasoning) answer.reasoning += "\n";
-      else if (t === "response.output_item.added" && isObj(e.item) && /call$/.test(e.item.type || "")) {
-        const call = { id: e.item.call_id, name: e.item.name, arguments: "" };
-        calls.set(e.item.id, call);
-        answer.calls.push(call);
-      } else if (t === "response.function_call_arguments.delta" || t === "response.custom_tool_call_input.delta") {
-        const call = calls.get(e.item_id);
-        if (call) call.arguments += e.delta;
-      } else if (t === "response.completed" || t === "response.incomplete" || t === "response.failed") {
-        answer.usage = e.response && e.response.usage;
-        answer.finish = e.response && e.response.status;
-        if (e.response && e.response.error) answer.error = e.response.error;
-      } else if (t === "error") {
-        answer.error = e.error || e;
-      }
-    }
   }
 
   // What the answer said, from the body (or, for a stream, from its deltas in order: the events
@@ -215,19 +77,10 @@
       answer.error = body.error || body;
       return answer;
     }
-    if (full.stream && Array.isArray(events)) {
-      if (full.path === "/v1/responses") responsesEvents(answer, events);
-      else chatChunks(answer, events);
-    } else if (isObj(body) && Array.isArray(body.choices)) {
-      const choice = body.choices[0] || {};
-      chatMessage(answer, choice.message);
-      answer.finish = choice.finish_reason || null;
-      answer.usage = body.usage || null;
-    } else if (isObj(body) && body.object === "response") {
-      responsesOutput(answer, body);
-    } else {
-      return null;
-    }
+    const reader = R().readerOf(full.api, full.request);
+    if (reader === null) return null;
+    if (full.stream && Array.isArray(events)) reader.events(answer, events);
+    else if (!isObj(body) || !reader.whole(answer, body)) return null;
     return answer;
   }
 
@@ -235,12 +88,15 @@
     if (!isObj(usage)) return "";
     const get = (...names) => names.map((n) => usage[n]).find((v) => typeof v === "number");
     const parts = [
-      ["in", get("prompt_tokens", "input_tokens")],
-      ["out", get("completion_tokens", "output_tokens")],
-      ["total", get("total_tokens")],
+      ["in", get("prompt_tokens", "input_tokens", "promptTokenCount", "inputTokens")],
+      ["out", get("completion_tokens", "output_tokens", "candidatesTokenCount", "outputTokens")],
+      ["total", get("total_tokens", "totalTokenCount", "totalTokens")],
     ];
     const details = usage.completion_tokens_details || usage.output_tokens_details || {};
-    if (typeof details.reasoning_tokens === "number") parts.push(["reasoning", details.reasoning_tokens]);
+    const reasoning = typeof details.reasoning_tokens === "number" ? details.reasoning_tokens : usage.thoughtsTokenCount;
+    if (typeof reasoning === "number") parts.push(["reasoning", reasoning]);
+    const cached = get("cache_read_input_tokens", "cachedContentTokenCount");
+    if (cached) parts.push(["cached", cached]);
     return parts.filter(([, v]) => v !== undefined).map(([k, v]) => k + " " + v).join(" · ");
   }
 
@@ -253,7 +109,7 @@
       const e = answer.error;
       const repeats = miss && typeof e.message === "string" && e.message.startsWith(miss.split("\n")[0]);
       const said = repeats ? ": no rule matched (the explanation is above)" : e.message ? ": " + e.message : "";
-      out.push(el("div", { class: "answer-error" }, [e.type, e.code].filter(Boolean).join(" · ") + said));
+      out.push(el("div", { class: "answer-error" }, [e.type, e.status, e.code].filter(Boolean).join(" · ") + said));
     }
     if (answer.reasoning) out.push(el("h4", {}, "reasoning summary"), el("div", { class: "text reasoning", id: "answer-reasoning" }, answer.reasoning));
     if (answer.text || (!answer.refusal && !answer.calls.length && !answer.error)) {
@@ -271,24 +127,18 @@
 
   // --- the stream's timeline ----------------------------------------------------------------
 
-  function eventName(e) {
+  // An event's name on the timeline, and whether it carries the answer (the first that does
+  // is the first token), as the call's family reads them.
+  function eventName(full, e) {
     if (!isObj(e)) return String(e);
-    if (e.type) return e.type;
-    const c = Array.isArray(e.choices) ? e.choices[0] : null;
-    if (c && c.finish_reason) return "finish: " + c.finish_reason;
-    if (c && c.delta && typeof c.delta.content === "string" && c.delta.content) return "delta " + JSON.stringify(c.delta.content);
-    if (c && c.delta && c.delta.tool_calls) return "tool call delta";
-    if (c && c.delta && c.delta.role) return "role: " + c.delta.role;
-    if (e.usage) return "usage";
-    return e.object || "event";
+    if (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))) return "error";
+    const reader = R().readerOf(full.api, full.request);
+    return reader ? reader.eventName(e) : e.type || "event";
   }
 
-  function carriesText(e) {
-    if (!isObj(e)) return false;
-    if (typeof e.delta === "string" && e.delta && /delta$/.test(e.type || "")) return true;
-    const c = Array.isArray(e.choices) ? e.choices[0] : null;
-    const d = c && c.delta;
-    return !!(d && ((typeof d.content === "string" && d.content) || d.tool_calls || d.refusal));
+  function carriesText(full, e) {
+    const reader = R().readerOf(full.api, full.request);
+    return isObj(e) && !!reader && reader.carriesText(e);
   }
 
   // When each event reached the socket, from the entry's timing (ms per write): a paced stream
@@ -321,7 +171,7 @@
     }
     const sentTimes = plan.times.filter((t) => t !== null);
     const first = sentTimes.length ? sentTimes[0] : null;
-    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(e));
+    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(full, e));
     let gap = 0;
     let gapAt = 0;
     for (let i = 1; i < sentTimes.length; i += 1) {
@@ -368,7 +218,7 @@
       root.append(svg("line", { x1: x(cutAt), x2: x(cutAt), y1: 4, y2: axisY, class: "cut-line" }));
       root.append(svg("text", { x: Math.min(x(cutAt) + 4, W - 60), y: 12, class: "cut-label" }, plan.mode === "early" ? "error" : "cut"));
     }
-    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(e));
+    const ttftIndex = events.findIndex((e, i) => plan.times[i] !== null && carriesText(full, e));
     events.forEach((e, i) => {
       const sent = plan.times[i] !== null;
       const t = sent ? plan.times[i] : cutAt || 0;
@@ -382,7 +232,7 @@
         class: cls,
         "data-index": i,
       });
-      mark.append(svg("title", {}, "#" + (i + 1) + " " + eventName(e) + (sent ? " at +" + t.toFixed(1) + " ms" : " (never sent)")));
+      mark.append(svg("title", {}, "#" + (i + 1) + " " + eventName(full, e) + (sent ? " at +" + t.toFixed(1) + " ms" : " (never sent)")));
       root.append(mark);
     });
     return { svg: root, note: timelineNote(full, plan, events), plan };

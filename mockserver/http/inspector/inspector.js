@@ -351,7 +351,7 @@
     $("headers-summary").textContent = headers.summary;
     $("headers").replaceChildren(headers.body);
     $("headers-box").hidden = false;
-    $("conversation").replaceChildren(...M.conversation(full.request, full.path));
+    $("conversation").replaceChildren(...M.conversation(full));
     const streamed = full.stream && Array.isArray(full.response);
     const plan = streamed ? M.eventTimes(full) : null;
     const events = streamed ? full.response.slice(0, plan.sent) : null;

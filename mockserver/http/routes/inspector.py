@@ -43,6 +43,7 @@ CONTENT_SECURITY_POLICY = (
 )
 ASSET_TYPES = {
     "inspector.js": "text/javascript; charset=utf-8",
+    "readers.js": "text/javascript; charset=utf-8",
     "call.js": "text/javascript; charset=utf-8",
     "inspector.css": "text/css; charset=utf-8",
 }

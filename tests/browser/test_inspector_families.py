@@ -1,0 +1,146 @@
+"""The inspector reads every family's calls as conversations (headless Chromium): Anthropic's
+system, messages, tool_use/tool_result and thinking; Gemini's contents and parts; the answer
+assembled from each family's whole body or stream events, with its tool calls and usage."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mockserver.http.server import BackgroundServer
+from tests.browser.test_inspector_call import entry, open_call, open_inspector
+from tests.conftest import start_server
+
+KEY = "sk-families-0001"
+SHOTS = Path(os.environ.get("MOCKSERVER_SCREENSHOTS", "/tmp"))
+ANTHROPIC = {"authorization": f"Bearer {KEY}", "anthropic-version": "2023-06-01"}
+GEMINI = {"x-goog-api-key": KEY}
+FLASH = "/v1beta/models/gemini-2.5-flash"
+
+SCENARIO = """
+name: families
+fallback: generate
+rules:
+  - id: after-tool
+    when: {tool_result: {name: {equals: get_weather}}}
+    reply: {text: "It is sunny in Paris.", latency: {ttft: 0.02, chunk_interval: 0.003}}
+  - id: weather-tool
+    when: {last_user: {contains: weather}}
+    reply:
+      tool_calls:
+        - {name: get_weather, arguments: {city: Paris}}
+"""
+WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+@pytest.fixture
+def mock() -> Iterator[BackgroundServer]:
+    server = start_server(seed=5)
+    httpx.put(
+        server.url + "/__mockserver/scenario",
+        content=SCENARIO,
+        headers={"content-type": "application/yaml", "authorization": f"Bearer {KEY}"},
+    ).raise_for_status()
+    yield server
+    server.stop()
+
+
+def send(mock: BackgroundServer, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
+    answer = httpx.post(mock.url + path, json=body, headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+
+
+def test_anthropic_calls_read_as_conversations_with_their_answers(
+    mock: BackgroundServer, new_page: Any
+) -> None:
+    page, errors = open_inspector(new_page, mock)
+    tools = [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}]
+    asked = {"role": "user", "content": "what is the weather?"}
+    base = {"model": "claude-sonnet-4-5", "max_tokens": 200, "system": "You are terse."}
+    send(mock, "/v1/messages", {**base, "tools": tools, "messages": [asked]}, ANTHROPIC)
+    called = entry(mock, 1, KEY)["response"]["content"][0]
+    assert called["type"] == "tool_use"
+    replied = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": called["id"], "content": "18 C"}],
+    }
+    history = [asked, {"role": "assistant", "content": [called]}, replied]
+    send(
+        mock,
+        "/v1/messages",
+        {**base, "tools": tools, "stream": True, "messages": history},
+        ANTHROPIC,
+    )
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+
+    open_call(page, 1)
+    conversation = page.inner_text("#conversation")
+    assert "You are terse." in conversation
+    assert "what is the weather?" in conversation
+    assert "tools offered: get_weather" in conversation
+    answer = page.inner_text("#answer")
+    assert "→ get_weather" in answer
+    assert json.dumps(called["input"], indent=2) in answer
+    assert "finish: tool_use" in page.text_content("#answer-usage")
+
+    open_call(page, 2)
+    conversation = page.text_content("#conversation") or ""  # as written, not as styled
+    assert f"result of {called['id']}" in conversation
+    assert "18 C" in conversation
+    events = entry(mock, 2, KEY)["response"]
+    text = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
+    assert text == "It is sunny in Paris."
+    assert page.text_content("#answer-text") == text
+    assert "finish: end_turn" in page.text_content("#answer-usage")
+    assert "first token +" in page.text_content("#timeline-note")
+    page.screenshot(path=str(SHOTS / "inspector-anthropic-1366.png"))
+    assert errors == []
+
+
+def test_gemini_calls_read_as_conversations_with_their_answers(
+    mock: BackgroundServer, new_page: Any
+) -> None:
+    page, errors = open_inspector(new_page, mock)
+    tools = [{"functionDeclarations": [{"name": "get_weather", "parameters": WEATHER_SCHEMA}]}]
+    asked = {"role": "user", "parts": [{"text": "what is the weather?"}]}
+    system = {"parts": [{"text": "You are terse."}]}
+    body = {"systemInstruction": system, "tools": tools, "contents": [asked]}
+    send(mock, FLASH + ":generateContent", body, GEMINI)
+    call = entry(mock, 1, KEY)["response"]["candidates"][0]["content"]["parts"][0]["functionCall"]
+    result = {"functionResponse": {"name": "get_weather", "response": {"temp": "18 C"}}}
+    history = [
+        asked,
+        {"role": "model", "parts": [{"functionCall": call}]},
+        {"role": "user", "parts": [result]},
+    ]
+    send(mock, FLASH + ":streamGenerateContent?alt=sse", {**body, "contents": history}, GEMINI)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+
+    open_call(page, 1)
+    conversation = page.inner_text("#conversation")
+    assert "You are terse." in conversation
+    assert "tools offered: get_weather" in conversation
+    answer = page.inner_text("#answer")
+    assert "→ get_weather" in answer
+    assert json.dumps(call["args"], indent=2) in answer
+    assert "finish: STOP" in page.text_content("#answer-usage")
+
+    open_call(page, 2)
+    assert "result of get_weather" in (page.text_content("#conversation") or "")
+    chunks = entry(mock, 2, KEY)["response"]
+    assert chunks
+    text = "".join(
+        p.get("text", "") for c in chunks for p in c["candidates"][0]["content"]["parts"]
+    )
+    assert text == "It is sunny in Paris."
+    assert page.text_content("#answer-text") == text
+    assert "in " in page.text_content("#answer-usage")  # usageMetadata read as in / out / total
+    assert "first token +" in page.text_content("#timeline-note")  # paced: a time per event
+    page.screenshot(path=str(SHOTS / "inspector-gemini-1366.png"))
+    assert errors == []
