@@ -6,14 +6,15 @@ generator; it knows nothing of HTTP (the routes adapt it), so it is testable wit
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mockserver import ids
+from mockserver.engine.choice import Choice, choose, refuses_a_miss, with_chaos
+from mockserver.engine.headers import AnswerHeaders
 from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
 from mockserver.engine.refusals import journal_error
+from mockserver.engine.shelf import ScenarioShelf
 from mockserver.engine.turn import (
     CHAOS,
     DEFAULT_SCENARIO,
@@ -27,50 +28,30 @@ from mockserver.engine.turn import (
 )
 from mockserver.errors import (
     APIError,
-    InvalidRequestError,
-    NoMatchError,
-    RecordedAnswer,
-    ScenarioError,
 )
-from mockserver.families import FAMILIES, ErrorShape, by_api
+from mockserver.families import ErrorShape, by_api
 from mockserver.faults import error_for
-from mockserver.guess import did_you_mean
 from mockserver.prompt import Prompt
 from mockserver.render.errors import SHAPES, Standing
 from mockserver.reply.generate import Generator, compose, count_prompt_tokens
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.scripted import scripted_content
-from mockserver.scenario.library import builtin, builtin_names, load_ref
-from mockserver.scenario.matcher import Miss, select
+from mockserver.scenario.library import builtin, load_ref
 from mockserver.settings import Settings
 from mockserver.store import JournalEntry, Namespace, Store
 from mockserver.store.choose import open_store
-from mockserver.values import value_class
 
 if TYPE_CHECKING:  # scenarios are read here, never built: start-up does not import their models
-    from mockserver.scenario.model import ChaosSpec, Scenario
     from mockserver.scenario.model import Reply as ScriptedReply
+    from mockserver.scenario.model import Scenario
 
 __all__ = ["INTERNAL_ERRORS_KEPT", "REPLY_CACHE_SIZE", "Engine", "refuses_a_miss", "shape_of_api"]
+
 
 #: Tracebacks of internal errors kept (a server that fails every request must not grow).
 INTERNAL_ERRORS_KEPT = 100
 #: Generated replies kept for identical requests (a load test repeats one request).
 REPLY_CACHE_SIZE = 256
-
-
-@value_class
-class _Choice:
-    """What answers: a scripted reply (``None``: the generator), and why."""
-
-    spec: ScriptedReply | None
-    rule: str | None
-    miss: str | None = None
-    chaos: ChaosSpec | None = None
-    #: Did rule hit counts take part in the choice (see ``matcher.Selected.counted``)?
-    counted: bool = False
-    #: The rule's hit count once it answers (not if chaos answers in its place).
-    hit: int | None = None
 
 
 def shape_of_api(api: str) -> ErrorShape:
@@ -81,17 +62,10 @@ def shape_of_api(api: str) -> ErrorShape:
         return "openai"
 
 
-def refuses_a_miss(scenario: Scenario, prompt: Prompt) -> bool:
-    """Does ``scenario`` refuse ``prompt`` when no rule matches it? ``strict``: always;
-    ``strict_turns`` (a recording's cassette): a model's turn, not a call mockserver answers
-    itself (embeddings, moderations)."""
-    if scenario.fallback == "strict_turns":
-        family = next((f for f in FAMILIES if f.api == prompt.api), None)
-        return family is None or family.turn
-    return scenario.fallback == "strict"
+class Engine(ScenarioShelf, AnswerHeaders):
+    """The turns of every family, over the store (the scenarios: :class:`ScenarioShelf`; the
+    headers of the answers: :class:`AnswerHeaders`)."""
 
-
-class Engine:
     def __init__(
         self,
         settings: Settings,
@@ -127,50 +101,6 @@ class Engine:
         new = self.internal_error_count - count
         return list(self.internal_errors)[-new:] if new > 0 else []
 
-    def replace_scenarios(self, scenarios: list[Scenario]) -> None:
-        """Serve these (the first is the default); namespaces keep any scenario they chose."""
-        self.library = {s.name: s for s in scenarios}
-        self.default = self.library.get(DEFAULT_SCENARIO) or (
-            scenarios[0] if scenarios else builtin(DEFAULT_SCENARIO)
-        )
-
-    def find_scenario(self, name: str) -> Scenario:
-        """A loaded scenario by name, else a built-in one (``ScenarioError`` if neither, with
-        a guess among both)."""
-        found = self.library.get(name)
-        if found is not None:
-            return found
-        builtins = builtin_names()
-        if name in builtins:
-            return builtin(name)
-        loaded = f"loaded: {', '.join(self.library)}; " if self.library else ""
-        raise ScenarioError(
-            f"no scenario named {name!r}{did_you_mean(name, [*self.library, *builtins])} "
-            f"({loaded}built-in: {', '.join(builtins)})"
-        )
-
-    def active_scenario(self, space: Namespace, prompt: Prompt | None = None) -> Scenario:
-        if prompt is not None and SCENARIO_HEADER in prompt.headers:
-            name = prompt.headers[SCENARIO_HEADER]
-            try:
-                return self.find_scenario(name)
-            except ScenarioError as exc:
-                raise InvalidRequestError(
-                    f"{SCENARIO_HEADER}: {exc}", code="mockserver_unknown_scenario"
-                ) from None
-        scenario: Scenario | None = space.scenario
-        return self.default if scenario is None else scenario
-
-    def seed_for(self, space: Namespace, scenario: Scenario) -> int:
-        """The namespace's own seed, else the scenario's, else the server's."""
-        if space.seed is not None:
-            return space.seed
-        return self.settings.seed if scenario.seed is None else scenario.seed
-
-    def rng_for(self, prompt: Prompt, *, seed: int, rule: str) -> random.Random:
-        """Content derives from seed + rule + normalised request, never from shared counters."""
-        return ids.derive_rng(seed, rule, prompt.fingerprint)
-
     def turn(self, space: Namespace, prompt: Prompt, *, journal: Journaled | None = None) -> Turn:
         """One request's turn in ``space``, its namespace, which the caller holds (the work of
         a ``store.transact``): match → reply → commit (its number, rule hit, budgets and, with
@@ -186,11 +116,11 @@ class Engine:
         budgets.charge(tokens=prompt_tokens, now=now, model=prompt.model, shape=SHAPES[shape])
         counter = space.next_counter()
         try:
-            choice = self._choose(space, scenario, prompt)
+            choice = choose(space, scenario, prompt)
         except APIError as missed:  # a strict miss: the request still counts
             self._refuse(space, budgets, missed, prompt=prompt, journal=journal, shape=shape)
             raise
-        spec = self._with_chaos(choice, scenario, prompt, seed=seed, counter=counter)
+        spec = with_chaos(choice, prompt, seed=seed, counter=counter)
         rule = choice.rule or "default"
         answered_by = choice.rule
         hit = None
@@ -370,7 +300,7 @@ class Engine:
 
     @staticmethod
     def _settled(
-        choice: _Choice, spec: ScriptedReply | None, scenario: Scenario, budgets: Budgets
+        choice: Choice, spec: ScriptedReply | None, scenario: Scenario, budgets: Budgets
     ) -> bool:
         """Would this request be decided the same way next time? Only if nothing that counts
         (one-offs, chaos, rule hit counts, enforced budgets) or paces took part."""
@@ -406,12 +336,6 @@ class Engine:
         self._commit(space, budgets, decision.completion_tokens, entry, hit=hit, announce=False)
         return counter, budgets.standing()
 
-    def _scenario_named(self, name: str) -> Scenario | None:
-        try:
-            return self.find_scenario(name)
-        except ScenarioError:
-            return None
-
     def _generated(
         self, prompt: Prompt, *, seed: int, rule: str, prompt_tokens: int
     ) -> tuple[Reply, int]:
@@ -436,39 +360,6 @@ class Engine:
                 del self._replies[next(iter(self._replies))]
         return known
 
-    def _choose(self, space: Namespace, scenario: Scenario, prompt: Prompt) -> _Choice:
-        if space.pending:
-            return _Choice(space.pending.popleft(), ONE_OFF)
-        strict = refuses_a_miss(scenario, prompt)
-        if not scenario.rules and not strict:  # nothing to match or explain
-            return _Choice(None, None, None, scenario.chaos, False)
-        hits = space.hits_of(scenario.name)
-        chosen = select(scenario, prompt, hits)
-        if isinstance(chosen, Miss):
-            if strict:
-                error = NoMatchError(chosen.explain())
-                error.miss = error.message
-                raise error
-            miss = chosen.explain() if scenario.rules else None
-            return _Choice(None, None, miss, scenario.chaos, chosen.counted)
-        chaos = chosen.rule.chaos or scenario.chaos
-        return _Choice(
-            chosen.reply, chosen.rule_id, chosen.note, chaos, chosen.counted, hit=chosen.hits + 1
-        )
-
-    def _with_chaos(
-        self, choice: _Choice, scenario: Scenario, prompt: Prompt, *, seed: int, counter: int
-    ) -> ScriptedReply | None:
-        """Maybe swap the reply for a chaos one: decided from seed, request and its number,
-        so a run fails the same requests every time (and a retry may pass)."""
-        chaos = choice.chaos
-        if chaos is None or choice.rule == ONE_OFF:
-            return choice.spec
-        rng = ids.derive_rng(seed, "chaos", choice.rule, prompt.fingerprint, counter)
-        if rng.random() >= chaos.probability:
-            return choice.spec
-        return rng.choice(chaos.replies)
-
     def now(self) -> int:
         return int(self.clock.now())
 
@@ -492,49 +383,3 @@ class Engine:
             budgets = Budgets(Bucket.full(wanted[0], now), Bucket.full(wanted[1], now), wanted[2])
             space.budgets = budgets
         return budgets
-
-    def request_headers(self, namespace: str, turn: Turn) -> dict[str, str]:
-        """The headers the real API puts on every answer."""
-        return self.answer_headers(
-            namespace,
-            turn.counter,
-            turn.reply.usage.completion_tokens,
-            turn.headers,
-            shape=turn.shape,
-        )
-
-    def answer_headers(
-        self,
-        namespace: str,
-        counter: int,
-        completion_tokens: int,
-        budget: Mapping[str, str],
-        *,
-        shape: str = "openai",
-    ) -> dict[str, str]:
-        """The headers of the answer to a namespace's ``counter``-th turn (``budget``: its
-        rate-limit headers)."""
-        writer = SHAPES[shape]
-        request_id = writer.request_id(self.settings.seed, namespace, counter, journal=False)
-        return writer.answer_headers(
-            request_id, processing_ms=120 + 9 * completion_tokens, limits=budget
-        )
-
-    def service_headers(self, namespace: str, seq: int, *, shape: str = "openai") -> dict[str, str]:
-        """The headers of an answer that is not a model's turn (a retrieve, list, delete…);
-        its request id is numbered after its journal entry."""
-        writer = SHAPES[shape]
-        request_id = writer.request_id(self.settings.seed, namespace, seq, journal=True)
-        return writer.answer_headers(request_id, processing_ms=12, limits={})
-
-    def error_headers(
-        self, namespace: str, seq: int, error: APIError, *, shape: str = "openai"
-    ) -> dict[str, str]:
-        """The headers of the answer that refuses a request with ``error`` in the family of
-        ``shape`` (``render/errors.py``), its request id numbered after the request's journal
-        entry ``seq``; a recorded answer's, as recorded."""
-        if isinstance(error, RecordedAnswer):
-            return {k.lower(): v for k, v in error.recorded_headers.items()}
-        writer = SHAPES[shape]
-        request_id = writer.request_id(self.settings.seed, namespace, seq, journal=True)
-        return writer.error(error, request_id=request_id).headers
