@@ -63,17 +63,22 @@ rules:
 """
 
 
-@pytest.fixture
-def mock() -> Iterator[BackgroundServer]:
+def serve_scenario(scenario: str, *keys: str) -> Iterator[BackgroundServer]:
+    """A server (seed 5) whose namespaces of ``keys`` use ``scenario`` (YAML), for a fixture."""
     server = start_server(seed=5)
-    for key in (KEY, OTHER):
+    for key in keys:
         httpx.put(
             server.url + "/__mockserver/scenario",
-            content=SCENARIO,
+            content=scenario,
             headers={"content-type": "application/yaml", "authorization": f"Bearer {key}"},
         ).raise_for_status()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def mock() -> Iterator[BackgroundServer]:
+    yield from serve_scenario(SCENARIO, KEY, OTHER)
 
 
 def post(mock: BackgroundServer, path: str, body: dict[str, Any], key: str = KEY) -> httpx.Response:

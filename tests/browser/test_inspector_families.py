@@ -14,8 +14,7 @@ import httpx
 import pytest
 
 from mockserver.http.server import BackgroundServer
-from tests.browser.test_inspector_call import entry, open_call, open_inspector
-from tests.conftest import start_server
+from tests.browser.test_inspector_call import entry, open_call, open_inspector, serve_scenario
 
 KEY = "sk-families-0001"
 SHOTS = Path(os.environ.get("MOCKSERVER_SCREENSHOTS", "/tmp"))
@@ -41,14 +40,7 @@ WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
 
 @pytest.fixture
 def mock() -> Iterator[BackgroundServer]:
-    server = start_server(seed=5)
-    httpx.put(
-        server.url + "/__mockserver/scenario",
-        content=SCENARIO,
-        headers={"content-type": "application/yaml", "authorization": f"Bearer {KEY}"},
-    ).raise_for_status()
-    yield server
-    server.stop()
+    yield from serve_scenario(SCENARIO, KEY)
 
 
 def send(mock: BackgroundServer, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:

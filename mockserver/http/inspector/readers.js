@@ -189,31 +189,44 @@
 
   // --- Anthropic Messages -------------------------------------------------------------------
 
-  function messagesBlocks(role, content) {
-    if (typeof content === "string") return [turn(role, content)];
+  // A message's blocks (or parts) as turns: runs of text joined, a tool call ending the run it
+  // follows, a tool result or thinking a turn of its own.
+  function blockTurns(role) {
     const out = [];
     let text = [];
     const flush = (extra) => {
       if (text.length || extra) out.push(turn(role, text.join("\n"), extra));
       text = [];
     };
+    return {
+      text: (t) => text.push(t),
+      call: (call) => flush({ calls: [call] }),
+      apart: (own) => {
+        flush();
+        out.push(own);
+      },
+      done: () => {
+        flush();
+        return out;
+      },
+    };
+  }
+
+  function messagesBlocks(role, content) {
+    if (typeof content === "string") return [turn(role, content)];
+    const turns = blockTurns(role);
     for (const block of list(content)) {
       if (!isObj(block)) continue;
-      if (block.type === "text") text.push(block.text || "");
-      else if (block.type === "tool_use") flush({ calls: [{ id: block.id, name: block.name, arguments: block.input }] });
+      if (block.type === "text") turns.text(block.text || "");
+      else if (block.type === "tool_use") turns.call({ id: block.id, name: block.name, arguments: block.input });
       else if (block.type === "tool_result") {
-        flush();
-        out.push(turn("tool", partsText(block.content) + (block.is_error ? "\n[is_error]" : ""), { note: "result of " + (block.tool_use_id || "?") }));
-      } else if (block.type === "thinking") {
-        flush();
-        out.push(turn("reasoning", block.thinking || ""));
-      } else if (block.type === "redacted_thinking") {
-        flush();
-        out.push(turn("reasoning", "[redacted thinking]"));
-      } else text.push(partsText([block]));
+        const text = partsText(block.content) + (block.is_error ? "\n[is_error]" : "");
+        turns.apart(turn("tool", text, { note: "result of " + (block.tool_use_id || "?") }));
+      } else if (block.type === "thinking") turns.apart(turn("reasoning", block.thinking || ""));
+      else if (block.type === "redacted_thinking") turns.apart(turn("reasoning", "[redacted thinking]"));
+      else turns.text(partsText([block]));
     }
-    flush();
-    return out;
+    return turns.done();
   }
 
   function messagesConversation(body) {
@@ -282,29 +295,21 @@
   // --- Gemini generateContent ---------------------------------------------------------------
 
   function geminiParts(role, parts) {
-    const out = [];
-    let text = [];
-    const flush = (extra) => {
-      if (text.length || extra) out.push(turn(role, text.join("\n"), extra));
-      text = [];
-    };
+    const turns = blockTurns(role);
     for (const part of list(parts)) {
       if (!isObj(part)) continue;
-      if (part.thought && typeof part.text === "string") {
-        flush();
-        out.push(turn("reasoning", part.text));
-      } else if (typeof part.text === "string") text.push(part.text);
-      else if (isObj(part.functionCall)) flush({ calls: [{ id: part.functionCall.id, name: part.functionCall.name, arguments: part.functionCall.args }] });
+      if (part.thought && typeof part.text === "string") turns.apart(turn("reasoning", part.text));
+      else if (typeof part.text === "string") turns.text(part.text);
+      else if (isObj(part.functionCall)) turns.call({ id: part.functionCall.id, name: part.functionCall.name, arguments: part.functionCall.args });
       else if (isObj(part.functionResponse)) {
-        flush();
-        out.push(turn("tool", JSON.stringify(part.functionResponse.response, null, 2), { note: "result of " + (part.functionResponse.name || "?") }));
+        const answered = part.functionResponse;
+        turns.apart(turn("tool", JSON.stringify(answered.response, null, 2), { note: "result of " + (answered.name || "?") }));
       } else if (part.inlineData || part.fileData) {
         const mime = (part.inlineData || part.fileData).mimeType || "";
-        text.push(mime.startsWith("image/") ? "[image]" : "[file]");
-      } else text.push("[" + (Object.keys(part)[0] || "part") + "]");
+        turns.text(mime.startsWith("image/") ? "[image]" : "[file]");
+      } else turns.text("[" + (Object.keys(part)[0] || "part") + "]");
     }
-    flush();
-    return out;
+    return turns.done();
   }
 
   function geminiConversation(body) {
