@@ -2,11 +2,18 @@
 
 A row is one API that mockserver serves at one path: its ``api`` name (what the journal, a
 recording's ``when: {api: …}`` and a scenario's ``api:`` condition say), the path it is served
-at, whether a request there is a model's turn (answered from the scenario, recorded as a rule)
-and, if so, the endpoint class that serves it and the function that reads its request into the
-neutral Prompt, and the shape its errors take. Adding a family is adding its rows here (and its
+at, the ``provider`` that serves the API there (OpenAI's own paths, or Azure OpenAI's), whether
+a request there is a model's turn (answered from the scenario, recorded as a rule) and, if so,
+the endpoint class that serves it and the function that reads its request into the neutral
+Prompt, and the shape its errors take. Adding a family is adding its rows here (and its
 modules: ``wire/``, ``prompt/``, ``render/``, ``http/routes/``); nothing else keeps a list of
 families.
+
+One API may be served at several paths, by several providers: Azure OpenAI serves Chat
+Completions at ``/openai/deployments/{deployment}/chat/completions`` (the deployment names the
+model) and at ``/openai/v1/chat/completions``, with OpenAI's endpoint class, so one scenario
+answers both. An exact path is found with one dict lookup; only a path under a templated row's
+fixed start is matched against the templates.
 
 Modules are named, not imported: the table is read at start-up, and a family's wire models cost
 time and memory only once it is asked for.
@@ -22,9 +29,12 @@ from typing import Literal
 from mockserver.values import value_class
 
 __all__ = [
+    "API_VERSION",
+    "AZURE_PREFIX",
     "FAMILIES",
     "ErrorShape",
     "Family",
+    "Provider",
     "by_api",
     "errors_at",
     "family_at",
@@ -38,6 +48,13 @@ __all__ = [
 #: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
 #: for Anthropic's. ``render/errors.py`` writes each.
 ErrorShape = Literal["openai", "google", "anthropic"]
+#: Who serves an API at a path: OpenAI's own API, Azure OpenAI's, Google's (Gemini's) or
+#: Anthropic's.
+Provider = Literal["openai", "azure", "google", "anthropic"]
+#: The query parameter Azure OpenAI's dated paths require (``?api-version=2024-10-21``).
+API_VERSION = "api-version"
+#: Where Azure OpenAI's paths start.
+AZURE_PREFIX = "/openai"
 #: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``).
 _PARAMETER = re.compile(r"\{([a-z_]+)\}")
 
@@ -60,6 +77,10 @@ class Family:
     #: Served over a WebSocket at its path too (the API's WebSocket mode: each client event a
     #: request, answered with the stream's events as messages).
     socket: bool = False
+    #: Who serves the API at this path.
+    provider: Provider = "openai"
+    #: A query parameter the path requires (refused as the provider refuses it when missing).
+    query: str | None = None
 
     @property
     def turn(self) -> bool:
@@ -70,6 +91,13 @@ class Family:
     def templated(self) -> bool:
         """Does the path name parameters (``/v1beta/models/{model}:generateContent``)?"""
         return "{" in self.path
+
+    @property
+    def laned(self) -> bool:
+        """May the replay lane answer requests here? Its key is the request's path, headers
+        and body: a path whose answer depends on more (a parameter's value, the query), or
+        Azure OpenAI's answers (its own headers and filter results), take the full path."""
+        return self.provider != "azure" and not self.templated and self.query is None
 
     def parameters(self, path: str) -> dict[str, str] | None:
         """The values of the path's ``{name}`` segments in ``path`` (``None``: not served here)."""
@@ -112,6 +140,7 @@ def _gemini(method: str, api: str, *, turn: bool = False) -> tuple[Family, ...]:
             errors="google",
             endpoint="mockserver.http.routes.gemini:GenerateContent" if turn else None,
             prompt="mockserver.prompt.gemini:prompt_from_gemini" if turn else None,
+            provider="google",
         )
         for root in _GEMINI_ROOTS
     )
@@ -144,12 +173,53 @@ FAMILIES: tuple[Family, ...] = (
         errors="anthropic",
         endpoint="mockserver.http.routes.messages:Messages",
         prompt="mockserver.prompt.messages:prompt_from_messages",
+        provider="anthropic",
     ),
-    Family("count_tokens", "/v1/messages/count_tokens", errors="anthropic"),
+    Family("count_tokens", "/v1/messages/count_tokens", errors="anthropic", provider="anthropic"),
+    # Azure OpenAI: OpenAI's APIs under a deployment (which names the model) or under
+    # ``/openai/v1`` (where the body names it), answered by OpenAI's endpoints.
+    *(
+        Family(
+            "chat",
+            path,
+            endpoint="mockserver.http.routes.chat:ChatCompletions",
+            prompt="mockserver.prompt.chat:prompt_from_chat",
+            provider="azure",
+            query=query,
+        )
+        for path, query in (
+            ("/openai/deployments/{deployment}/chat/completions", API_VERSION),
+            ("/openai/v1/chat/completions", None),
+        )
+    ),
+    *(
+        Family(
+            "responses",
+            path,
+            endpoint="mockserver.http.routes.responses:Responses",
+            prompt="mockserver.prompt.responses:prompt_of_request",
+            provider="azure",
+            query=query,
+        )
+        for path, query in (
+            ("/openai/deployments/{deployment}/responses", API_VERSION),
+            ("/openai/responses", API_VERSION),
+            ("/openai/v1/responses", None),
+        )
+    ),
+    Family(
+        "embeddings",
+        "/openai/deployments/{deployment}/embeddings",
+        provider="azure",
+        query=API_VERSION,
+    ),
+    Family("embeddings", "/openai/v1/embeddings", provider="azure"),
 )
 
 _BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
 _TEMPLATED = tuple(family for family in FAMILIES if family.templated)
+#: Where templated paths start, before their first parameter: any other path is exact.
+_TEMPLATED_STARTS = tuple(dict.fromkeys(f.path.partition("{")[0] for f in _TEMPLATED))
 _BY_API: dict[str, Family] = {}
 for _family in FAMILIES:  # an API's first row names it (its reader, its path)
     _BY_API.setdefault(_family.api, _family)
@@ -167,7 +237,7 @@ def family_at(method: str, path: str) -> Family | None:
 
 
 def _templated_at(path: str) -> Family | None:
-    if ":" not in path and "{" not in path:  # every templated row ends in ``:method``
+    if not path.startswith(_TEMPLATED_STARTS):
         return None
     return next((f for f in _TEMPLATED if f.parameters(path) is not None), None)
 

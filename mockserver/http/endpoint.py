@@ -7,6 +7,10 @@ for a new request (``lane/fresh.py`` calls the same steps), and the filing of a 
 lane can answer the same request again. So the route and the lane cannot drift apart, and an
 API family is never written twice.
 
+An endpoint serves one row of the family table (``mockserver/families.py``): its class's own
+path, or the same API at another path or provider (Azure OpenAI's), where it answers in that
+provider's shape (``self.family.provider``) and a path's ``{deployment}`` names the model.
+
 The four steps:
 
 - :meth:`~TurnEndpoint.check`: refuse a bad request before anything changes (an ``APIError``),
@@ -35,7 +39,7 @@ from starlette.responses import Response
 from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.families import family_at, turn_families
+from mockserver.families import Family, family_at, turn_families
 from mockserver.http.lane.recipes import (
     HANDOFF,
     Handoff,
@@ -67,12 +71,14 @@ class Target(NamedTuple):
 class TurnEndpoint(ABC, Generic[Checked, Result]):
     """One API family's create endpoint: a model's turn (see the module's docstring)."""
 
-    #: The endpoint's path, e.g. ``/v1/chat/completions``.
+    #: The endpoint's own path, e.g. ``/v1/chat/completions``.
     path: ClassVar[str]
 
-    def __init__(self, engine: Engine, replays: Replays) -> None:
+    def __init__(self, engine: Engine, replays: Replays, *, family: Family | None = None) -> None:
         self.engine = engine
         self.replays = replays
+        #: The row served: the class's own path's, unless made for another path's row.
+        self.family = family or _row(self.path)
 
     @abstractmethod
     def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Checked:
@@ -161,6 +167,8 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             return self.answer(encoded)
         body = await read_json(request)
         at = Target(request.url.path, request.query_params)
+        if self.family.templated:
+            body = request.state.json_body = self.named(body, at.path)
         checked = self.check(body, request.headers, at=at)
         raw: bytes = request.state.raw_body
         namespace = namespace_of(request)
@@ -178,6 +186,12 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             self.file(key, checked, encoded, response)
         return response
 
+    def named(self, body: Body, path: str) -> Body:
+        """``body`` with the model the request's path names as Azure's ``{deployment}``, which
+        stands for whatever the body says (a body there may leave ``model`` out)."""
+        deployment = (self.family.parameters(path) or {}).get("deployment")
+        return body if deployment is None else {**body, "model": deployment}
+
     def file(
         self, key: Key, checked: Checked, encoded: Encoded[Result], response: Response
     ) -> None:
@@ -190,31 +204,47 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             self.replays.file(key, recipe)
 
 
-class Endpoints:
-    """One app's turn endpoints, by path, each made on its first use (by a route or the lane)."""
+def _row(path: str) -> Family:
+    """The family table's row for the exact ``path``."""
+    row = family_at("POST", path)
+    if row is None:
+        raise KeyError(path)
+    return row
 
-    #: The paths the lane may answer (a templated path's requests take the full path).
-    paths = frozenset(family.path for family in turn_families() if not family.templated)
+
+class Endpoints:
+    """One app's turn endpoints, one per row of the family table, each made on its first use
+    (by a route or the lane)."""
+
+    #: The paths the replay lane answers (see ``Family.laned``).
+    paths = frozenset(family.path for family in turn_families() if family.laned)
 
     def __init__(self, engine: Engine, replays: Replays) -> None:
         self.engine = engine
         self.replays = replays
-        self._made: dict[str, TurnEndpoint[Any, Any]] = {}
+        self._made: dict[Family, TurnEndpoint[Any, Any]] = {}
+        #: The endpoints by exact path (the lane asks by path, on every new request).
+        self._at: dict[str, TurnEndpoint[Any, Any]] = {}
 
     def at(self, path: str) -> TurnEndpoint[Any, Any]:
         """The endpoint serving ``path`` (a family's path, or a path its template serves)."""
-        endpoint = self._made.get(path)
+        endpoint = self._at.get(path)
         if endpoint is None:
-            served = family_at("POST", path)
-            if served is None or served.endpoint is None:
-                raise KeyError(path)
-            endpoint = self._made.get(served.endpoint)
-            if endpoint is None:
-                module, name = served.endpoint.split(":")
-                made: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
-                endpoint = self._made[served.endpoint] = made(self.engine, self.replays)
-            if not served.templated:
-                self._made[path] = endpoint
+            row = _row(path)
+            endpoint = self.of(row)
+            if not row.templated:  # a templated row's paths are many
+                self._at[path] = endpoint
+        return endpoint
+
+    def of(self, row: Family) -> TurnEndpoint[Any, Any]:
+        """The endpoint serving ``row`` (a turn's row)."""
+        endpoint = self._made.get(row)
+        if endpoint is None:
+            if row.endpoint is None:
+                raise KeyError(row.path)
+            module, name = row.endpoint.split(":")
+            made: type[TurnEndpoint[Any, Any]] = getattr(importlib.import_module(module), name)
+            endpoint = self._made[row] = made(self.engine, self.replays, family=row)
         return endpoint
 
 

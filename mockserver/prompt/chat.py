@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from mockserver.families import Provider
 from mockserver.ids import stable_digest
 from mockserver.prompt.images import image_tokens_of
 from mockserver.prompt.model import (
@@ -158,7 +159,9 @@ def _functions_as_tools(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [{"type": "function", "function": f} for f in body.get("functions") or ()]
 
 
-def prompt_from_chat(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
+def prompt_from_chat(
+    body: Mapping[str, Any], *, headers: Mapping[str, str], provider: Provider = "openai"
+) -> Prompt:
     tools: tuple[Tool, ...] = ()
     if body.get("tools") or body.get("functions"):  # most requests offer none
         tools = tuple(_tool(t) for t in [*(body.get("tools") or ()), *_functions_as_tools(body)])
@@ -187,4 +190,5 @@ def prompt_from_chat(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> 
         headers={k.lower(): v for k, v in headers.items()},
         params=body,
         fingerprint=fingerprint("chat", body),
+        provider=provider,
     )

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import orjson
 
+from mockserver.families import Provider
 from mockserver.ids import stable_digest
 from mockserver.prompt.model import (
     Message,
@@ -211,7 +212,12 @@ def fingerprint(model: str, body: Mapping[str, Any]) -> bytes:
 
 
 def prompt_from_gemini(
-    body: Mapping[str, Any], *, headers: Mapping[str, str], model: str = "", stream: bool = False
+    body: Mapping[str, Any],
+    *,
+    headers: Mapping[str, str],
+    model: str = "",
+    stream: bool = False,
+    provider: Provider = "google",
 ) -> Prompt:
     """The Prompt of a checked ``generateContent`` body sent for ``model`` (the path's)."""
     model = model or str(body.get("model") or "").rsplit("/", 1)[-1]
@@ -235,4 +241,5 @@ def prompt_from_gemini(
         headers={k.lower(): v for k, v in headers.items()},
         params=body,
         fingerprint=fingerprint(model, body),
+        provider=provider,
     )

@@ -1,8 +1,8 @@
 """The API-neutral view of a request: what matching and generation see.
 
-Chat Completions, Responses and Anthropic Messages requests are all turned into a
-:class:`Prompt`; nothing below this layer knows which API a request came through except by
-``api``.
+Chat Completions, Responses, legacy Completions and Anthropic Messages requests are all turned
+into a :class:`Prompt`; nothing below this layer knows which API a request came through except
+by ``api``, nor which provider served it except by ``provider``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import field
 from typing import Any, Literal
 
+from mockserver.families import Provider
 from mockserver.values import value_class
 
 __all__ = [
@@ -23,7 +24,9 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages"]
+Api = Literal[
+    "chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"
+]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
@@ -110,6 +113,9 @@ class Prompt:
     params: Mapping[str, Any] = field(default_factory=dict)
     #: Stable digest of the normalised request: what generated content derives from.
     fingerprint: bytes = b""
+    #: Who the request was sent to: OpenAI's own API, or Azure OpenAI's (same API, same
+    #: answer, each in its provider's shape).
+    provider: Provider = "openai"
 
     @property
     def last_message(self) -> Message | None:

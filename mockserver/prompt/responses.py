@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from mockserver.families import Provider
 from mockserver.prompt.chat import NOT_CONTENT, fingerprint, text_of
 from mockserver.prompt.images import image_tokens_of
 from mockserver.prompt.model import Message, OutputFormat, Prompt, Tool, ToolCallRef, ToolChoice
@@ -242,7 +243,11 @@ def _fingerprint(body: Mapping[str, Any], messages: tuple[Message, ...]) -> byte
 
 
 def prompt_from_responses(
-    body: Mapping[str, Any], *, items: Sequence[Mapping[str, Any]], headers: Mapping[str, str]
+    body: Mapping[str, Any],
+    *,
+    items: Sequence[Mapping[str, Any]],
+    headers: Mapping[str, str],
+    provider: Provider = "openai",
 ) -> Prompt:
     """``items`` is the whole conversation: history (stored chain or conversation) + input."""
     tools = _tools(body)
@@ -268,6 +273,7 @@ def prompt_from_responses(
         headers={k.lower(): v for k, v in headers.items()},
         params=body,
         fingerprint=_fingerprint(body, messages),
+        provider=provider,
     )
 
 

@@ -165,7 +165,8 @@ _FAMILIES = frozenset(
 #: The resources mockserver answers: each family's, and the stored objects and models beside
 #: them (the rest are OpenAI calls it cannot replay).
 _SERVED = frozenset(
-    {family.path.split("/")[2] for family in FAMILIES} | {"conversations", "models"}
+    {family.path.split("/")[2] for family in FAMILIES if family.path.startswith("/v1/")}
+    | {"conversations", "models"}
 )
 
 

@@ -331,6 +331,7 @@ def _not(wanted: When, prompt: Prompt, deadline: Deadline) -> str | None:
 
 _CHECKS: tuple[tuple[str, _Test], ...] = (
     ("api", _equal("api", lambda p: p.api)),
+    ("provider", _equal("provider", lambda p: p.provider)),
     ("model", _text("model", lambda p: p.model)),
     ("stream", _equal("stream", lambda p: p.stream)),
     (

@@ -94,8 +94,17 @@ def param_lookup(value: Any, *, context: Any = None) -> TextMatch | NumberMatch 
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages"] | None = (
-        None
+    api: (
+        Literal[
+            "chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"
+        ]
+        | None
+    ) = None
+    provider: Literal["openai", "azure", "google", "anthropic"] | None = Field(
+        default=None,
+        description=(
+            "who the request was sent to: OpenAI's API, Azure OpenAI's, Google's or Anthropic's"
+        ),
     )
     model: TextMatch | None = None
     last_user: TextMatch | None = None

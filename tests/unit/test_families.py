@@ -1,0 +1,58 @@
+"""The family table: exact paths are one dict lookup, templated ones are matched segment-wise."""
+
+from __future__ import annotations
+
+import pytest
+
+from mockserver.families import FAMILIES, by_api, family_at, turn_families
+
+
+def test_an_exact_path_is_its_own_providers_row() -> None:
+    row = family_at("POST", "/v1/chat/completions")
+    assert row is not None
+    assert (row.api, row.provider, row.templated) == ("chat", "openai", False)
+
+
+def test_a_deployment_path_is_azures_row_of_the_same_api() -> None:
+    row = family_at("post", "/openai/deployments/my-gpt/chat/completions")
+    assert row is not None
+    assert (row.api, row.provider, row.query) == ("chat", "azure", "api-version")
+    assert row.endpoint == by_api("chat").endpoint  # OpenAI's endpoint serves it
+    path = "/openai/deployments/my-gpt/chat/completions"
+    assert row.parameters(path) == {"deployment": "my-gpt"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/openai/deployments//chat/completions",  # an empty deployment
+        "/openai/deployments/a/b/chat/completions",  # a placeholder is one segment
+        "/openai/deployments/a/chat/completions/extra",
+        "/v1/chat/completions/",
+    ],
+)
+def test_a_path_that_fits_no_row_is_no_family(path: str) -> None:
+    assert family_at("POST", path) is None
+
+
+def test_only_posts_are_family_requests() -> None:
+    assert family_at("GET", "/v1/chat/completions") is None
+    assert family_at("GET", "/openai/deployments/d/embeddings") is None
+
+
+def test_an_apis_first_row_is_its_own_providers() -> None:
+    for row in FAMILIES:
+        assert by_api(row.api).provider in ("openai", "google")
+        assert not by_api(row.api).templated or by_api(row.api).provider == "google"
+
+
+def test_the_lane_takes_only_openais_exact_paths() -> None:
+    laned = {row.path for row in turn_families() if row.laned}
+    assert laned == {"/v1/chat/completions", "/v1/responses"}
+
+
+def test_azure_v1_paths_need_no_api_version() -> None:
+    for path in ("/openai/v1/chat/completions", "/openai/v1/responses", "/openai/v1/embeddings"):
+        row = family_at("POST", path)
+        assert row is not None
+        assert (row.provider, row.query, row.templated) == ("azure", None, False)
