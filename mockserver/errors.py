@@ -17,6 +17,9 @@
     │   ├── RateLimitError           429
     │   ├── InternalServerError      500
     │   ├── ServiceUnavailableError  503
+    │   ├── GatewayError             a provider's gateway refusing a request before its API
+    │   │                            sees it, in the gateway's {"error": {code, message}}
+    │   │                            (Azure OpenAI: a path without api-version, a wrong key)
     │   └── RecordedAnswer           a recorded upstream answer, replayed as it was (status,
     │                                headers, bytes): an APIError only to travel the errors'
     │                                way to the HTTP boundary, which sends it as recorded
@@ -45,6 +48,7 @@ __all__ = [
     "APIError",
     "AuthenticationError",
     "ConflictError",
+    "GatewayError",
     "InternalServerError",
     "InvalidRequestError",
     "MethodNotAllowedError",
@@ -182,6 +186,27 @@ class InternalServerError(APIError):
 class ServiceUnavailableError(APIError):
     status = 503
     type = "service_unavailable_error"
+
+
+class GatewayError(APIError):
+    """A provider's gateway refusing a request before its API sees it, in the gateway's own
+    shape (Azure OpenAI's ``{"error": {"code": "404", "message": "Resource not found"}}``);
+    its ``code`` is the status unless given, as the gateway writes it."""
+
+    type = "gateway_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message, status=status, code=code or str(status), headers=headers)
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message}}
 
 
 class NoMatchError(InvalidRequestError):

@@ -34,6 +34,7 @@ __all__ = [
     "rfc3339",
     "signature",
     "stable_digest",
+    "uuid_id",
 ]
 
 #: 2026-01-01T00:00:00Z — the "now" of a frozen clock unless told otherwise.
@@ -146,6 +147,15 @@ def hex_id(prefix: str, *parts: Part, length: int = 32) -> str:
     """``prefix`` + ``length`` hex digits from ``parts`` (``req_…``, ``resp_…``, ``fp_…``)."""
     digest = stable_digest(prefix, *parts, size=(length + 1) // 2)
     return prefix + digest.hex()[:length]
+
+
+def uuid_id(*parts: Part) -> str:
+    """A version-4-shaped UUID from ``parts`` (Azure's ``apim-request-id`` look)."""
+    digest = bytearray(stable_digest("uuid", *parts))
+    digest[6] = digest[6] & 0x0F | 0x40  # the version nibble
+    digest[8] = digest[8] & 0x3F | 0x80  # the variant bits
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 @lru_cache(maxsize=4096)

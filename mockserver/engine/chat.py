@@ -10,7 +10,7 @@ from typing import Any
 
 from mockserver import ids
 from mockserver.engine.core import Engine
-from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.moderated import azure_filtered, moderate_turn
 from mockserver.engine.recorded import recorded_chat_completion
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import RecordedAnswer
@@ -24,6 +24,12 @@ from mockserver.faults import (
     plan_stream,
 )
 from mockserver.prompt import Prompt
+from mockserver.render.azure import (
+    AzureFilters,
+    azure_chat_chunks,
+    azure_chat_completion,
+    azure_headers,
+)
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
 from mockserver.reply.model import Reply
@@ -76,17 +82,15 @@ def complete_chat(
         if recorded is not None and prompt.params.get("store") is True:
             _store(engine, space, recorded, prompt, size=journal.size if journal else 1024)
         raise
-    moderation = moderate_turn(turn, prompt.params)
-    moderation_body = None
-    if moderation is not None:
-        turn = dataclasses.replace(turn, reply=moderation.reply)
-        moderation_body = chat_moderation(
-            (moderation.input, moderation.output), model=moderation.model
-        )
+    turn, moderation_body, filters = _moderated(turn, prompt)
     meta = _meta(engine, prompt, namespace=namespace, turn=turn, moderation=moderation_body)
     headers = engine.request_headers(namespace, turn)
+    if filters is not None:
+        headers = azure_headers(headers, deployment=prompt.model)
     if prompt.stream:
         chunks = list(chat_chunks(turn.reply, meta))
+        if filters is not None:
+            chunks = list(azure_chat_chunks(chunks, filters))
         plan = plan_stream(
             turn.latency,
             turn.fault,
@@ -104,6 +108,8 @@ def complete_chat(
             turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error
         )
     body = chat_completion(turn.reply, meta)
+    if filters is not None:
+        body = azure_chat_completion(body, filters)
     if prompt.params.get("store") is True:
         _store(engine, space, body, prompt, size=journal.size if journal else 1024)
     return ChatResult(
@@ -114,6 +120,21 @@ def complete_chat(
         headers,
         body_plan=plan_body(turn.latency, turn.fault, seed=turn.seed),
     )
+
+
+def _moderated(turn: Turn, prompt: Prompt) -> tuple[Turn, Json | None, AzureFilters | None]:
+    """The turn as moderation leaves it, with what the answer says of it: OpenAI's
+    ``moderation`` (when the request asks), or Azure's content filter results (always; a
+    prompt its filter blocks is refused, raised)."""
+    if prompt.provider == "azure":
+        turn, filters = azure_filtered(turn)
+        return turn, None, filters
+    moderation = moderate_turn(turn, prompt.params)
+    if moderation is None:
+        return turn, None, None
+    verdicts = (moderation.input, moderation.output)
+    body = chat_moderation(verdicts, model=moderation.model)
+    return dataclasses.replace(turn, reply=moderation.reply), body, None
 
 
 @lru_cache(maxsize=256)
@@ -138,7 +159,8 @@ def _meta(
         system_fingerprint=fingerprint_of(prompt.model),
         service_tier=SERVICE_TIERS.get(str(params.get("service_tier") or "auto"), "default"),
         include_usage=bool(stream_options.get("include_usage")),
-        obfuscation=stream_options.get("include_obfuscation", True) is not False,
+        obfuscation=prompt.provider == "openai"
+        and stream_options.get("include_obfuscation", True) is not False,
         moderation=moderation,
         chunk=turn.latency.chunk if turn.latency else "token",
     )

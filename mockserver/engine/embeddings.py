@@ -12,9 +12,11 @@ from mockserver.engine.core import Engine
 from mockserver.engine.journaled import kept
 from mockserver.engine.turn import Turn
 from mockserver.errors import InvalidRequestError
+from mockserver.families import Provider
 from mockserver.faults import BodyPlan, plan_body
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
+from mockserver.render.azure import azure_headers, azure_json
 from mockserver.render.embeddings import embeddings_list
 from mockserver.reply.embeddings import (
     check_token_limits,
@@ -26,7 +28,7 @@ from mockserver.reply.embeddings import (
 from mockserver.store import JournalEntry, Namespace, Unparsed
 from mockserver.values import value_class
 from mockserver.wire.embeddings import EmbeddingsRequest, Input
-from mockserver.wire.json_body import encode_json_pretty
+from mockserver.wire.json_body import encode_json, encode_json_pretty
 
 __all__ = ["Embedded", "EmbeddingsAnswer", "create_embeddings", "embed"]
 
@@ -41,7 +43,12 @@ class EmbeddingsAnswer:
 
 
 def _prompt(
-    request: EmbeddingsRequest, value: Input, *, headers: Mapping[str, str], body: Any
+    request: EmbeddingsRequest,
+    value: Input,
+    *,
+    headers: Mapping[str, str],
+    body: Any,
+    provider: Provider,
 ) -> Prompt:
     text = input_text(value)
     return Prompt(
@@ -51,6 +58,7 @@ def _prompt(
         headers=headers,
         params=body,
         fingerprint=fingerprint("embeddings", {"input": text, "model": request.model}),
+        provider=provider,
     )
 
 
@@ -130,11 +138,14 @@ def embed(
     *,
     headers: Mapping[str, str],
     body: Any,
+    provider: Provider = "openai",
 ) -> Embedded:
-    """Match and commit each input in ``space`` (held by the caller), and make its vector. A
-    scripted error (or a strict scenario's miss) on any input refuses the whole request, as it
-    is raised."""
-    prompts = [_prompt(request, v, headers=headers, body=body) for v in request.inputs]
+    """Match and commit each input (sent to ``provider``) in ``space`` (held by the caller),
+    and make its vector. A scripted error (or a strict scenario's miss) on any input refuses
+    the whole request, as it is raised."""
+    prompts = [
+        _prompt(request, v, headers=headers, body=body, provider=provider) for v in request.inputs
+    ]
     seed = _seed(engine, space, prompts[0])
     turns = [engine.turn(space, prompt) for prompt in prompts]
     vectors = [
@@ -153,21 +164,25 @@ def create_embeddings(
     headers: Mapping[str, str],
     body: Any,
     journaled_headers: dict[str, str] | None = None,
+    provider: Provider = "openai",
 ) -> EmbeddingsAnswer:
     """Match, commit and journal each input in ``space`` (held by the caller); the answer's
-    bytes. ``journaled_headers``: the request's headers as the journal keeps them (secrets
-    masked)."""
+    bytes (in ``provider``'s shape). ``journaled_headers``: the request's headers as the
+    journal keeps them (secrets masked)."""
     counts = [input_tokens(value) for value in request.inputs]
     check_token_limits(request.model, counts, request.dimensions)
-    embedded = embed(engine, space, request, headers=headers, body=body)
+    embedded = embed(engine, space, request, headers=headers, body=body, provider=provider)
     result = embeddings_list(
         embedded.vectors,
         model=request.model,
         prompt_tokens=sum(counts),
         encoding_format=request.encoding_format,
     )
-    encoded = encode_json_pretty(result)
+    azure = provider == "azure"
+    encoded = encode_json(azure_json(result)) if azure else encode_json_pretty(result)
     answer_headers = engine.request_headers(space.name, embedded.turns[-1])
+    if azure:
+        answer_headers = azure_headers(answer_headers, deployment=request.model)
     embedded.journal(
         space,
         path=path,

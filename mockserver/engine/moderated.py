@@ -1,6 +1,8 @@
 """Moderated completions: score the input and the reply, and withhold what a policy blocks.
 
-Shared by every API family; each renders the verdicts in its own shape.
+Shared by every API family; each renders the verdicts in its own shape. A provider whose
+content filter judges every turn (Azure OpenAI's) moderates without the request asking, and
+blocks what the scenario flags (:func:`azure_filtered`).
 """
 
 from __future__ import annotations
@@ -11,11 +13,19 @@ from typing import Any, Literal
 
 from mockserver import ids
 from mockserver.engine.turn import Turn
+from mockserver.errors import APIError, InvalidRequestError
+from mockserver.render.azure import (
+    CONTENT_FILTERED,
+    AzureFilters,
+    content_filter_results,
+    filter_error_body,
+    prompt_filter_results,
+)
 from mockserver.reply.model import Reply, Usage
 from mockserver.reply.moderation import ModerationVerdict, moderate
 from mockserver.values import value_class
 
-__all__ = ["Moderation", "moderate_turn"]
+__all__ = ["Moderation", "azure_filtered", "moderate_turn"]
 
 Side = Literal["input", "output"]
 DEFAULT_MODEL = "omni-moderation-latest"
@@ -74,3 +84,41 @@ def moderate_turn(turn: Turn, params: Mapping[str, Any]) -> Moderation | None:
             reply = withheld(turn.reply, generated=side == "output")
             return Moderation(model, verdicts["input"], verdicts["output"], reply, side)
     return Moderation(model, verdicts["input"], verdicts["output"], turn.reply)
+
+
+#: A content filter that judges every turn and blocks what it flags, on both sides.
+_FILTER: Mapping[str, Any] = {
+    "moderation": {"policy": {"input": {"mode": "block"}, "output": {"mode": "block"}}}
+}
+
+
+def azure_filtered(turn: Turn) -> tuple[Turn, AzureFilters]:
+    """The turn as Azure OpenAI's content filter leaves it (a completion it blocks withheld),
+    and the filter's results; a prompt it blocks is refused: Azure's 400 ``content_filter``,
+    raised as the turn's answer (its journal entry says so)."""
+    moderation = moderate_turn(turn, _FILTER)
+    assert moderation is not None, "a filter always moderates"
+    if moderation.blocked == "input" and moderation.input is not None:
+        error = InvalidRequestError(
+            CONTENT_FILTERED,
+            param="prompt",
+            code="content_filter",
+            extra=filter_error_body(moderation.input),
+        )
+        raise _refused(turn, error, summary="content_filter: the prompt was filtered")
+    filters = AzureFilters(
+        prompt_filter_results(moderation.input), content_filter_results(moderation.output)
+    )
+    return dataclasses.replace(turn, reply=moderation.reply), filters
+
+
+def _refused(turn: Turn, error: APIError, *, summary: str) -> APIError:
+    """``error`` as the turn's answer: its journal entry, written as the turn's, says so."""
+    error.rule, error.miss = turn.rule, turn.miss
+    entry = turn.entry
+    if entry is not None:
+        entry.status = error.status
+        entry.response = error.body()
+        entry.summary = summary
+        error.journaled = entry
+    return error

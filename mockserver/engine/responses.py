@@ -15,7 +15,7 @@ from typing import Any
 from mockserver import ids
 from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine
-from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.moderated import azure_filtered, moderate_turn
 from mockserver.engine.recorded import recorded_response, stored_recorded_response
 from mockserver.engine.responses_stored import (
     FINISHED,
@@ -26,6 +26,7 @@ from mockserver.engine.responses_stored import (
 )
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError, NotFoundError, RecordedAnswer
+from mockserver.families import Provider
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,
@@ -43,6 +44,7 @@ from mockserver.prompt.responses import (
     prompt_from_responses,
     seal_compaction,
 )
+from mockserver.render.azure import azure_headers
 from mockserver.render.moderation import responses_moderation
 from mockserver.render.responses import (
     ResponseMeta,
@@ -233,13 +235,14 @@ def create_response(
     headers: Mapping[str, str],
     journal: Journaled | None = None,
     remembered: Remembered | None = None,
+    provider: Provider = "openai",
 ) -> ResponseResult:
     """The response to ``body``, its turn in ``space`` (held by the caller), rendered, and
     stored unless it asks not to be; ``remembered``: the responses the connection keeps (the
     response made joins them, the latest only)."""
     namespace = space.name
     context = resolve_context(engine, space, body, remembered=remembered)
-    prompt = prompt_from_responses(body, items=context.items, headers=headers)
+    prompt = prompt_from_responses(body, items=context.items, headers=headers, provider=provider)
     try:
         if body.get("generate") is False:  # state made ready, no output: nothing is matched
             turn = engine.prepare(space, prompt, journal=journal)
@@ -257,14 +260,18 @@ def create_response(
             )
             _keep(engine, space, body, kept, remembered=remembered)
         raise
-    moderation = moderate_turn(turn, body)
-    if moderation is not None:
+    moderation = None
+    if provider == "azure":  # its content filter judges every turn (a blocked prompt: raised)
+        turn, _ = azure_filtered(turn)
+    elif (moderation := moderate_turn(turn, body)) is not None:
         turn = replace(turn, reply=moderation.reply)
     meta = _meta(engine, body, namespace=namespace, turn=turn)
     if moderation is not None:
         verdicts = (moderation.input, moderation.output)
         meta = replace(meta, moderation=responses_moderation(verdicts, model=moderation.model))
     response_headers = engine.request_headers(namespace, turn)
+    if provider == "azure":
+        response_headers = azure_headers(response_headers, deployment=prompt.model)
     if prompt.stream:
         completed_at = engine.now()
         events = response_events(turn.reply, meta, completed_at=completed_at)

@@ -4,8 +4,8 @@ One ASGI middleware wraps the routes. It refuses control-plane requests for a ``
 that is not allowed, first (:mod:`mockserver.http.hosts`: DNS rebinding). It answers CORS
 preflights itself, before any check of credentials (browsers send none on a preflight);
 refuses control-plane requests sent by foreign web pages or without the admin token; refuses
-``/v1`` requests without a configured API key; adds the CORS headers to every answer; and
-times each exchange for the journal.
+``/v1`` requests (and Azure OpenAI's, under ``/openai``) without a configured API key; adds
+the CORS headers to every answer; and times each exchange for the journal.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from starlette.requests import cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.errors import APIError, AuthenticationError, SettingsError
-from mockserver.families import ErrorShape, errors_at
+from mockserver.errors import APIError, AuthenticationError, GatewayError, SettingsError
+from mockserver.families import AZURE_PREFIX, ErrorShape, errors_at
 from mockserver.http.hosts import HostPolicy, host_name
 from mockserver.http.responses import error_response
 from mockserver.http.routes.base import api_key_of, error_shape
@@ -63,6 +63,7 @@ EXPOSED_HEADERS = (
     "x-ratelimit-remaining-tokens",
     "x-ratelimit-reset-requests",
     "x-ratelimit-reset-tokens",
+    "apim-request-id",
 )
 #: Response headers the Anthropic SDKs read (the same rule, for answers in Anthropic's shape).
 ANTHROPIC_EXPOSED_HEADERS = (
@@ -79,7 +80,7 @@ ANTHROPIC_EXPOSED_HEADERS = (
 _EXPOSED = {"openai": ", ".join(EXPOSED_HEADERS), "anthropic": ", ".join(ANTHROPIC_EXPOSED_HEADERS)}
 #: Allowed when a preflight names no headers (normally the request's own list is reflected).
 DEFAULT_ALLOWED_HEADERS = (
-    "authorization, content-type, openai-organization, openai-project, openai-beta, "
+    "authorization, api-key, content-type, openai-organization, openai-project, openai-beta, "
     "idempotency-key, x-stainless-arch, x-stainless-lang, x-stainless-os, "
     "x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, "
     "x-stainless-runtime-version, x-stainless-timeout, x-mockserver-session, "
@@ -90,6 +91,11 @@ ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 _HEADER_LIST = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*")
 _MAX_TIMINGS = 10_000
 
+AZURE_ACCESS_DENIED = (
+    "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide "
+    "a valid key for an active subscription and use a correct regional API endpoint for your "
+    "resource."
+)
 NO_API_KEY = (
     "You didn't provide an API key. You need to provide your API key in an Authorization header "
     "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with "
@@ -256,6 +262,11 @@ def _admin_refused(headers: Headers, *, given: bool) -> Response:
     )
 
 
+def _azure_key_refused() -> Response:
+    """Azure's gateway's answer to a missing or wrong key (it quotes neither)."""
+    return error_response(GatewayError(AZURE_ACCESS_DENIED, status=401))
+
+
 def _api_key_refused(key: str | None, *, shape: ErrorShape) -> Response:
     if shape == "anthropic":
         message = "x-api-key header is required" if key is None else "invalid x-api-key"
@@ -355,13 +366,16 @@ class Access:
         if control and self.settings.admin_token:
             return self._admin_check(scope, headers, self.settings.admin_token)
         path: str = scope["path"]
+        azure = path.startswith(AZURE_PREFIX + "/")
         google = errors_at(path) == "google"
         if self.settings.api_keys and (
-            path == API_PREFIX or path.startswith(API_PREFIX + "/") or google
+            path == API_PREFIX or path.startswith(API_PREFIX + "/") or google or azure
         ):
             query = QueryParams(scope.get("query_string", b""))
             key = api_key_of(headers, query)
             if not any(_secret_equals(key, k) for k in self.settings.api_keys):
+                if azure:  # Azure's gateway quotes no key
+                    return _azure_key_refused()
                 shape = error_shape(path, headers, query)
                 if shape == "google":
                     return _google_key_refused(key)

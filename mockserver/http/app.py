@@ -11,12 +11,12 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.engine import Engine
-from mockserver.errors import APIError, InternalServerError, StreamAborted
-from mockserver.families import ErrorShape, errors_at
+from mockserver.errors import APIError, GatewayError, InternalServerError, StreamAborted
+from mockserver.families import AZURE_PREFIX, ErrorShape, errors_at
 from mockserver.http.access import Access, check_exposure
 from mockserver.http.endpoint import Endpoints
 from mockserver.http.lane.lane import FastLane, Lane
@@ -43,13 +43,16 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     route = f"{request.method} {request.url.path}"
     shape = _shape(request.scope)
     error: APIError
-    if exc.status_code in (404, 405):
+    path = request.url.path
+    azure = path.startswith(AZURE_PREFIX + "/")
+    if exc.status_code == 404 and azure:  # Azure's gateway says it its own way
+        error = GatewayError("Resource not found", status=404)
+    elif exc.status_code in (404, 405):
         error = SHAPES[shape].unknown_route(route, status=exc.status_code)
     else:
         error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
-    path = request.url.path
-    if path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a wrong one:
-        return refusal(request, error)  # journaled too
+    if azure or path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a
+        return refusal(request, error)  # wrong one: journaled too
     return error_response(error, shape=shape)
 
 
@@ -120,6 +123,18 @@ class ErrorBoundary:
             await response(scope, receive, send)
 
 
+def _openai_routes() -> list[BaseRoute]:
+    """OpenAI's API but for Chat Completions (which start-up imports), imported on first use:
+    their wire models cost start-up time and memory."""
+    return [
+        LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
+        LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
+        LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
+        LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
+        LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
+    ]
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -135,15 +150,20 @@ def create_app(
                 "/v1",
                 routes=[
                     *chat.routes(),
-                    # Imported on first use: their wire models cost start-up time and memory.
                     # Gemini's first: a GET /v1/models sent with a Google key is its.
                     LazyRoutes(GEMINI, prefixes=["/models", "/projects/", "/publishers/"]),
-                    LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
-                    LazyRoutes("mockserver.http.routes.conversations", prefixes=["/conversations"]),
-                    LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
-                    LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
-                    LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
+                    *_openai_routes(),
                     LazyRoutes("mockserver.http.routes.messages", prefixes=["/messages"]),
+                ],
+            ),
+            # Azure OpenAI: its rows' paths first (OpenAI's endpoints, in Azure's shape), then
+            # OpenAI's API as it is under /openai/v1, and the stored responses.
+            Mount(
+                AZURE_PREFIX,
+                routes=[
+                    LazyRoutes("mockserver.http.routes.azure", prefixes=["/"]),
+                    Mount("/v1", routes=[*chat.routes(), *_openai_routes()]),
+                    LazyRoutes("mockserver.http.routes.responses", prefixes=["/responses"]),
                 ],
             ),
             # The Gemini API's other versions: the Developer API's v1beta, Vertex AI's v1beta1.

@@ -18,6 +18,7 @@ __all__ = [
     "JSON_PARSE_ERROR",
     "MAX_DEPTH",
     "Body",
+    "encode_json",
     "encode_json_pretty",
     "json_type",
     "json_type_phrase",
@@ -93,6 +94,11 @@ def render_param(path: Sequence[int | str]) -> str | None:
 def encode_json_pretty(value: Any) -> bytes:
     """Indented JSON, as the real API writes non-streamed bodies."""
     return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact JSON, as Azure OpenAI's gateway writes bodies."""
+    return orjson.dumps(value)
 
 
 def parse_json_body(body: bytes) -> dict[str, Any]:

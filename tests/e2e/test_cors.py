@@ -3,11 +3,11 @@ headers the OpenAI SDKs read; the control plane answers only pages it trusts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import httpx
 import pytest
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from mockserver.http.access import EXPOSED_HEADERS
 from mockserver.http.app import create_app
@@ -25,22 +25,26 @@ SDK_HEADERS = (
 CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}]}
 
 
+def _routes(routes: Sequence[BaseRoute], prefix: str = "") -> Iterator[tuple[str, Route]]:
+    """(full path, route) of every route under ``routes``, through mounts and lazy groups."""
+    for route in routes:
+        if isinstance(route, LazyRoutes):
+            yield from _routes(route.routes, prefix)
+        elif isinstance(route, Mount):
+            yield from _routes(route.routes, prefix + route.path)
+        elif not isinstance(route, WebSocketRoute):  # a socket's handshake has no preflight
+            assert isinstance(route, Route)
+            yield prefix + route.path, route
+
+
 def every_route() -> list[tuple[str, str]]:
     """(method, path) of every route the app serves, path parameters filled in."""
     found = []
-    for mount in create_app().routes:
-        assert isinstance(mount, Mount)
-        for group in mount.routes:
-            routes = group.routes if isinstance(group, LazyRoutes) else [group]
-            for route in routes:
-                if isinstance(route, WebSocketRoute):  # a socket's handshake has no preflight
-                    continue
-                assert isinstance(route, Route)
-                path = mount.path + route.path
-                path = path.replace("{", "").replace("}", "").replace(":int", "")
-                methods = sorted(route.methods or ())
-                found += [(method, path) for method in methods if method != "HEAD"]
-    return found
+    for path, route in _routes(create_app().routes):
+        path = path.replace("{", "").replace("}", "").replace(":int", "").replace(":path", "")
+        methods = sorted(route.methods or ())
+        found += [(method, path) for method in methods if method != "HEAD"]
+    return sorted(set(found))
 
 
 def preflight(url: str, method: str, *, origin: str = PAGE, **headers: str) -> httpx.Response:

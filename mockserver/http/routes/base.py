@@ -50,6 +50,8 @@ SESSION_HEADER = "x-mockserver-session"
 GOOGLE_KEY_HEADER = "x-goog-api-key"
 ANTHROPIC_KEY_HEADER = "x-api-key"
 ANTHROPIC_VERSION_HEADER = "anthropic-version"
+#: The header Azure OpenAI's clients send their key in (Entra ID tokens come as a bearer).
+AZURE_KEY_HEADER = "api-key"
 DEFAULT_NAMESPACE = "default"
 
 
@@ -59,7 +61,8 @@ def engine_of(request: Request) -> Engine:
 
 
 def namespace_of(request: Request) -> str:
-    """The explicit session header, else the API key, else the shared default namespace."""
+    """The explicit session header, else the API key (a bearer token, Azure OpenAI's
+    ``api-key`` header, Google's key), else the shared default namespace."""
     return namespace_from(request.headers, request.query_params)
 
 
@@ -73,12 +76,16 @@ def namespace_from(headers: Mapping[str, str], query: Mapping[str, str] | None =
 
 def api_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
     """The API key a request carries, however its family sends it: a bearer token,
-    Anthropic's ``x-api-key`` header, Google's ``x-goog-api-key`` header or its ``?key=``
-    parameter (``None``: none)."""
+    Anthropic's ``x-api-key`` header, Azure OpenAI's ``api-key`` header, Google's
+    ``x-goog-api-key`` header or its ``?key=`` parameter (``None``: none)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    key = headers.get(ANTHROPIC_KEY_HEADER, "").strip() or google_key_of(headers, query)
+    key = (
+        headers.get(ANTHROPIC_KEY_HEADER, "").strip()
+        or headers.get(AZURE_KEY_HEADER, "").strip()
+        or google_key_of(headers, query)
+    )
     return key or None
 
 

@@ -33,13 +33,14 @@ __all__ = ["ChatCompletions", "routes"]
 
 
 class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
-    """``POST /v1/chat/completions``: a chat completion, whole or streamed."""
+    """``POST /v1/chat/completions``: a chat completion, whole or streamed (also Azure
+    OpenAI's, at its paths)."""
 
     path = "/v1/chat/completions"
 
     def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
         check_chat_body(body)
-        return prompt_from_chat(body, headers=headers)
+        return prompt_from_chat(body, headers=headers, provider=self.family.provider)
 
     def take(
         self,
@@ -59,7 +60,7 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
             return encode_stream(
                 result, frames, [sse.DONE], plan=result.stream_plan, error_frames=errors
             )
-        return encode_body(result, result.body)
+        return encode_body(result, result.body, pretty=self.family.provider == "openai")
 
     @staticmethod
     def turn_of(result: ChatResult) -> Turn:

@@ -25,7 +25,7 @@ from mockserver.http.responses import (
 from mockserver.render import sse
 from mockserver.render.json_array import decode_array
 from mockserver.store import Unparsed
-from mockserver.wire.json_body import encode_json_pretty
+from mockserver.wire.json_body import encode_json, encode_json_pretty
 
 __all__ = ["Encoded", "encode_body", "encode_stream"]
 
@@ -83,9 +83,11 @@ def decode_sent(stream: bytes) -> list[Any]:
     return decode_array(stream) if stream.startswith(b"[") else sse.decode_stream(stream)
 
 
-def encode_body(result: Result, body: Any) -> Encoded[Result]:
-    """A non-streamed answer: indented JSON, as the real API writes bodies."""
-    return Encoded(result, None, [], encode_json_pretty(body))
+def encode_body(result: Result, body: Any, *, pretty: bool = True) -> Encoded[Result]:
+    """A non-streamed answer: indented JSON, as OpenAI's API writes bodies (``pretty``), else
+    compact, as Azure OpenAI's gateway does."""
+    encoded = encode_json_pretty(body) if pretty else encode_json(body)
+    return Encoded(result, None, [], encoded)
 
 
 def encode_stream(

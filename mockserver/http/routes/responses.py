@@ -97,12 +97,18 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
         journal: Journaled,
     ) -> ResponseResult:
         return create_response(
-            self.engine, space, body, headers=headers, journal=journal, remembered=checked
+            self.engine,
+            space,
+            body,
+            headers=headers,
+            journal=journal,
+            remembered=checked,
+            provider=self.family.provider,
         )
 
     def encode(self, result: ResponseResult) -> Encoded[ResponseResult]:
         if result.events is None:
-            return encode_body(result, result.body)
+            return encode_body(result, result.body, pretty=self.family.provider == "openai")
         frames = [sse.event_frame(e["type"], e) for e in result.events]
         errors = [sse.event_frame(e["type"], e) for e in result.stream_error]
         # the terminal event: what a ``no_done`` fault leaves out
