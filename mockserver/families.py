@@ -162,6 +162,12 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family("embeddings", "/v1/embeddings"),
     Family("moderations", "/v1/moderations"),
+    Family(
+        "completions",
+        "/v1/completions",
+        endpoint="mockserver.http.routes.completions:Completions",
+        prompt="mockserver.prompt.completions:prompt_from_completion",
+    ),
     *_gemini("generateContent", "gemini", turn=True),
     *_gemini("streamGenerateContent", "gemini", turn=True),
     *_gemini("countTokens", "count_tokens"),
@@ -205,6 +211,20 @@ FAMILIES: tuple[Family, ...] = (
             ("/openai/deployments/{deployment}/responses", API_VERSION),
             ("/openai/responses", API_VERSION),
             ("/openai/v1/responses", None),
+        )
+    ),
+    *(
+        Family(
+            "completions",
+            path,
+            endpoint="mockserver.http.routes.completions:Completions",
+            prompt="mockserver.prompt.completions:prompt_from_completion",
+            provider="azure",
+            query=query,
+        )
+        for path, query in (
+            ("/openai/deployments/{deployment}/completions", API_VERSION),
+            ("/openai/v1/completions", None),
         )
     ),
     Family(

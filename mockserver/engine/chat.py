@@ -26,8 +26,8 @@ from mockserver.faults import (
 from mockserver.prompt import Prompt
 from mockserver.render.azure import (
     AzureFilters,
-    azure_chat_chunks,
-    azure_chat_completion,
+    azure_body,
+    azure_chunks,
     azure_headers,
 )
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
@@ -90,7 +90,7 @@ def complete_chat(
     if prompt.stream:
         chunks = list(chat_chunks(turn.reply, meta))
         if filters is not None:
-            chunks = list(azure_chat_chunks(chunks, filters))
+            chunks = list(azure_chunks(chunks, filters))
         plan = plan_stream(
             turn.latency,
             turn.fault,
@@ -109,7 +109,7 @@ def complete_chat(
         )
     body = chat_completion(turn.reply, meta)
     if filters is not None:
-        body = azure_chat_completion(body, filters)
+        body = azure_body(body, filters)
     if prompt.params.get("store") is True:
         _store(engine, space, body, prompt, size=journal.size if journal else 1024)
     return ChatResult(

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from mockserver import ids
-from mockserver.engine.turn import Turn
-from mockserver.errors import APIError, InvalidRequestError
+from mockserver.engine.turn import Turn, answered_by
+from mockserver.errors import InvalidRequestError
 from mockserver.render.azure import (
     CONTENT_FILTERED,
     AzureFilters,
@@ -105,20 +105,8 @@ def azure_filtered(turn: Turn) -> tuple[Turn, AzureFilters]:
             code="content_filter",
             extra=filter_error_body(moderation.input),
         )
-        raise _refused(turn, error, summary="content_filter: the prompt was filtered")
+        raise answered_by(turn, error, summary="content_filter: the prompt was filtered")
     filters = AzureFilters(
         prompt_filter_results(moderation.input), content_filter_results(moderation.output)
     )
     return dataclasses.replace(turn, reply=moderation.reply), filters
-
-
-def _refused(turn: Turn, error: APIError, *, summary: str) -> APIError:
-    """``error`` as the turn's answer: its journal entry, written as the turn's, says so."""
-    error.rule, error.miss = turn.rule, turn.miss
-    entry = turn.entry
-    if entry is not None:
-        entry.status = error.status
-        entry.response = error.body()
-        entry.summary = summary
-        error.journaled = entry
-    return error

@@ -9,7 +9,7 @@ from dataclasses import field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from mockserver.errors import RecordedAnswer
+from mockserver.errors import APIError, RecordedAnswer
 from mockserver.render.errors import OPENAI_SERVICE_HEADERS
 from mockserver.reply.model import Reply
 from mockserver.store import JournalEntry
@@ -28,6 +28,7 @@ __all__ = [
     "Decision",
     "Journaled",
     "Turn",
+    "answered_by",
     "recorded_answer",
     "summarize",
 ]
@@ -112,6 +113,20 @@ def summarize(reply: Reply) -> str:
         calls = ", ".join(f"{c.name}({c.arguments[:60]})" for c in reply.tool_calls)
         return "tool calls: " + calls
     return (reply.text or reply.refusal or "")[:120]
+
+
+def answered_by(turn: Turn, error: APIError, *, summary: str | None = None) -> APIError:
+    """``error`` as the answer to a request whose ``turn`` was taken (a content filter's
+    refusal after it, a later prompt's error): the turn's journal entry says so, and the HTTP
+    layer does not journal it again."""
+    error.rule, error.miss = error.rule or turn.rule, error.miss or turn.miss
+    entry = turn.entry
+    if entry is not None:
+        entry.status = error.status
+        entry.response = error.body()
+        entry.summary = summary or f"{error.type}: {error.message}"
+        error.journaled = entry
+    return error
 
 
 def recorded_answer(recorded: RecordedSpec) -> RecordedAnswer:

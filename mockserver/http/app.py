@@ -132,6 +132,7 @@ def _openai_routes() -> list[BaseRoute]:
         LazyRoutes("mockserver.http.routes.models", prefixes=["/models"]),
         LazyRoutes("mockserver.http.routes.moderations", prefixes=["/moderations"]),
         LazyRoutes("mockserver.http.routes.embeddings", prefixes=["/embeddings"]),
+        LazyRoutes("mockserver.http.routes.completions", prefixes=["/completions"]),
     ]
 
 

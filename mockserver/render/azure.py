@@ -26,8 +26,8 @@ from mockserver.values import Json, value_class
 __all__ = [
     "CONTENT_FILTERED",
     "AzureFilters",
-    "azure_chat_chunks",
-    "azure_chat_completion",
+    "azure_body",
+    "azure_chunks",
     "azure_headers",
     "azure_json",
     "content_filter_results",
@@ -78,8 +78,9 @@ def content_filter_results(verdict: ModerationVerdict | None) -> Json:
     return results
 
 
-def prompt_filter_results(verdict: ModerationVerdict | None) -> list[Json]:
-    """The prompt's results: its categories and the jailbreak shield's (never detected)."""
+def prompt_filter_results(verdict: ModerationVerdict | None, *, index: int = 0) -> list[Json]:
+    """The results of the prompt at ``index`` (of a request's prompts): its categories and the
+    jailbreak shield's (never detected)."""
     results = content_filter_results(verdict)
     if "error" not in results:
         results = {
@@ -87,7 +88,7 @@ def prompt_filter_results(verdict: ModerationVerdict | None) -> list[Json]:
             "jailbreak": {"filtered": False, "detected": False},
             **{k: v for k, v in results.items() if k != "hate"},
         }
-    return [{"prompt_index": 0, "content_filter_results": results}]
+    return [{"prompt_index": index, "content_filter_results": results}]
 
 
 def filter_error_body(verdict: ModerationVerdict) -> Json:
@@ -112,8 +113,9 @@ def azure_json(value: Any) -> Any:
     return value
 
 
-def azure_chat_completion(body: Json, filters: AzureFilters) -> Json:
-    """A ``chat.completion`` as Azure writes it, with the filter's results."""
+def azure_body(body: Json, filters: AzureFilters) -> Json:
+    """A completion (``chat.completion`` or ``text_completion``) as Azure writes it, with the
+    filter's results."""
     answer = azure_json(body)
     answer["choices"] = [
         {"content_filter_results": filters.completion, **choice} for choice in answer["choices"]
@@ -121,10 +123,10 @@ def azure_chat_completion(body: Json, filters: AzureFilters) -> Json:
     return _with_prompt_results(answer, filters)
 
 
-def azure_chat_chunks(chunks: Iterable[Json], filters: AzureFilters) -> Iterator[Json]:
-    """A stream's chunks as Azure writes them: first the prompt's results (a chunk without
-    choices), then each chunk, its choices with the completion's results where they carry
-    text (an empty object on the others, as Azure's do)."""
+def azure_chunks(chunks: Iterable[Json], filters: AzureFilters) -> Iterator[Json]:
+    """A stream's chunks (chat or text completion) as Azure writes them: first the prompt's
+    results (a chunk without choices), then each chunk, its choices with the completion's
+    results where they carry text (an empty object on the others, as Azure's do)."""
     yield {
         "choices": [],
         "created": 0,
@@ -143,8 +145,8 @@ def azure_chat_chunks(chunks: Iterable[Json], filters: AzureFilters) -> Iterator
 
 
 def _chunk_results(choice: Mapping[str, Any], filters: AzureFilters) -> Json:
-    delta = choice.get("delta") or {}
-    said = any(isinstance(delta.get(k), str) and delta[k] for k in ("content", "refusal"))
+    delta = choice.get("delta") or choice  # a chat chunk's delta, or a text chunk's choice
+    said = any(isinstance(delta.get(k), str) and delta[k] for k in ("content", "refusal", "text"))
     if said or choice.get("finish_reason") == "content_filter":
         return filters.completion
     return {}

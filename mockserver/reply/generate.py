@@ -69,6 +69,8 @@ class Content:
 
 
 def count_prompt_tokens(prompt: Prompt) -> int:
+    if prompt.api == "completions":  # a bare text: no chat format around it
+        return sum(count_tokens(m.text) for m in prompt.messages)
     messages = [(m.text, m.name is not None) for m in prompt.messages]
     if prompt.instructions:  # the Responses API's instructions are one more system message
         messages.insert(0, (prompt.instructions, False))

@@ -158,6 +158,28 @@ def test_a_turn_the_lane_cannot_send_is_sent_by_the_route_once(
     assert session(on, sends, SCRIPTED) == session(off, sends, SCRIPTED)
 
 
+def test_legacy_completions_and_azure_paths_are_answered_alike(
+    lanes: tuple[BackgroundServer, BackgroundServer],
+) -> None:
+    """Legacy completions take the lane (their new requests, and again: it keeps no template);
+    Azure's paths take the full path, whose answers the lane must not change."""
+    on, off = lanes
+    legacy = {"model": "gpt-3.5-turbo-instruct", "prompt": "Hello", "max_tokens": 5}
+    azure = "/openai/deployments/d/chat/completions?api-version=2024-10-21"
+    sends = [
+        ("/v1/completions", legacy, {}),
+        ("/v1/completions", legacy, {}),
+        ("/v1/completions", {**legacy, "stream": True, "logprobs": 2}, {}),
+        ("/v1/completions", {**legacy, "prompt": ["a", "b"], "n": 2, "echo": True}, {}),
+        ("/v1/completions", {**legacy, "logprobs": 9}, {}),
+        (azure, {"messages": HELLO}, {"api-key": "sk-fresh"}),
+        (azure, {"messages": HELLO, "stream": True}, {"api-key": "sk-fresh"}),
+        ("/openai/v1/chat/completions", {"model": "d", "messages": HELLO}, {}),
+    ]
+    assert session(on, sends) == session(off, sends)
+    assert fresh_answers(on) == 4
+
+
 def test_requests_refused_before_their_turn_are_refused_by_the_route(
     lanes: tuple[BackgroundServer, BackgroundServer],
 ) -> None:

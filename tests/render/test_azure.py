@@ -6,8 +6,8 @@ import random
 
 from mockserver.render.azure import (
     AzureFilters,
-    azure_chat_chunks,
-    azure_chat_completion,
+    azure_body,
+    azure_chunks,
     azure_headers,
     content_filter_results,
     filter_error_body,
@@ -71,7 +71,7 @@ def test_a_completion_is_sorted_without_openai_only_keys() -> None:
         "service_tier": "default",
         "system_fingerprint": "fp_1",
     }
-    answer = azure_chat_completion(body, _filters())
+    answer = azure_body(body, _filters())
     assert list(answer) == [
         "choices",
         "created",
@@ -106,7 +106,7 @@ def test_a_stream_opens_with_the_prompts_results_and_marks_only_text_chunks() ->
         chunk({"content": "Hi"}),
         chunk({}, "stop"),
     ]
-    first, *rest = list(azure_chat_chunks(chunks, _filters()))
+    first, *rest = list(azure_chunks(chunks, _filters()))
     assert first == {
         "choices": [],
         "created": 0,

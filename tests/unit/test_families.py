@@ -48,7 +48,7 @@ def test_an_apis_first_row_is_its_own_providers() -> None:
 
 def test_the_lane_takes_only_openais_exact_paths() -> None:
     laned = {row.path for row in turn_families() if row.laned}
-    assert laned == {"/v1/chat/completions", "/v1/responses"}
+    assert laned == {"/v1/chat/completions", "/v1/responses", "/v1/completions"}
 
 
 def test_azure_v1_paths_need_no_api_version() -> None:
