@@ -1,7 +1,8 @@
 """Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
 session, set before conftest files and test modules are imported, and undone at the end; and
 what google-genai reads for the same (``GOOGLE_GEMINI_BASE_URL``, the server's root, and
-``GOOGLE_API_KEY``, the key it prefers).
+``GOOGLE_API_KEY``, the key it prefers), and ``openai.AzureOpenAI`` (``AZURE_OPENAI_ENDPOINT``,
+``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -15,13 +16,39 @@ import os
 import socket
 from dataclasses import dataclass, field
 
-__all__ = ["BASE_URL", "KEY", "OpenAIEnv", "bind_loopback", "session_key"]
+__all__ = [
+    "AZURE_ENDPOINT",
+    "AZURE_KEY",
+    "AZURE_VERSION",
+    "BASE_URL",
+    "DEFAULT_API_VERSION",
+    "KEY",
+    "OpenAIEnv",
+    "azure_variables",
+    "bind_loopback",
+    "session_key",
+]
 
 BASE_URL = "OPENAI_BASE_URL"
 KEY = "OPENAI_API_KEY"
 GEMINI_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
 GEMINI_KEY = "GOOGLE_API_KEY"
+#: What ``openai.AzureOpenAI()`` reads when given nothing.
+AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
+AZURE_KEY = "AZURE_OPENAI_API_KEY"
+AZURE_VERSION = "OPENAI_API_VERSION"
+#: The ``api-version`` an Azure client is given (mockserver takes any).
+DEFAULT_API_VERSION = "2024-10-21"
 HOST = "127.0.0.1"
+
+
+def azure_variables(base_url: str, api_key: str) -> dict[str, str]:
+    """The Azure client's variables for a server whose OpenAI base URL is ``base_url`` (its
+    endpoint is the server's root; the version, only where none is set)."""
+    variables = {AZURE_ENDPOINT: base_url.removesuffix("/v1"), AZURE_KEY: api_key}
+    if not os.environ.get(AZURE_VERSION):
+        variables[AZURE_VERSION] = DEFAULT_API_VERSION
+    return variables
 
 
 def session_key() -> str:
@@ -79,6 +106,7 @@ class OpenAIEnv:
             KEY: made.api_key,
             GEMINI_BASE_URL: made.base_url.removesuffix("/v1"),
             GEMINI_KEY: made.api_key,
+            **azure_variables(made.base_url, made.api_key),
         }
         made.saved = {name: os.environ.get(name) for name in values}
         os.environ.update(values)

@@ -18,6 +18,7 @@ from mockserver.store import JournalEntry, Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
+from pytest_mockserver.clients import CLIENT_TIMEOUT, new_client, require
 from pytest_mockserver.options import MarkerOptions
 from pytest_mockserver.session import MockServerSession, ScenarioRef
 
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MockServer", "open_handle"]
 
-#: What a handle-made client is given unless the test says otherwise: never hang a test.
-CLIENT_TIMEOUT = 30.0
-IN_PROCESS_URL = "http://mockserver.in-process/v1"
 #: Names other mocking tools use for what the handle calls otherwise.
 _MEANT = {
     "url": ["base_url"],
@@ -90,7 +88,8 @@ class MockServer:
         hint = f"; did you mean .{meant[0]}?" if meant else ""
         raise AttributeError(
             f"'MockServer' object has no attribute {name!r}{hint} (what a test uses: "
-            ".client() or .async_client(), .gemini_client(), .base_url with .headers, "
+            ".client() or .async_client(), .azure_client(), .gemini_client(), .base_url with "
+            ".headers, "
             ".on(...).reply(...), "
             ".use(scenario), .calls, .hits)"
         )
@@ -107,53 +106,47 @@ class MockServer:
         """The headers that select this test's namespace, for a hand-made HTTP client."""
         return {"Authorization": f"Bearer {self.api_key}"}
 
+    @property
+    def azure_endpoint(self) -> str:
+        """The Azure OpenAI endpoint of the session's server (``http://127.0.0.1:<port>``),
+        for ``openai.AzureOpenAI(azure_endpoint=…)``; send :attr:`api_key` as ``api-key``."""
+        return self.root_url
+
     def client(self, *, in_process: bool | None = None, **options: Any) -> openai.OpenAI:
         """An ``openai.OpenAI`` for this namespace, closed at teardown.
 
         ``options`` go to the constructor (``max_retries=0``, ``timeout=5``, …).
         ``in_process=True`` skips the socket (default: ``--mockserver-in-process``).
         """
-        _require_openai()
-        import openai
-
-        if self._in_process(in_process, options):
-            from pytest_mockserver.transport import SyncASGITransport, http_module
-
-            module = http_module()
-            transport = SyncASGITransport(module, self.session.app, self.session.portal())
-            options["http_client"] = module.Client(transport=transport)
-            options["base_url"] = IN_PROCESS_URL
-        client = openai.OpenAI(**self._client_options(options))
-        self._clients.append((client, False))
-        return client
+        made: openai.OpenAI = new_client(
+            self, azure=False, asynchronous=False, in_process=in_process, options=options
+        )
+        return made
 
     def async_client(self, *, in_process: bool | None = None, **options: Any) -> openai.AsyncOpenAI:
         """An ``openai.AsyncOpenAI`` for this namespace, closed at teardown (like ``client``)."""
-        _require_openai()
-        import openai
+        made: openai.AsyncOpenAI = new_client(
+            self, azure=False, asynchronous=True, in_process=in_process, options=options
+        )
+        return made
 
-        # A client given its own http_client is the test's to close: its connections may
-        # belong to an event loop that is gone by teardown.
-        ours = "http_client" not in options
-        if self._in_process(in_process, options):
-            from pytest_mockserver.transport import async_transport, http_module
+    def azure_client(self, *, in_process: bool | None = None, **options: Any) -> openai.AzureOpenAI:
+        """An ``openai.AzureOpenAI`` for this namespace (its key in the ``api-key`` header),
+        closed at teardown. ``options`` go to the constructor (``azure_deployment=``,
+        ``api_version=``: any is taken, 2024-10-21 unless given, …), as for ``client``."""
+        made: openai.AzureOpenAI = new_client(
+            self, azure=True, asynchronous=False, in_process=in_process, options=options
+        )
+        return made
 
-            module = http_module()
-            transport = async_transport(module, self.session.app)
-            options["http_client"] = module.AsyncClient(transport=transport)
-            options["base_url"] = IN_PROCESS_URL
-        elif ours:
-            from pytest_mockserver.transport import http_module
-
-            # No pooled connection outlives a request: the test's event loop may be gone by
-            # teardown, and a socket left open on it is a ResourceWarning.
-            module = http_module()
-            limits = module.Limits(max_keepalive_connections=0)
-            options["http_client"] = module.AsyncClient(limits=limits)
-        client = openai.AsyncOpenAI(**self._client_options(options))
-        if ours:
-            self._clients.append((client, True))
-        return client
+    def async_azure_client(
+        self, *, in_process: bool | None = None, **options: Any
+    ) -> openai.AsyncAzureOpenAI:
+        """An ``openai.AsyncAzureOpenAI`` for this namespace (like ``azure_client``)."""
+        made: openai.AsyncAzureOpenAI = new_client(
+            self, azure=True, asynchronous=True, in_process=in_process, options=options
+        )
+        return made
 
     @property
     def root_url(self) -> str:
@@ -165,7 +158,7 @@ class MockServer:
         """A ``google.genai.Client`` for this namespace (its key), on the session's server,
         closed at teardown; ``client.aio`` is its async side. ``options`` go to its
         ``HttpOptions`` (``retry_options``, ``api_version``, ``timeout`` in ms, …)."""
-        _require("google.genai", "google-genai", "mockserver.gemini_client()")
+        require("google.genai", "google-genai", "mockserver.gemini_client()")
         import httpx
         from google import genai
         from google.genai import types
@@ -191,11 +184,6 @@ class MockServer:
         if wanted and own_client:
             raise TypeError("give in_process=True or http_client=..., not both")
         return wanted if wanted is not None else self.session.in_process and not own_client
-
-    def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        if "base_url" not in options:
-            options["base_url"] = self.base_url
-        return {"timeout": CLIENT_TIMEOUT, **options, "api_key": self.api_key}
 
     # -- what the server answers ---------------------------------------------------------
 
@@ -385,24 +373,6 @@ def open_handle(
         )
         problem = f"mockserver: {where}: {exc}"
     pytest.fail(problem, pytrace=False)
-
-
-def _require_openai() -> None:
-    _require("openai", "openai", "mockserver.client() and async_client()")
-
-
-def _require(module: str, package: str, what: str) -> None:
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:  # a parent package is missing (``google``)
-        found = False
-    if not found:
-        raise ModuleNotFoundError(
-            f"{what} need the {package} package: pip install {package} (or talk to "
-            "mockserver.base_url with any HTTP client)"
-        )
 
 
 def _close(client: Any, *, is_async: bool) -> None:

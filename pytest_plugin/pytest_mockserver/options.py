@@ -71,8 +71,9 @@ def add_options(parser: pytest.Parser) -> None:
         dest="mockserver_openai_env",
         action="store_true",
         default=None,
-        help="set OPENAI_BASE_URL and OPENAI_API_KEY to the session's mockserver before "
-        "collection, for clients made at import time (undone at the end)",
+        help="set OPENAI_BASE_URL and OPENAI_API_KEY (and AZURE_OPENAI_ENDPOINT, "
+        "AZURE_OPENAI_API_KEY and, unless set, OPENAI_API_VERSION) to the session's mockserver "
+        "before collection, for clients made at import time (undone at the end)",
     )
     group.addoption(
         "--mockserver-port",
@@ -108,7 +109,8 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "mockserver_openai_env",
-        "point OPENAI_BASE_URL and OPENAI_API_KEY at the session's mockserver",
+        "point OPENAI_BASE_URL and OPENAI_API_KEY (and Azure OpenAI's variables) at the "
+        "session's mockserver",
         type="bool",
         default=False,
     )

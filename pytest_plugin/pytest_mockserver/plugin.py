@@ -94,9 +94,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         lines.append(f"mockserver: tests run against {url} (--mockserver-url)")
     env = config.stash.get(ENV, None)
     if env is not None and not env.serving:
-        lines.append("mockserver: OPENAI_BASE_URL and OPENAI_API_KEY: each xdist worker's own")
+        lines.append(
+            "mockserver: OPENAI_BASE_URL and OPENAI_API_KEY (and Azure's): each xdist worker's own"
+        )
     elif env is not None:
         lines.append(f"mockserver: OPENAI_BASE_URL={env.base_url} OPENAI_API_KEY={env.api_key}")
+        lines.append(f"mockserver: AZURE_OPENAI_ENDPOINT={env.base_url.removesuffix('/v1')}")
     return lines
 
 
@@ -302,10 +305,15 @@ def mockserver(
 @pytest.fixture
 def mockserver_env(mockserver: MockServer, monkeypatch: pytest.MonkeyPatch) -> MockServer:
     """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (and google-genai's
-    ``GOOGLE_GEMINI_BASE_URL`` and ``GOOGLE_API_KEY``) pointing at it, for code that builds its
+    ``GOOGLE_GEMINI_BASE_URL`` and ``GOOGLE_API_KEY``, and Azure's ``AZURE_OPENAI_ENDPOINT``,
+    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``) pointing at it, for code that builds its
     own client (undone after the test)."""
+    from pytest_mockserver.env import azure_variables
+
     monkeypatch.setenv("OPENAI_BASE_URL", mockserver.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", mockserver.api_key)
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mockserver.root_url)
     monkeypatch.setenv("GOOGLE_API_KEY", mockserver.api_key)
+    for name, value in azure_variables(mockserver.base_url, mockserver.api_key).items():
+        monkeypatch.setenv(name, value)
     return mockserver

@@ -195,3 +195,64 @@ def test_the_rule_is_used(mockserver):
     )
     result = run("test_used.py", "--mockserver-openai-env")
     result.assert_outcomes(passed=1)
+
+
+AZURE_APP = """
+import openai
+
+client = openai.AzureOpenAI()  # endpoint, key and version from the environment
+
+
+def ask(question):
+    reply = client.chat.completions.create(
+        model="my-deployment", messages=[{"role": "user", "content": question}]
+    )
+    return reply.choices[0].message.content
+"""
+
+
+def test_an_import_time_azure_client_talks_to_the_session_server(
+    pytester: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:9")  # a closed local port
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "real-looking-azure-key")
+    pytester.makepyfile(
+        azure_app=AZURE_APP,
+        test_azure="""
+import os
+
+import azure_app
+
+
+def test_it(mockserver):
+    mockserver.on(last_user="hi").reply(text="hello")
+    assert azure_app.ask("hi") == "hello"
+    assert mockserver.calls[0].path == "/openai/deployments/my-deployment/chat/completions"
+    assert os.environ["OPENAI_API_VERSION"] == "2024-10-21"
+""",
+    )
+    pytester.makeconftest("import azure_app  # noqa: F401\n")
+    result = run("--mockserver-openai-env")
+    result.assert_outcomes(passed=1)
+    assert any(line.startswith("mockserver: AZURE_OPENAI_ENDPOINT=") for line in result.outlines)
+    assert os.environ["AZURE_OPENAI_ENDPOINT"] == "http://127.0.0.1:9"
+    assert os.environ["AZURE_OPENAI_API_KEY"] == "real-looking-azure-key"
+    assert "OPENAI_API_VERSION" not in os.environ
+
+
+def test_the_env_fixture_points_azure_clients_too(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile(
+        test_fixture="""
+import openai
+
+
+def test_it(mockserver_env):
+    mockserver_env.on(last_user="hi").reply(text="hello")
+    client = openai.AzureOpenAI()
+    reply = client.chat.completions.create(
+        model="d", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert reply.choices[0].message.content == "hello"
+"""
+    )
+    run().assert_outcomes(passed=1)

@@ -338,3 +338,47 @@ def test_a_name_the_handle_lacks_says_which_was_meant(mockserver: MockServer) ->
         mockserver.zzz  # noqa: B018 (nothing close: no guess)
     assert not hasattr(mockserver, "_private")  # private names: a plain AttributeError
     assert mockserver.base_url.endswith("/v1")  # what exists is untouched
+
+
+def test_an_azure_client_is_answered_in_the_tests_namespace(mockserver: MockServer) -> None:
+    mockserver.on(last_user="hi").reply(text="hello from Azure")
+    azure = mockserver.azure_client()
+    reply = azure.chat.completions.create(model="my-deployment", messages=user("hi"))
+    assert reply.choices[0].message.content == "hello from Azure"
+    assert "prompt_filter_results" in (reply.model_extra or {})
+    (call,) = mockserver.calls
+    assert (call.path, call.api, call.model, call.rule) == (
+        "/openai/deployments/my-deployment/chat/completions",
+        "chat",
+        "my-deployment",
+        "inline-1",
+    )
+
+
+def test_an_in_process_azure_client_streams(mockserver: MockServer) -> None:
+    mockserver.on(last_user="hi").reply(text="streamed from Azure")
+    azure = mockserver.azure_client(in_process=True, azure_deployment="dep")
+    chunks = list(azure.chat.completions.create(model="ignored", messages=user("hi"), stream=True))
+    assert chunks[0].choices == []
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == (
+        "streamed from Azure"
+    )
+    assert mockserver.calls[0].model == "dep"
+
+
+@pytest.mark.anyio
+async def test_an_async_azure_client(mockserver: MockServer) -> None:
+    mockserver.on(provider="azure").reply(text="only Azure says this")
+    azure = mockserver.async_azure_client()
+    reply = await azure.chat.completions.create(model="d", messages=user("hello"))
+    assert reply.choices[0].message.content == "only Azure says this"
+    plain = mockserver.client().chat.completions.create(model="d", messages=user("hello"))
+    assert plain.choices[0].message.content != "only Azure says this"
+
+
+def test_the_azure_client_keeps_the_endpoint_and_key(mockserver: MockServer) -> None:
+    with pytest.raises(TypeError, match="azure_endpoint"):
+        mockserver.azure_client(azure_endpoint="https://example.invalid")
+    with pytest.raises(TypeError, match="api_key"):
+        mockserver.azure_client(api_key="other")
+    assert mockserver.azure_endpoint == mockserver.base_url.removesuffix("/v1")

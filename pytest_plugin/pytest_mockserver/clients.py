@@ -1,0 +1,96 @@
+"""The official clients a handle makes for its test's namespace: ``openai.OpenAI`` and
+``openai.AzureOpenAI``, each sync or async, over the socket or in-process.
+
+Every client carries the test's key (a bearer token for OpenAI's, the ``api-key`` header for
+Azure's), so its requests land in the test's namespace; the handle closes the clients it owns
+at teardown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pytest_mockserver.env import DEFAULT_API_VERSION
+
+if TYPE_CHECKING:
+    from pytest_mockserver.handle import MockServer
+
+__all__ = ["CLIENT_TIMEOUT", "IN_PROCESS_ROOT", "IN_PROCESS_URL", "new_client", "require"]
+
+#: What a handle-made client is given unless the test says otherwise: never hang a test.
+CLIENT_TIMEOUT = 30.0
+IN_PROCESS_ROOT = "http://mockserver.in-process"
+IN_PROCESS_URL = IN_PROCESS_ROOT + "/v1"
+
+
+def new_client(
+    handle: MockServer,
+    *,
+    azure: bool,
+    asynchronous: bool,
+    in_process: bool | None,
+    options: dict[str, Any],
+) -> Any:
+    """A client of ``handle``'s namespace (see the module's docstring); ``options`` go to its
+    constructor, but for what selects the namespace (the key and where to send)."""
+    require("openai", "openai", "mockserver.client() and the other client makers")
+    import openai
+
+    if azure and "azure_endpoint" in options:
+        raise TypeError("the handle sets azure_endpoint: it selects this test's namespace")
+    ours = "http_client" not in options  # a client given its own is the test's to close
+    local = handle._in_process(in_process, options)
+    if local:
+        options["http_client"] = _in_process_http(handle, asynchronous=asynchronous)
+    elif ours and asynchronous:
+        from pytest_mockserver.transport import http_module
+
+        # No pooled connection outlives a request: the test's event loop may be gone by
+        # teardown, and a socket left open on it is a ResourceWarning.
+        module = http_module()
+        options["http_client"] = module.AsyncClient(
+            limits=module.Limits(max_keepalive_connections=0)
+        )
+    root = IN_PROCESS_ROOT if local else handle.root_url
+    kind: Any
+    if azure:
+        options = {"azure_endpoint": root, "api_version": DEFAULT_API_VERSION, **options}
+        kind = openai.AsyncAzureOpenAI if asynchronous else openai.AzureOpenAI
+    else:
+        options = {"base_url": root + "/v1", **options}
+        kind = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    client = kind(**{"timeout": CLIENT_TIMEOUT, **options, "api_key": handle.api_key})
+    if ours or not asynchronous:
+        handle._clients.append((client, asynchronous))
+    return client
+
+
+def _in_process_http(handle: MockServer, *, asynchronous: bool) -> Any:
+    """An HTTP client that calls the session's app without a socket."""
+    from pytest_mockserver.transport import (
+        SyncASGITransport,
+        async_transport,
+        http_module,
+    )
+
+    module = http_module()
+    app = handle.session.app
+    if asynchronous:
+        return module.AsyncClient(transport=async_transport(module, app))
+    transport = SyncASGITransport(module, app, handle.session.portal())
+    return module.Client(transport=transport)
+
+
+def require(module: str, package: str, what: str) -> None:
+    """Say what to install when ``module`` is missing."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing (``google``)
+        found = False
+    if not found:
+        raise ModuleNotFoundError(
+            f"{what} need the {package} package: pip install {package} (or talk to "
+            "mockserver.base_url with any HTTP client)"
+        )
