@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
+from mockserver.families import AZURE_PREFIX
 from mockserver.record.capture import Capture
 from mockserver.record.recorder import Recorder, Recorders
 
@@ -44,6 +45,10 @@ _HOP = frozenset(
 )
 
 
+#: The paths of API calls: OpenAI's, and Azure OpenAI's.
+_API_PREFIXES = ("/v1/", AZURE_PREFIX + "/")
+
+
 class NoRecordingError(NoMatchError):
     """Replay only: no recording answers the request."""
 
@@ -59,7 +64,7 @@ class RecordingProxy:
         self.engine = engine
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
+        if scope["type"] != "http" or not scope["path"].startswith(_API_PREFIXES):
             await self.app(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
@@ -92,7 +97,7 @@ class RecordingProxy:
         return httpx.AsyncClient(timeout=timeout, follow_redirects=False)
 
     def _outgoing(
-        self, recorder: Recorder, headers: Iterable[tuple[str, str]]
+        self, recorder: Recorder, headers: Iterable[tuple[str, str]], *, azure: bool
     ) -> list[tuple[str, str]]:
         out = [
             (k, v)
@@ -100,9 +105,9 @@ class RecordingProxy:
             if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
         ]
         key = recorder.recording.api_key
-        if key is not None:
+        if key is not None:  # as the upstream's own clients send it
             out = [(k, v) for k, v in out if k.lower() not in ("authorization", "api-key")]
-            out.append(("authorization", f"Bearer {key}"))
+            out.append(("api-key", key) if azure else ("authorization", f"Bearer {key}"))
         return [*out, ("accept-encoding", "identity")]
 
     async def _forward(
@@ -116,9 +121,11 @@ class RecordingProxy:
         upstream = recorder.recording.upstream
         assert upstream is not None
         query = scope.get("query_string", b"").decode("latin-1")
-        url = upstream.rstrip("/") + scope["path"].removeprefix("/v1")
+        path: str = scope["path"]
+        azure = path.startswith(AZURE_PREFIX + "/")
+        url = upstream.rstrip("/") + (path if azure else path.removeprefix("/v1"))
         url += f"?{query}" if query else ""
-        outgoing = self._outgoing(recorder, headers)
+        outgoing = self._outgoing(recorder, headers, azure=azure)
         capture = Capture(scope["method"], scope["path"], query, headers, body)
         clock = asyncio.get_running_loop().time
         start = clock()

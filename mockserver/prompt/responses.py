@@ -277,7 +277,9 @@ def prompt_from_responses(
     )
 
 
-def prompt_of_request(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
+def prompt_of_request(
+    body: Mapping[str, Any], *, headers: Mapping[str, str], provider: Provider = "openai"
+) -> Prompt:
     """The Prompt of a Responses request as it came in (its input alone: no stored item of a
     ``previous_response_id`` or conversation is looked up), as recording and importing read it."""
-    return prompt_from_responses(body, items=input_items(body), headers=headers)
+    return prompt_from_responses(body, items=input_items(body), headers=headers, provider=provider)

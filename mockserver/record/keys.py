@@ -28,18 +28,26 @@ def api_of(method: str, path: str) -> str | None:
     return family.api if family is not None and family.turn else None
 
 
-def prompt_of(api: str, body: Any, headers: Mapping[str, str] | None = None) -> Prompt | None:
-    """The neutral view of a recorded request body, as the matcher will see its replay
-    (``None`` for a body that is not a request of that API)."""
+def prompt_of(
+    api: str, body: Any, headers: Mapping[str, str] | None = None, *, path: str | None = None
+) -> Prompt | None:
+    """The neutral view of a recorded request body sent to ``path`` (default: the API's own
+    path), as the matcher will see its replay (``None`` for a body that is not a request of
+    that API). A path's deployment names the model, as Azure's does."""
+    family = (family_at("POST", path) if path is not None else None) or by_api(api)
+    named = (family.parameters(path) or {}) if path is not None else {}
+    deployment = named.get("deployment")
+    if isinstance(body, Mapping) and deployment is not None:
+        body = {**body, "model": deployment}
     if not isinstance(body, Mapping) or not isinstance(body.get("model"), str):
         return None
-    reader = by_api(api).prompt
+    reader = family.prompt
     if reader is None:
         return None
     module, name = reader.split(":")
     try:
         read: Any = getattr(importlib.import_module(module), name)
-        prompt: Prompt = read(body, headers=headers or {})
+        prompt: Prompt = read(body, headers=headers or {}, provider=family.provider)
         return prompt
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
@@ -48,7 +56,7 @@ def prompt_of(api: str, body: Any, headers: Mapping[str, str] | None = None) -> 
 def when_of(exchange: Exchange, *, exact: bool) -> dict[str, Any] | None:
     """The ``when`` of a rule answering ``exchange``'s request (``None``: not a model turn)."""
     api = api_of(exchange.method, exchange.path)
-    prompt = prompt_of(api, exchange.request) if api else None
+    prompt = prompt_of(api, exchange.request, path=exchange.path) if api else None
     if api is None or prompt is None:
         return None
     when: dict[str, Any] = {"api": api} if exact else {}

@@ -181,7 +181,7 @@ class Recorder:
             return "forward" if self.records else "replay"
         if not self.replays:
             return "forward"
-        prompt = _prompt(api, body, headers)
+        prompt = _prompt(api, body, headers, path=path)
         if prompt is None:  # not a valid request: ours says why, as the API would
             return "replay"
         if self.scenario is not None and self.answers(prompt):
@@ -236,12 +236,12 @@ class Recorder:
         return self.scenario
 
 
-def _prompt(api: str, body: bytes, headers: dict[str, str]) -> Prompt | None:
+def _prompt(api: str, body: bytes, headers: dict[str, str], *, path: str) -> Prompt | None:
     try:
         parsed = json.loads(body)
     except ValueError:
         return None
-    return prompt_of(api, parsed, headers)
+    return prompt_of(api, parsed, headers, path=path)
 
 
 class Recorders:
