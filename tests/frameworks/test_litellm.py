@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -98,3 +99,71 @@ def test_embedding_returns_meaningful_vectors(
     fruit, pears, tax = (item["embedding"] for item in answer.data)
     assert len(fruit) == 1536
     assert cosine(fruit, pears) > cosine(fruit, tax)
+
+
+@pytest.fixture
+def azure(server: BackgroundServer, api_key: str) -> Iterator[openai.AzureOpenAI]:
+    """The Azure SDK client litellm's ``azure/…`` models are handed."""
+    with openai.AzureOpenAI(
+        azure_endpoint=server.url, api_key=api_key, api_version="2024-10-21", max_retries=0
+    ) as client:
+        yield client
+
+
+def _azure_options(server: BackgroundServer, api_key: str, client: Any) -> dict[str, Any]:
+    return {
+        "model": "azure/my-deployment",
+        "api_base": server.url,
+        "api_key": api_key,
+        "api_version": "2024-10-21",
+        "client": client,
+    }
+
+
+def test_azure_completion_is_the_scripted_reply(
+    litellm: Any, azure: openai.AzureOpenAI, server: BackgroundServer, api_key: str
+) -> None:
+    scenario = {
+        "scenario": {
+            "name": "azure",
+            "rules": [
+                {
+                    "when": {"provider": "azure", "model": {"equals": "my-deployment"}},
+                    "reply": {"text": "Hello from the deployment."},
+                }
+            ],
+        }
+    }
+    control = f"{server.url}/__mockserver/scenario"
+    assert httpx.put(control, json=scenario, headers={"api-key": api_key}).status_code == 200
+    answer = litellm.completion(
+        messages=[{"role": "user", "content": "Hi"}], **_azure_options(server, api_key, azure)
+    )
+    assert answer.choices[0].message.content == "Hello from the deployment."
+    assert answer.usage.total_tokens > 0
+
+
+def test_azure_stream_skips_the_filter_chunk(
+    litellm: Any, azure: openai.AzureOpenAI, server: BackgroundServer, api_key: str
+) -> None:
+    options = _azure_options(server, api_key, azure)
+    messages = [{"role": "user", "content": "Tell me something"}]
+    whole = litellm.completion(messages=messages, **options)
+    pieces = list(litellm.completion(messages=messages, stream=True, **options))
+    assert pieces
+    text = "".join(p.choices[0].delta.content or "" for p in pieces if p.choices)
+    assert text == whole.choices[0].message.content
+
+
+def test_azure_tool_call(
+    litellm: Any, azure: openai.AzureOpenAI, server: BackgroundServer, api_key: str
+) -> None:
+    answer = litellm.completion(
+        messages=[{"role": "user", "content": "Weather in Oslo?"}],
+        tools=TOOLS,
+        tool_choice="required",
+        **_azure_options(server, api_key, azure),
+    )
+    (call,) = answer.choices[0].message.tool_calls
+    assert call.function.name == "get_weather"
+    assert "city" in json.loads(call.function.arguments)
