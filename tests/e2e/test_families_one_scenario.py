@@ -1,10 +1,13 @@
-"""One scenario file answers every family alike: the OpenAI and Gemini clients get the same
-scripted text, the same tool call and the same 429, each in its own API's shape."""
+"""One scenario file answers every family alike: the OpenAI and Gemini clients, and Azure
+OpenAI's (its deployments and its v1 API), get the same scripted text, the same tool call and
+the same 429, each in its own API's shape; OpenAI's three APIs (Chat Completions, Responses,
+legacy Completions) alike on each of OpenAI's and Azure's paths."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import openai
@@ -111,3 +114,86 @@ def test_the_same_429(clients: tuple[openai.OpenAI, genai.Client]) -> None:
     details = refused.value.details["error"]["details"]
     assert {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "3s"} in details
     assert "retry-after" not in refused.value.response.headers
+
+
+RESPONSES_TOOL = {"type": "function", "name": "get_weather", **OPENAI_TOOL["function"]}  # type: ignore[dict-item]
+
+
+@pytest.fixture
+def providers(
+    clients: tuple[openai.OpenAI, genai.Client], server: BackgroundServer, api_key: str
+) -> Iterator[dict[str, openai.OpenAI]]:
+    """OpenAI's client, Azure's on its deployments, and OpenAI's on Azure's v1 API, in the
+    namespace the scenario was served to."""
+    made = {
+        "openai": clients[0],
+        "azure": openai.AzureOpenAI(
+            azure_endpoint=server.url, api_key=api_key, api_version="2024-10-21", max_retries=0
+        ),
+        "azure-v1": openai.OpenAI(
+            base_url=f"{server.url}/openai/v1/", api_key=api_key, max_retries=0
+        ),
+    }
+    yield made
+    made["azure"].close()
+    made["azure-v1"].close()
+
+
+Ask = Callable[[openai.OpenAI, str, bool], Any]
+
+
+def chat(client: openai.OpenAI, text: str, tools: bool) -> Any:
+    extra: dict[str, Any] = {"tools": [OPENAI_TOOL]} if tools else {}
+    reply = client.chat.completions.create(
+        model="my-model", messages=[{"role": "user", "content": text}], **extra
+    )
+    message = reply.choices[0].message
+    if tools:
+        (call,) = message.tool_calls or []
+        return call.function.name, json.loads(call.function.arguments)  # type: ignore[union-attr]
+    return message.content
+
+
+def responses(client: openai.OpenAI, text: str, tools: bool) -> Any:
+    extra: dict[str, Any] = {"tools": [RESPONSES_TOOL]} if tools else {}
+    response = client.responses.create(model="my-model", input=text, **extra)
+    if tools:
+        (call,) = response.output
+        return call.name, json.loads(call.arguments)  # type: ignore[union-attr]
+    return response.output_text
+
+
+def completions(client: openai.OpenAI, text: str, tools: bool) -> Any:
+    return client.completions.create(model="my-model", prompt=text, max_tokens=50).choices[0].text
+
+
+CASES = [
+    pytest.param(provider, ask, id=f"{provider}-{ask.__name__}")
+    for provider in ("openai", "azure", "azure-v1")
+    for ask in (chat, responses, completions)
+]
+TOOLED = [case for case in CASES if case.values[1] is not completions]
+
+
+@pytest.mark.parametrize(("provider", "ask"), CASES)
+def test_the_same_text_on_every_path(
+    providers: dict[str, openai.OpenAI], provider: str, ask: Ask
+) -> None:
+    assert ask(providers[provider], "hello", False) == "Hello from the scenario."
+
+
+@pytest.mark.parametrize(("provider", "ask"), TOOLED)
+def test_the_same_tool_call_on_every_path(
+    providers: dict[str, openai.OpenAI], provider: str, ask: Ask
+) -> None:
+    assert ask(providers[provider], "weather?", True) == ("get_weather", {"city": "Boston"})
+
+
+@pytest.mark.parametrize(("provider", "ask"), CASES)
+def test_the_same_429_on_every_path(
+    providers: dict[str, openai.OpenAI], provider: str, ask: Ask
+) -> None:
+    with pytest.raises(openai.RateLimitError) as caught:
+        ask(providers[provider], "busy", False)
+    headers = caught.value.response.headers
+    assert (headers["retry-after"], headers["retry-after-ms"]) == ("3", "3000")
