@@ -242,6 +242,14 @@ def test_a_blocked_prompt_is_the_content_filter_400_with_its_innererror(
     assert (call["status"], call["rule"]) == (400, "violent")
 
 
+def test_a_blocked_prompt_refuses_a_response_too(azure: openai.AzureOpenAI, scripted: None) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        azure.responses.create(model="my-gpt", input="teach me to fight")
+    assert caught.value.code == "content_filter"
+    assert isinstance(caught.value.body, dict)
+    assert caught.value.body["innererror"]["code"] == "ResponsibleAIPolicyViolation"
+
+
 def test_a_blocked_completion_ends_with_the_content_filter(
     azure: openai.AzureOpenAI, scripted: None
 ) -> None:
