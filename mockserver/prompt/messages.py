@@ -227,6 +227,7 @@ def prompt_from_messages(body: Mapping[str, Any], *, headers: Mapping[str, str])
     normalized = {k: v for k, v in body.items() if k not in _NOT_CONTENT}
     return Prompt(
         api="messages",
+        provider="anthropic",
         model=body["model"],
         messages=_messages(body["messages"]),
         instructions=_system(body.get("system")),

@@ -24,9 +24,7 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal[
-    "chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"
-]
+Api = Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
