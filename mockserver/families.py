@@ -37,6 +37,7 @@ __all__ = [
     "Provider",
     "by_api",
     "errors_at",
+    "errors_of",
     "family_at",
     "family_of",
     "socket_at",
@@ -46,8 +47,9 @@ __all__ = [
 #: How a family's errors (and the headers around every answer) are written:
 #: ``{"error": {message, type, param, code}}`` for OpenAI, ``{"error": {code, message, status,
 #: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
-#: for Anthropic's. ``render/errors.py`` writes each.
-ErrorShape = Literal["openai", "google", "anthropic"]
+#: for Anthropic's, OpenAI's compacted behind Azure's gateway (its own ``{"error": {code,
+#: message}}`` where the gateway answers) for Azure OpenAI's. ``render/errors.py`` writes each.
+ErrorShape = Literal["openai", "google", "anthropic", "azure"]
 #: Who serves an API at a path: OpenAI's own API, Azure OpenAI's, Google's (Gemini's) or
 #: Anthropic's.
 Provider = Literal["openai", "azure", "google", "anthropic"]
@@ -190,6 +192,7 @@ FAMILIES: tuple[Family, ...] = (
             path,
             endpoint="mockserver.http.routes.chat:ChatCompletions",
             prompt="mockserver.prompt.chat:prompt_from_chat",
+            errors="azure",
             provider="azure",
             query=query,
         )
@@ -204,6 +207,7 @@ FAMILIES: tuple[Family, ...] = (
             path,
             endpoint="mockserver.http.routes.responses:Responses",
             prompt="mockserver.prompt.responses:prompt_of_request",
+            errors="azure",
             provider="azure",
             query=query,
         )
@@ -219,6 +223,7 @@ FAMILIES: tuple[Family, ...] = (
             path,
             endpoint="mockserver.http.routes.completions:Completions",
             prompt="mockserver.prompt.completions:prompt_from_completion",
+            errors="azure",
             provider="azure",
             query=query,
         )
@@ -230,10 +235,11 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "embeddings",
         "/openai/deployments/{deployment}/embeddings",
+        errors="azure",
         provider="azure",
         query=API_VERSION,
     ),
-    Family("embeddings", "/openai/v1/embeddings", provider="azure"),
+    Family("embeddings", "/openai/v1/embeddings", errors="azure", provider="azure"),
 )
 
 _BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
@@ -241,8 +247,10 @@ _TEMPLATED = tuple(family for family in FAMILIES if family.templated)
 #: Where templated paths start, before their first parameter: any other path is exact.
 _TEMPLATED_STARTS = tuple(dict.fromkeys(f.path.partition("{")[0] for f in _TEMPLATED))
 _BY_API: dict[str, Family] = {}
+_ERRORS: dict[tuple[str, str], ErrorShape] = {}
 for _family in FAMILIES:  # an API's first row names it (its reader, its path)
     _BY_API.setdefault(_family.api, _family)
+    _ERRORS.setdefault((_family.api, _family.provider), _family.errors)
 #: The first segment of the paths only Google-shaped families are served under.
 _GOOGLE_ROOTS = frozenset(
     f.path.split("/")[1] for f in FAMILIES if f.errors == "google"
@@ -270,11 +278,13 @@ def family_of(path: str) -> Family | None:
 
 def errors_at(path: str) -> ErrorShape:
     """How an answer at ``path`` writes its errors, whatever the method: its family's way
-    (:func:`family_of`), else Google's under a root only Google's APIs have (``/v1beta``),
-    else OpenAI's."""
+    (:func:`family_of`), else Azure's under its prefix, Google's under a root only Google's
+    APIs have (``/v1beta``), else OpenAI's."""
     family = family_of(path)
     if family is not None:
         return family.errors
+    if path.startswith(AZURE_PREFIX + "/"):
+        return "azure"
     return "google" if path.split("/")[1:2] and path.split("/")[1] in _GOOGLE_ROOTS else "openai"
 
 
@@ -295,6 +305,16 @@ def socket_at(path: str) -> Family | None:
     as plain HTTP, as the API answers it)."""
     family = _BY_PATH.get(path)
     return family if family is not None and family.socket else None
+
+
+def errors_of(api: str, provider: str) -> ErrorShape:
+    """How the answers of ``api``'s turns sent to ``provider`` are written: its row's way
+    (OpenAI's for an API the table does not list)."""
+    shape = _ERRORS.get((api, provider))
+    if shape is None:
+        row = _BY_API.get(api)
+        shape = "openai" if row is None else row.errors
+    return shape
 
 
 def by_api(api: str) -> Family:

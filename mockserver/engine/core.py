@@ -29,7 +29,7 @@ from mockserver.engine.turn import (
 from mockserver.errors import (
     APIError,
 )
-from mockserver.families import ErrorShape, by_api
+from mockserver.families import ErrorShape, errors_of
 from mockserver.faults import error_for
 from mockserver.prompt import Prompt
 from mockserver.render.errors import SHAPES, Standing
@@ -54,12 +54,10 @@ INTERNAL_ERRORS_KEPT = 100
 REPLY_CACHE_SIZE = 256
 
 
-def shape_of_api(api: str) -> ErrorShape:
-    """The shape the answers of an API's turns are written in (its family's)."""
-    try:
-        return by_api(api).errors
-    except KeyError:  # an API the family table does not list answers as OpenAI's
-        return "openai"
+def shape_of_api(api: str, provider: str = "openai") -> ErrorShape:
+    """The shape the answers of an API's turns sent to ``provider`` are written in (its
+    family's row's)."""
+    return errors_of(api, provider)
 
 
 class Engine(ScenarioShelf, AnswerHeaders):
@@ -107,7 +105,7 @@ class Engine(ScenarioShelf, AnswerHeaders):
         ``journal``, its journal entry, whose answer is attached once encoded:
         :meth:`answered`). A scripted error or a strict miss is committed and journaled the
         same way, then raised."""
-        shape = shape_of_api(prompt.api)
+        shape = shape_of_api(prompt.api, prompt.provider)
         scenario = self.active_scenario(space, prompt)
         seed = self.seed_for(space, scenario)
         budgets = self._budgets(space, scenario)

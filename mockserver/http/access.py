@@ -262,12 +262,9 @@ def _admin_refused(headers: Headers, *, given: bool) -> Response:
     )
 
 
-def _azure_key_refused() -> Response:
-    """Azure's gateway's answer to a missing or wrong key (it quotes neither)."""
-    return error_response(GatewayError(AZURE_ACCESS_DENIED, status=401))
-
-
 def _api_key_refused(key: str | None, *, shape: ErrorShape) -> Response:
+    if shape == "azure":  # Azure's gateway quotes no key
+        return error_response(GatewayError(AZURE_ACCESS_DENIED, status=401), shape=shape)
     if shape == "anthropic":
         message = "x-api-key header is required" if key is None else "invalid x-api-key"
         error = AuthenticationError(message, type="authentication_error")
@@ -374,8 +371,6 @@ class Access:
             query = QueryParams(scope.get("query_string", b""))
             key = api_key_of(headers, query)
             if not any(_secret_equals(key, k) for k in self.settings.api_keys):
-                if azure:  # Azure's gateway quotes no key
-                    return _azure_key_refused()
                 shape = error_shape(path, headers, query)
                 if shape == "google":
                     return _google_key_refused(key)

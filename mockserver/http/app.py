@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.engine import Engine
-from mockserver.errors import APIError, GatewayError, InternalServerError, StreamAborted
+from mockserver.errors import APIError, InternalServerError, StreamAborted
 from mockserver.families import AZURE_PREFIX, ErrorShape, errors_at
 from mockserver.http.access import Access, check_exposure
 from mockserver.http.endpoint import Endpoints
@@ -43,16 +43,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     route = f"{request.method} {request.url.path}"
     shape = _shape(request.scope)
     error: APIError
-    path = request.url.path
-    azure = path.startswith(AZURE_PREFIX + "/")
-    if exc.status_code == 404 and azure:  # Azure's gateway says it its own way
-        error = GatewayError("Resource not found", status=404)
-    elif exc.status_code in (404, 405):
+    if exc.status_code in (404, 405):
         error = SHAPES[shape].unknown_route(route, status=exc.status_code)
     else:
         error = APIError(exc.detail, status=exc.status_code, type="invalid_request_error")
-    if azure or path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a
-        return refusal(request, error)  # wrong one: journaled too
+    path = request.url.path
+    if path.startswith("/v1/") or errors_at(path) != "openai":  # an API call, if a wrong one:
+        return refusal(request, error)  # journaled too
     return error_response(error, shape=shape)
 
 

@@ -20,18 +20,22 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from mockserver import ids
+from mockserver.errors import APIError
 from mockserver.reply.moderation import ModerationVerdict
 from mockserver.values import Json, value_class
 
 __all__ = [
     "CONTENT_FILTERED",
+    "RATE_LIMITED",
     "AzureFilters",
     "azure_body",
     "azure_chunks",
+    "azure_error_body",
     "azure_headers",
     "azure_json",
     "content_filter_results",
     "filter_error_body",
+    "gateway_headers",
     "prompt_filter_results",
 ]
 
@@ -159,20 +163,42 @@ def _with_prompt_results(answer: Json, filters: AzureFilters) -> Json:
 
 
 def azure_headers(headers: Mapping[str, str], *, deployment: str) -> dict[str, str]:
-    """The headers of an Azure answer, from the ones the engine gives OpenAI's: the gateway's
-    request ids (derived from OpenAI's), its region, the rate limits and any retry advice."""
-    request_id = headers.get("x-request-id", "")
-    kept = {
-        k: v
-        for k, v in headers.items()
-        if k.startswith(("x-ratelimit-", "retry-after")) or k == "content-type"
-    }
+    """The headers of an Azure answer (the ``azure`` shape's, ``render/errors.py``) with the
+    deployment that answered it."""
+    return {**headers, "x-ms-deployment-name": deployment}
+
+
+def gateway_headers(request_id: str, limits: Mapping[str, str]) -> dict[str, str]:
+    """The headers Azure's gateway puts on an answer: its request ids (``request_id``, the
+    API's, and the gateway's own derived from it), its region, and the rate limits."""
     return {
         "apim-request-id": ids.uuid_id("apim", request_id),
-        "x-request-id": ids.uuid_id("request", request_id),
+        "x-request-id": request_id,
         "x-ms-region": REGION,
         "x-ms-rai-invoked": "true",
-        "x-ms-deployment-name": deployment,
         "x-content-type-options": "nosniff",
-        **kept,
+        **limits,
     }
+
+
+#: Azure's words for a request over its deployment's rate limit (``{seconds}``: retry-after).
+RATE_LIMITED = (
+    "Requests to the {model} deployment under your Azure OpenAI resource have exceeded the rate "
+    "limit of your current pricing tier. Please retry after {seconds} seconds. Please go here: "
+    "https://aka.ms/oai/quotaincrease if you would like to further increase the default rate "
+    "limit."
+)
+
+
+def azure_error_body(error: APIError) -> Json:
+    """``error``'s body as Azure OpenAI answers it: the gateway's ``{"error": {code, message}}``
+    for a 429 (in Azure's words unless the scenario gave its own) and for what the gateway
+    refuses itself, else OpenAI's (a content filter's with its ``innererror``)."""
+    if error.status != 429:
+        return error.body()
+    message = error.message
+    if "message" not in error.facts.get("given", ()):
+        seconds = error.headers.get("retry-after", "1")
+        model = error.facts.get("model", "requested")
+        message = RATE_LIMITED.format(model=model, seconds=seconds)
+    return {"error": {"code": "429", "message": message}}

@@ -9,8 +9,11 @@ on every answer (the rate limits among them), and its errors (status, body, head
      ├── AnthropicShape   request-id, anthropic-ratelimit-* (reset as RFC 3339);
      │                    {"type": "error", "error": {type, message}, "request_id"}, compact,
      │                    with Anthropic's statuses (529 overloaded) and x-should-retry
-     └── GoogleShape      server-timing, no request id, no rate limits;
-                          {"error": {code, message, status, details}}
+     ├── GoogleShape      server-timing, no request id, no rate limits;
+     │                    {"error": {code, message, status, details}}
+     └── AzureShape       OpenAI's API behind Azure's gateway: apim-request-id, x-ms-region,
+                          x-ratelimit-remaining/limit-*; OpenAI's body compact, the gateway's
+                          {"error": {code, message}} for a 429, a 404 and a wrong key
 
 :data:`SHAPES` is the one dispatch from a family's shape to these: every refusal (a request
 the wire layer refuses, a scripted error, a strict miss, an unknown route, an exhausted rate
@@ -28,18 +31,21 @@ from typing import Final
 import orjson
 
 from mockserver import ids
-from mockserver.errors import APIError, MethodNotAllowedError, NotFoundError
+from mockserver.errors import APIError, GatewayError, MethodNotAllowedError, NotFoundError
+from mockserver.render.azure import azure_error_body, gateway_headers
 from mockserver.render.gemini_errors import google_error
 from mockserver.values import Json, value_class
 from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = [
     "ANTHROPIC",
+    "AZURE",
     "GOOGLE",
     "OPENAI",
     "OPENAI_SERVICE_HEADERS",
     "SHAPES",
     "AnthropicShape",
+    "AzureShape",
     "ErrorAnswer",
     "GoogleShape",
     "OpenAIShape",
@@ -352,12 +358,48 @@ class GoogleShape(Shape):
         return OPENAI.unknown_route(route, status=status)
 
 
+class AzureShape(OpenAIShape):
+    """Azure OpenAI: OpenAI's API behind Azure's gateway (``render/azure.py``), which names a
+    request by UUIDs, says its region, sends only the rate limits' ``remaining`` and ``limit``
+    and writes every body compact."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        return ids.uuid_id(super().request_id(seed, namespace, number, journal=journal))
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return gateway_headers(request_id, limits)
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        headers = super().rate_headers(standing)
+        return {k: v for k, v in headers.items() if not k.startswith("x-ratelimit-reset-")}
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        headers = {k: v for k, v in error.headers.items() if not k.startswith("x-ratelimit-reset-")}
+        if request_id:
+            headers = {**gateway_headers(request_id, {}), **headers}
+        body = azure_error_body(error)
+        return ErrorAnswer(error.status, body, headers, orjson.dumps(body))
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        if status == 405:
+            return super().unknown_route(route, status=status)
+        return GatewayError("Resource not found", status=404)
+
+
 OPENAI: Final = OpenAIShape()
 ANTHROPIC: Final = AnthropicShape()
 GOOGLE: Final = GoogleShape()
+AZURE: Final = AzureShape()
 
 #: The one dispatch from a family's error shape to how its answers are framed.
-SHAPES: Final[dict[str, Shape]] = {"openai": OPENAI, "anthropic": ANTHROPIC, "google": GOOGLE}
+SHAPES: Final[dict[str, Shape]] = {
+    "openai": OPENAI,
+    "anthropic": ANTHROPIC,
+    "google": GOOGLE,
+    "azure": AZURE,
+}
 
 
 def error_answer(error: APIError, shape: str, *, request_id: str | None = None) -> ErrorAnswer:

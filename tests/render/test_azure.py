@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 
+from mockserver.errors import RateLimitError
 from mockserver.render.azure import (
+    RATE_LIMITED,
     AzureFilters,
     azure_body,
     azure_chunks,
@@ -13,6 +15,7 @@ from mockserver.render.azure import (
     filter_error_body,
     prompt_filter_results,
 )
+from mockserver.render.errors import AZURE, Standing
 from mockserver.reply.moderation import moderate
 
 SAFE = moderate(random.Random(1))
@@ -124,19 +127,38 @@ def test_a_stream_opens_with_the_prompts_results_and_marks_only_text_chunks() ->
     assert list(rest[1]) == ["choices", "created", "id", "model", "object", "system_fingerprint"]
 
 
-def test_headers_are_the_gateways_with_the_rate_limits_and_retry_advice() -> None:
-    headers = azure_headers(
-        {
-            "x-request-id": "req_1",
-            "openai-version": "2020-10-01",
-            "x-ratelimit-remaining-tokens": "9",
-            "retry-after-ms": "200",
-        },
-        deployment="my-gpt",
+def test_headers_are_the_gateways_with_the_rate_limits() -> None:
+    headers = AZURE.answer_headers(
+        AZURE.request_id(0, "ns", 1, journal=False),
+        processing_ms=10,
+        limits=AZURE.rate_headers(Standing(10, 9, 6.0, 1000, 990, 0.5, 0.0)),
     )
+    headers = azure_headers(headers, deployment="my-gpt")
     assert "openai-version" not in headers
     assert headers["x-ms-deployment-name"] == "my-gpt"
-    assert headers["x-ratelimit-remaining-tokens"] == "9"
-    assert headers["retry-after-ms"] == "200"
-    assert len(headers["apim-request-id"]) == 36
+    assert headers["x-ratelimit-remaining-tokens"] == "990"
+    assert not any(k.startswith("x-ratelimit-reset-") for k in headers)
+    assert len(headers["apim-request-id"]) == len(headers["x-request-id"]) == 36
     assert headers["apim-request-id"] != headers["x-request-id"]
+
+
+def test_a_429_is_the_gateways_with_both_retry_headers() -> None:
+    error = RateLimitError(
+        "Rate limit reached.", headers={"retry-after": "2", "retry-after-ms": "1500"}
+    )
+    error.facts["model"] = "my-gpt"
+    answer = AZURE.error(error, request_id=AZURE.request_id(0, "ns", 1, journal=True))
+    assert answer.status == 429
+    assert answer.body == {
+        "error": {"code": "429", "message": RATE_LIMITED.format(model="my-gpt", seconds="2")}
+    }
+    assert (answer.headers["retry-after"], answer.headers["retry-after-ms"]) == ("2", "1500")
+    assert len(answer.headers["apim-request-id"]) == 36
+    assert b"\n" not in answer.content  # compact, as the gateway writes
+
+
+def test_an_unknown_route_is_the_gateways_404() -> None:
+    error = AZURE.unknown_route("GET /openai/nowhere", status=404)
+    assert AZURE.error(error, request_id=None).body == {
+        "error": {"code": "404", "message": "Resource not found"}
+    }

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mockserver.families import FAMILIES, by_api, family_at, turn_families
+from mockserver.families import (
+    FAMILIES,
+    by_api,
+    errors_at,
+    errors_of,
+    family_at,
+    turn_families,
+)
 
 
 def test_an_exact_path_is_its_own_providers_row() -> None:
@@ -56,3 +63,12 @@ def test_azure_v1_paths_need_no_api_version() -> None:
         row = family_at("POST", path)
         assert row is not None
         assert (row.provider, row.query, row.templated) == ("azure", None, False)
+
+
+def test_azure_answers_are_written_in_azures_shape() -> None:
+    assert {row.errors for row in FAMILIES if row.provider == "azure"} == {"azure"}
+    assert errors_at("/openai/v1/models") == "azure"
+    assert errors_at("/openai/deployments/d/chat/completions") == "azure"
+    assert errors_of("chat", "azure") == "azure"
+    assert errors_of("chat", "openai") == "openai"
+    assert errors_of("messages", "anthropic") == "anthropic"
