@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import openai
+import orjson
 import pytest
 
 from mockserver.http.server import BackgroundServer
@@ -287,6 +288,12 @@ def test_a_429_carries_both_retry_headers(azure: openai.AzureOpenAI, scripted: N
         azure.chat.completions.create(model="d", messages=[{"role": "user", "content": "flaky"}])
     headers = caught.value.response.headers
     assert (headers["retry-after"], headers["retry-after-ms"]) == ("1", "300")
+    assert len(headers["apim-request-id"]) == 36
+    error = caught.value.response.json()["error"]
+    assert error["code"] == "429"  # the gateway's body, not OpenAI's
+    assert error["message"].startswith("Requests to the d deployment ")
+    assert "Please retry after 1 seconds." in error["message"]
+    assert caught.value.response.content == orjson.dumps(caught.value.response.json())
 
 
 def test_embeddings_under_a_deployment(azure: openai.AzureOpenAI) -> None:
