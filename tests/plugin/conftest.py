@@ -66,11 +66,13 @@ def failures(result: pytest.RunResult) -> list[str]:
 @pytest.fixture(scope="session", autouse=True)
 def _imports_warmed(mockserver_session: MockServerSession) -> None:
     """Serve a request of each kind once, so that whatever a request imports lazily (SDK
-    resources, uvicorn protocols, …) is imported before pytester snapshots ``sys.modules``;
-    an in-process inner run would otherwise import it again, and drop it, every time."""
+    resources, uvicorn protocols, the SDK's numpy for embeddings…) is imported before pytester
+    snapshots ``sys.modules``; an in-process inner run would otherwise import it again, and
+    drop it, every time (and a later test of the same worker would import it a second time)."""
     handle = MockServer(mockserver_session, api_key="sk-mock-warm-up")
     ask = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
     for client in (handle.client(), handle.client(in_process=True)):
         client.chat.completions.create(**ask)  # type: ignore[call-overload]
         list(client.chat.completions.create(stream=True, **ask))  # type: ignore[call-overload]
+        client.embeddings.create(model="text-embedding-3-small", input="hi")  # numpy, if found
     handle.close()
