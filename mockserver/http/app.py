@@ -201,6 +201,7 @@ def create_app(
     app.add_middleware(ErrorBoundary)  # the lane's own failures reach it too
     app.add_middleware(PlainUpgrades)  # outermost: an upgrade it answers as HTTP is all HTTP
     app.state.engine = engine
+    app.state.recorder = recorder  # a Responses socket's forwards its requests itself
     app.state.replays = replays
     app.state.endpoints = endpoints
     app.state.settings = settings

@@ -20,12 +20,13 @@ from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
 from mockserver.families import AZURE_PREFIX
 from mockserver.record.capture import Capture
+from mockserver.record.exchange import Exchange
 from mockserver.record.recorder import Recorder, Recorders
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine
 
-__all__ = ["RecordingProxy"]
+__all__ = ["RecordingProxy", "keep", "recorder_of"]
 
 #: Headers of one hop, not of the request or its answer: never passed on.
 _HOP = frozenset(
@@ -87,7 +88,7 @@ class RecordingProxy:
             return self.recorders
         from mockserver.http.routes.base import namespace_from
 
-        return self.recorders.get(namespace_from(headers))
+        return recorder_of(self.recorders, namespace_from(headers))
 
     def _upstream(self, recorder: Recorder) -> httpx.AsyncClient:
         """A client for one request (the server runs without a lifespan to close a shared one
@@ -142,15 +143,27 @@ class RecordingProxy:
                 await response.aclose()
         exchange = capture.finish(complete=complete, elapsed_ms=(clock() - start) * 1000)
         secrets = credentials_in(headers, query) + credentials_in(outgoing)
-        reloaded = recorder.captured(exchange, secrets=secrets)
-        if reloaded is not None:  # new_episodes: what was just recorded now replays
-            if recorder.on_reload is not None:
-                recorder.on_reload(reloaded)
-            else:
-                self.engine.replace_scenarios([reloaded])
+        keep(recorder, self.engine, exchange, secrets=secrets)
         if not complete:
             raise StreamAborted("the upstream cut its answer")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def keep(recorder: Recorder, engine: Engine, exchange: Exchange, *, secrets: list[str]) -> None:
+    """Write what the upstream answered; once the recordings answer more (``new_episodes``),
+    serve them."""
+    reloaded = recorder.captured(exchange, secrets=secrets)
+    if reloaded is None:
+        return
+    if recorder.on_reload is not None:
+        recorder.on_reload(reloaded)
+    else:
+        engine.replace_scenarios([reloaded])
+
+
+def recorder_of(recorders: Recorder | Recorders, namespace: str) -> Recorder | None:
+    """The recorder of ``namespace`` (``None``: nobody records it; the server answers)."""
+    return recorders if isinstance(recorders, Recorder) else recorders.get(namespace)
 
 
 async def _pass_through(

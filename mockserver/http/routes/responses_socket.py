@@ -23,7 +23,7 @@ import contextlib
 import logging
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from starlette.websockets import WebSocket
@@ -42,7 +42,10 @@ from mockserver.store import JournalEntry, Unparsed
 from mockserver.values import Json
 from mockserver.wire.responses_socket import Create, EventError, Steer, client_event
 
-__all__ = ["CUT", "Session", "responses_socket"]
+if TYPE_CHECKING:
+    from mockserver.http.routes.responses_socket_upstream import Upstream
+
+__all__ = ["CUT", "Session", "error_of", "responses_socket"]
 
 log = logging.getLogger("mockserver")
 
@@ -100,6 +103,7 @@ class Session:
         self.closed = asyncio.Event()
         self.steering = Steering(self)
         self.failure: BaseException | None = None
+        self.upstream = _upstream(self)
 
     async def run(self) -> None:
         try:
@@ -113,6 +117,8 @@ class Session:
             for worker in self.workers:
                 worker.cancel()
             await asyncio.gather(*self.workers, return_exceptions=True)
+            if self.upstream is not None:
+                await self.upstream.close()
         if self.failure is not None:
             raise self.failure
 
@@ -141,6 +147,9 @@ class Session:
             await self.refuse(error, raw, stream_id=None)
             return
         if isinstance(event, Steer):
+            if self.upstream is not None and self.upstream.owns(event.previous_response_id):
+                await self.upstream.send(raw)
+                return
             await self.steering.steer(event)
         else:
             await self._queue(raw, event)
@@ -166,7 +175,10 @@ class Session:
         """A lane: its requests, one after the other (a successor made by steering first)."""
         try:
             while True:
-                _, create = await lane.get()
+                raw, create = await lane.get()
+                if self.upstream is not None and self.upstream.forwards(create):
+                    await self.upstream.forward(raw, create)
+                    continue
                 asked: Create | Successor | None = create
                 while asked is not None:
                     body = self.steering.prepend(asked)
@@ -305,12 +317,24 @@ class _Answer:
         """After the answer: an error answer's ``error`` event; the response it ended with."""
         if self.streamed:
             return self.last
-        error = _error_of(self.status, bytes(self.body), self.headers)
+        error = error_of(self.status, bytes(self.body), self.headers)
         await self.session.send(messages.error_event(error, stream_id=self.stream_id))
         return None
 
 
-def _error_of(status: int, body: bytes, headers: dict[str, str]) -> APIError:
+def _upstream(session: Session) -> Upstream | None:
+    """The socket to the upstream of a namespace being recorded (``None``: none is)."""
+    recorders = session.websocket.app.state.recorder
+    if recorders is None:
+        return None
+    from mockserver.http.proxy import recorder_of
+    from mockserver.http.routes.responses_socket_upstream import Upstream
+
+    recorder = recorder_of(recorders, session.namespace)
+    return Upstream(session, recorder) if recorder is not None else None
+
+
+def error_of(status: int, body: bytes, headers: dict[str, str]) -> APIError:
     """The error an HTTP error answer states (a 200 that is not a stream: a recording of a
     request that was not streamed, which a socket cannot send)."""
     try:
