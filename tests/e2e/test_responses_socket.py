@@ -278,6 +278,9 @@ def test_socket_responses_are_journaled_as_calls_with_their_events(
         ("POST", "/v1/responses", 200, True)
     ] * 2
     assert [c["request"]["input"] for c in calls] == ["one", "two"]
+    # the handshake's headers, its upgrade among them, and the request's lane
+    headers = calls[0]["request_headers"]
+    assert (headers["upgrade"], headers["x-mockserver-stream-id"]) == ("websocket", "a")
     answer = calls[0]["response"]
     assert answer[0]["type"] == "response.created"
     assert answer[-1]["type"] == "response.completed"

@@ -139,6 +139,12 @@
     return ms < 100000 ? String(Math.round(ms)) : Math.round(ms / 1000) + " s";
   }
 
+  // A call sent over a Responses WebSocket: marked so, with its lane (stream_id) if it named one.
+  function socketMark(lane) {
+    const title = "Sent over the Responses WebSocket" + (lane ? ", on lane " + lane : "") + ".";
+    return el("span", { class: "socket", title }, lane ? "socket · " + lane : "socket");
+  }
+
   function cells(call) {
     const status = el("td", { class: "num c-status s" + String(call.status)[0] }, call.status);
     const why = call.rule
@@ -154,7 +160,10 @@
       const cut = "The stream was cut: only its first events reached the client.";
       reply.append(el("span", { class: "stream cut", title: cut }, "stream cut"));
       reply.title = cut + " " + call.summary;
-    } else if (call.stream) {
+    }
+    if (call.socket !== null && call.socket !== undefined) {
+      reply.append(socketMark(call.socket)); // a socket's calls are streams: this says so
+    } else if (call.stream && !call.cut) {
       reply.append(el("span", { class: "stream" }, "stream"));
     }
     reply.append(document.createTextNode(call.summary));
@@ -388,7 +397,8 @@
     $("detail").hidden = false;
     $("export").hidden = true;
     $("export-text").textContent = "";
-    $("detail-title").textContent = "Call " + call.number + " · #" + call.seq + " of " + call.label + "   " + call.method + " " + call.path + "  →  " + call.status;
+    const over = call.socket === null || call.socket === undefined ? "" : "   (WebSocket" + (call.socket ? ", lane " + call.socket : "") + ")";
+    $("detail-title").textContent = "Call " + call.number + " · #" + call.seq + " of " + call.label + "   " + call.method + " " + call.path + over + "  →  " + call.status;
     $("detail-why").textContent = call.rule ? "" : call.miss || "";
     $("detail-request").textContent = "loading…";
     $("detail-response").textContent = "";

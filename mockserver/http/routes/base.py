@@ -47,6 +47,8 @@ __all__ = [
 
 Handler = Callable[[Request], Awaitable[Response]]
 SESSION_HEADER = "x-mockserver-session"
+#: The lane (``stream_id``) a request sent over a Responses socket named: its journal's mark.
+LANE_HEADER = "x-mockserver-stream-id"
 GOOGLE_KEY_HEADER = "x-goog-api-key"
 ANTHROPIC_KEY_HEADER = "x-api-key"
 ANTHROPIC_VERSION_HEADER = "anthropic-version"

@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 import mockserver
 from mockserver.faults import PRESETS
 from mockserver.http.routes import labels
-from mockserver.http.routes.base import DEFAULT_NAMESPACE, engine_of
+from mockserver.http.routes.base import DEFAULT_NAMESPACE, LANE_HEADER, engine_of
 from mockserver.render import sse
 from mockserver.scenario.library import builtin_names
 from mockserver.store import Change, JournalEntry, Store
@@ -68,8 +68,18 @@ def entry_summary(namespace: str, entry: JournalEntry) -> Json:
         "summary": entry.summary[:160],
         "duration_ms": entry.duration_ms,
         "cut": entry.cut,
+        "socket": _socket(entry),
         "default": namespace == DEFAULT_NAMESPACE,
     }
+
+
+def _socket(entry: JournalEntry) -> str | None:
+    """The lane of a request sent over a Responses socket (``""``: the socket's own); ``None``
+    for one sent over HTTP."""
+    headers = entry.request_headers
+    if headers.get("upgrade", "").lower() != "websocket":
+        return None
+    return headers.get(LANE_HEADER, "")[:256]
 
 
 def _labelled(namespace: str) -> Json:

@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 from starlette.websockets import WebSocket
 
+from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.responses import Remembered
 from mockserver.errors import APIError, StreamAborted
 from mockserver.faults import PRESETS
 from mockserver.http.lane.recipes import TRIED
-from mockserver.http.routes.base import namespace_from
+from mockserver.http.routes.base import LANE_HEADER, namespace_from
 from mockserver.http.routes.responses import REMEMBERED
 from mockserver.http.routes.responses_steering import Steering, Successor
 from mockserver.render import responses_socket as messages
@@ -54,11 +55,11 @@ log = logging.getLogger("mockserver")
 CUT: Final = 1011
 #: Lanes one socket may have at once (``websocket_stream_limit_reached`` past them).
 LANES: Final = 64
-#: Handshake headers that are the socket's, not a request's.
+#: Handshake headers that are the socket's, not a request's (``upgrade: websocket`` stays: the
+#: journal tells a socket's calls by it).
 _SOCKET_HEADERS: Final = frozenset(
     {
         b"connection",
-        b"upgrade",
         b"content-length",
         b"content-type",
         b"sec-websocket-key",
@@ -201,16 +202,25 @@ class Session:
         answer = _Answer(self, stream_id)
         token = REMEMBERED.set(self.remembered)
         try:
-            await self.websocket.app(self._scope(raw), self._request(raw), answer.take)
+            scope = self._scope(raw, stream_id)
+            await self.websocket.app(scope, self._request(raw), answer.take)
         finally:
             REMEMBERED.reset(token)
         return await answer.finish()
 
-    def _scope(self, raw: bytes) -> dict[str, Any]:
-        """The HTTP request a ``response.create`` stands for: the handshake's headers (the
-        key, the session, the scenario), with its body's."""
+    def _headers(self, stream_id: str | None) -> list[tuple[bytes, bytes]]:
+        """A request's headers: the handshake's (the key, the session, the scenario), and its
+        lane's name."""
+        headers = [(k, v) for k, v in self.websocket.scope["headers"] if k not in _SOCKET_HEADERS]
+        if stream_id is not None:
+            headers.append((LANE_HEADER.encode(), stream_id.encode()))
+        return headers
+
+    def _scope(self, raw: bytes, stream_id: str | None) -> dict[str, Any]:
+        """The HTTP request a ``response.create`` stands for: the handshake's headers, with
+        its body's."""
         socket = self.websocket.scope
-        headers = [(k, v) for k, v in socket["headers"] if k not in _SOCKET_HEADERS]
+        headers = self._headers(stream_id)
         headers += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(raw))]
         return {
             "type": "http",
@@ -259,6 +269,9 @@ class Session:
             request=request,
             response=error.body(),
             summary=f"{error.type}: {error.message}",
+            request_headers=journaled_headers(
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in self._headers(stream_id)
+            ),
         )
         self.engine.store.transact(self.namespace, lambda space: space.record(entry))
         await self.send(messages.error_event(error, stream_id=stream_id))
