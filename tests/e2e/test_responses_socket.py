@@ -178,6 +178,31 @@ def test_a_scripted_error_is_an_error_event_and_the_socket_stays_open(
         assert until_done(connection)[-1].type == "response.completed"
 
 
+def test_a_spent_rate_limit_is_a_429_error_event_with_the_https_headers(
+    sync_client: openai.OpenAI, control: httpx.Client, client: openai.OpenAI
+) -> None:
+    control.put("/scenario", json={"scenario": {"rate_limits": {"requests_per_minute": 1}}})
+    with sync_client.responses.connect() as connection:
+        connection.response.create(model="gpt-4o-mini", input="one", stream_id="l")
+        assert until_done(connection)[-1].type == "response.completed"
+        connection.response.create(model="gpt-4o-mini", input="two", stream_id="l")
+        (limited,) = until_done(connection)
+        assert control.post("/clock", json={"advance": 60}).status_code == 200
+        connection.response.create(model="gpt-4o-mini", input="three", stream_id="l")
+        assert until_done(connection)[-1].type == "response.completed"  # the socket stayed open
+    with pytest.raises(openai.RateLimitError) as over_http:  # the budget spent again
+        client.responses.create(model="gpt-4o-mini", input="four")
+    assert (limited.type, limited.status, limited.stream_id) == ("error", 429, "l")
+    details = limited.error.model_dump(exclude_none=True)
+    headers = details.pop("headers")
+    assert details == {k: v for k, v in over_http.value.body.items() if v is not None}  # type: ignore[union-attr]
+    assert details["code"] == "rate_limit_exceeded"
+    sent = over_http.value.response.headers
+    assert headers["retry-after"] == sent["retry-after"]
+    assert headers["x-ratelimit-remaining-requests"] == "0"
+    assert headers.keys() == {k for k in sent if k.startswith(("retry-after", "x-ratelimit-"))}
+
+
 def test_a_refused_request_is_an_error_event_in_the_http_answers_words(
     sync_client: openai.OpenAI, client: openai.OpenAI
 ) -> None:
