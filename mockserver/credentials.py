@@ -21,6 +21,7 @@ SECRET_HEADERS = frozenset(
         "api-key",
         "x-api-key",
         "x-goog-api-key",
+        "x-amz-security-token",
         "openai-organization",
         "openai-project",
         "cookie",
@@ -54,8 +55,8 @@ def journaled_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def credentials_in(headers: Iterable[tuple[str, str]], query: str = "") -> list[str]:
-    """The credential values among request headers (a bearer token without its scheme) and
-    in the query (Google's ``?key=``)."""
+    """The credential values among request headers (a bearer token without its scheme, an
+    AWS signature's access key id and signature) and in the query (Google's ``?key=``)."""
     found = [value for name, value in parse_qsl(query) if name == "key" and value]
     for name, value in headers:
         if name.lower() in SECRET_HEADERS and value:
@@ -63,4 +64,18 @@ def credentials_in(headers: Iterable[tuple[str, str]], query: str = "") -> list[
             scheme, _, token = value.partition(" ")
             if scheme.lower() in ("bearer", "basic") and token.strip():
                 found.append(token.strip())
+            elif scheme == "AWS4-HMAC-SHA256":
+                found += _signed(token)
+    return found
+
+
+def _signed(token: str) -> list[str]:
+    """The access key id and the signature of a SigV4 ``Authorization`` value."""
+    found = []
+    for part in token.split(","):
+        name, _, value = part.strip().partition("=")
+        if name == "Credential" and value.split("/")[0]:
+            found.append(value.split("/")[0])
+        elif name == "Signature" and value:
+            found.append(value)
     return found

@@ -48,17 +48,20 @@ __all__ = [
 #: ``{"error": {message, type, param, code}}`` for OpenAI, ``{"error": {code, message, status,
 #: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
 #: for Anthropic's, OpenAI's compacted behind Azure's gateway (its own ``{"error": {code,
-#: message}}`` where the gateway answers) for Azure OpenAI's. ``render/errors.py`` writes each.
-ErrorShape = Literal["openai", "google", "anthropic", "azure"]
-#: Who serves an API at a path: OpenAI's own API, Azure OpenAI's, Google's (Gemini's) or
-#: Anthropic's.
-Provider = Literal["openai", "azure", "google", "anthropic"]
+#: message}}`` where the gateway answers) for Azure OpenAI's, an ``x-amzn-errortype`` header
+#: and ``{"message"}`` for Bedrock's. ``render/errors.py`` writes each.
+ErrorShape = Literal["openai", "google", "anthropic", "azure", "bedrock"]
+#: Who serves an API at a path: OpenAI's own API, Azure OpenAI's, Google's (Gemini's),
+#: Anthropic's or AWS's (Bedrock's).
+Provider = Literal["openai", "azure", "google", "anthropic", "aws"]
 #: The query parameter Azure OpenAI's dated paths require (``?api-version=2024-10-21``).
 API_VERSION = "api-version"
 #: Where Azure OpenAI's paths start.
 AZURE_PREFIX = "/openai"
-#: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``).
-_PARAMETER = re.compile(r"\{([a-z_]+)\}")
+#: A ``{name}`` segment of a templated path (one path segment, or the part before a ``:``);
+#: ``{name+}``, as AWS writes a greedy label, takes any text (a Bedrock model id has colons,
+#: an ARN slashes too once its ``%2F`` is decoded).
+_PARAMETER = re.compile(r"\{([a-z_]+)(\+?)\}")
 
 
 @value_class
@@ -83,6 +86,9 @@ class Family:
     provider: Provider = "openai"
     #: A query parameter the path requires (refused as the provider refuses it when missing).
     query: str | None = None
+    #: Every request here is streamed: the path says so, not the body (Bedrock's
+    #: ``/converse-stream``).
+    streams: bool = False
 
     @property
     def turn(self) -> bool:
@@ -111,12 +117,14 @@ class Family:
 
 @cache
 def _pattern(template: str) -> re.Pattern[str]:
-    """The paths a templated path serves: each ``{name}`` one segment without a ``:``."""
-    parts = _PARAMETER.split(template)
-    regex = "".join(
-        f"(?P<{part}>[^/:]+)" if index % 2 else re.escape(part) for index, part in enumerate(parts)
-    )
-    return re.compile(regex + r"\Z")
+    """The paths a templated path serves: each ``{name}`` one segment without a ``:``, each
+    ``{name+}`` any text."""
+    regex, at = "", 0
+    for found in _PARAMETER.finditer(template):
+        value = ".+?" if found.group(2) else "[^/:]+"
+        regex += re.escape(template[at : found.start()]) + f"(?P<{found.group(1)}>{value})"
+        at = found.end()
+    return re.compile(regex + re.escape(template[at:]) + r"\Z")
 
 
 #: The Gemini API's versions: the Developer API's (``v1beta``, and ``v1``, google-genai's
@@ -240,6 +248,24 @@ FAMILIES: tuple[Family, ...] = (
         query=API_VERSION,
     ),
     Family("embeddings", "/openai/v1/embeddings", errors="azure", provider="azure"),
+    # Bedrock Runtime: the model (an id, an inference profile, an ARN) is named by the path.
+    *(
+        Family(
+            api,
+            f"/model/{{model+}}/{operation}",
+            errors="bedrock",
+            endpoint=f"mockserver.http.routes.{api}:{api.title()}",
+            prompt=f"mockserver.prompt.converse:prompt_from_{api}",
+            provider="aws",
+            streams=operation.endswith("stream"),
+        )
+        for api, operation in (
+            ("converse", "converse"),
+            ("converse", "converse-stream"),
+            ("invoke", "invoke"),
+            ("invoke", "invoke-with-response-stream"),
+        )
+    ),
 )
 
 _BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
@@ -251,10 +277,13 @@ _ERRORS: dict[tuple[str, str], ErrorShape] = {}
 for _family in FAMILIES:  # an API's first row names it (its reader, its path)
     _BY_API.setdefault(_family.api, _family)
     _ERRORS.setdefault((_family.api, _family.provider), _family.errors)
-#: The first segment of the paths only Google-shaped families are served under.
-_GOOGLE_ROOTS = frozenset(
-    f.path.split("/")[1] for f in FAMILIES if f.errors == "google"
-) - frozenset(f.path.split("/")[1] for f in FAMILIES if f.errors != "google")
+#: The first segments of paths whose families all write their errors one way other than
+#: OpenAI's (``v1beta``: Google's, ``model``: Bedrock's), with that way.
+_ROOT_SHAPES: dict[str, ErrorShape] = {}
+for _root in {f.path.split("/")[1] for f in FAMILIES}:
+    _shapes = {f.errors for f in FAMILIES if f.path.split("/")[1] == _root}
+    if len(_shapes) == 1 and _shapes != {"openai"}:
+        _ROOT_SHAPES[_root] = _shapes.pop()
 
 
 def family_at(method: str, path: str) -> Family | None:
@@ -278,14 +307,15 @@ def family_of(path: str) -> Family | None:
 
 def errors_at(path: str) -> ErrorShape:
     """How an answer at ``path`` writes its errors, whatever the method: its family's way
-    (:func:`family_of`), else Azure's under its prefix, Google's under a root only Google's
-    APIs have (``/v1beta``), else OpenAI's."""
+    (:func:`family_of`), else Azure's under its prefix, else the one way of every family
+    under its root (``/v1beta``: Google's, ``/model``: Bedrock's), else OpenAI's."""
     family = family_of(path)
     if family is not None:
         return family.errors
     if path.startswith(AZURE_PREFIX + "/"):
         return "azure"
-    return "google" if path.split("/")[1:2] and path.split("/")[1] in _GOOGLE_ROOTS else "openai"
+    root = path.split("/")[1:2]
+    return _ROOT_SHAPES.get(root[0], "openai") if root else "openai"
 
 
 @lru_cache(maxsize=512)

@@ -167,6 +167,8 @@ def create_app(
             # The Gemini API's other versions: the Developer API's v1beta, Vertex AI's v1beta1.
             Mount("/v1beta", routes=[LazyRoutes(GEMINI, prefixes=["/"])]),
             Mount("/v1beta1", routes=[LazyRoutes(GEMINI, prefixes=["/"])]),
+            # Bedrock Runtime: /model/{modelId}/{operation}
+            LazyRoutes("mockserver.http.routes.converse", prefixes=["/model/"]),
             Mount(
                 "/__mockserver",
                 routes=[

@@ -6,8 +6,10 @@
      ├── _WholeAnswer              sent as is, in one body message; headers made only if the
      │    │                        ASGI path sends them (the lane writes ``own_headers``)
      │    ├── SSEResponse          a whole event stream, one write, chunked
+     │    │    └── EventStreamResponse   a whole AWS event stream (Bedrock's)
      │    └── JSONAnswer           an API answer's JSON body
      ├── PacedSSEResponse          a stream written frame by frame as a StreamPlan says
+     │    └── PacedEventStreamResponse   an AWS event stream, so written
      ├── PlannedJSONResponse       a JSON body delivered as a BodyPlan says (delay, reset, cut)
      └── RecordedResponse          a recorded answer, as the upstream sent it
 
@@ -32,12 +34,14 @@ from starlette.types import Receive, Scope, Send
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
 from mockserver.faults import REAL_TIME, BodyPlan, Pacer, StreamPlan, deliver_body, paced
-from mockserver.render import sse
+from mockserver.render import eventstream, sse
 from mockserver.render.errors import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
 
 __all__ = [
+    "EventStreamResponse",
     "JSONAnswer",
+    "PacedEventStreamResponse",
     "PacedSSEResponse",
     "PlannedJSONResponse",
     "RecordedResponse",
@@ -129,6 +133,24 @@ def sse_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
     ]
 
 
+class EventStreamResponse(SSEResponse):
+    """A whole AWS event stream (``application/vnd.amazon.eventstream``), one write, chunked."""
+
+    media_type = eventstream.MEDIA_TYPE
+
+    def _head(self) -> list[tuple[bytes, bytes]]:
+        return eventstream_headers(self.own_headers)
+
+
+def eventstream_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    """An AWS event stream's response headers: its type, then ``headers``."""
+    extra = {k.lower(): v for k, v in headers.items()}
+    return [
+        (b"content-type", eventstream.MEDIA_TYPE.encode()),
+        *((k.encode(), v.encode()) for k, v in extra.items()),
+    ]
+
+
 def json_headers(headers: Mapping[str, str], length: int) -> list[tuple[bytes, bytes]]:
     """A JSON answer's headers, as Starlette's ``Response`` orders them: ``headers`` (which
     never name the length or type themselves), then the length, then the type."""
@@ -185,6 +207,18 @@ class PacedSSEResponse(Response):
             if aborted is not None:
                 raise aborted.exceptions[0] from None
             raise
+
+
+class PacedEventStreamResponse(PacedSSEResponse):
+    """An AWS event stream written frame by frame as a :class:`faults.StreamPlan` says."""
+
+    media_type = eventstream.MEDIA_TYPE
+
+    def __init__(
+        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(frames, headers=headers)
+        self.raw_headers = eventstream_headers(headers or {})
 
 
 def paced_stream_response(

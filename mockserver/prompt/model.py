@@ -24,7 +24,17 @@ __all__ = [
     "ToolChoice",
 ]
 
-Api = Literal["chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"]
+Api = Literal[
+    "chat",
+    "responses",
+    "moderations",
+    "embeddings",
+    "gemini",
+    "messages",
+    "completions",
+    "converse",
+    "invoke",
+]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 

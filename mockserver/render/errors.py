@@ -11,9 +11,11 @@ on every answer (the rate limits among them), and its errors (status, body, head
      │                    with Anthropic's statuses (529 overloaded) and x-should-retry
      ├── GoogleShape      server-timing, no request id, no rate limits;
      │                    {"error": {code, message, status, details}}
-     └── AzureShape       OpenAI's API behind Azure's gateway: apim-request-id, x-ms-region,
-                          x-ratelimit-remaining/limit-*; OpenAI's body compact, the gateway's
-                          {"error": {code, message}} for a 429, a 404 and a wrong key
+     ├── AzureShape       OpenAI's API behind Azure's gateway: apim-request-id, x-ms-region,
+     │                    x-ratelimit-remaining/limit-*; OpenAI's body compact, the gateway's
+     │                    {"error": {code, message}} for a 429, a 404 and a wrong key
+     └── BedrockShape     x-amzn-requestid (a UUID), no rate limits; x-amzn-errortype and
+                          {"message"}, with each exception's modeled status
 
 :data:`SHAPES` is the one dispatch from a family's shape to these: every refusal (a request
 the wire layer refuses, a scripted error, a strict miss, an unknown route, an exhausted rate
@@ -33,6 +35,7 @@ import orjson
 from mockserver import ids
 from mockserver.errors import APIError, GatewayError, MethodNotAllowedError, NotFoundError
 from mockserver.render.azure import azure_error_body, gateway_headers
+from mockserver.render.bedrock_errors import bedrock_error, stream_exception
 from mockserver.render.gemini_errors import google_error
 from mockserver.values import Json, value_class
 from mockserver.wire.json_body import encode_json_pretty
@@ -40,12 +43,14 @@ from mockserver.wire.json_body import encode_json_pretty
 __all__ = [
     "ANTHROPIC",
     "AZURE",
+    "BEDROCK",
     "GOOGLE",
     "OPENAI",
     "OPENAI_SERVICE_HEADERS",
     "SHAPES",
     "AnthropicShape",
     "AzureShape",
+    "BedrockShape",
     "ErrorAnswer",
     "GoogleShape",
     "OpenAIShape",
@@ -388,10 +393,44 @@ class AzureShape(OpenAIShape):
         return GatewayError("Resource not found", status=404)
 
 
+class BedrockShape(Shape):
+    """Bedrock Runtime (AWS): a UUID request id, no rate-limit headers; an error is its
+    exception's name in ``x-amzn-errortype`` and ``{"message": …}``
+    (``render/bedrock_errors.py``), a stream's failure an exception message of the event
+    stream."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        parts = ("journal",) if journal else ()
+        raw = ids.numbered_hex_id("", seed, namespace, "aws", *parts, number=number)
+        return f"{raw[:8]}-{raw[8:12]}-4{raw[13:16]}-8{raw[17:20]}-{raw[20:32]}"
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {"x-amzn-requestid": request_id}
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {}
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        status, body, headers = bedrock_error(error)
+        if request_id:
+            headers.setdefault("x-amzn-requestid", request_id)
+        return ErrorAnswer(status, body, headers, orjson.dumps(body))
+
+    def stream_error(self, error: APIError) -> tuple[str, Json]:
+        """The stream member and payload of the exception that ends a stream after its 200."""
+        return stream_exception(error)
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        return NotFoundError(f"Unable to find operation for {route}", status=status)
+
+
 OPENAI: Final = OpenAIShape()
 ANTHROPIC: Final = AnthropicShape()
 GOOGLE: Final = GoogleShape()
 AZURE: Final = AzureShape()
+BEDROCK: Final = BedrockShape()
 
 #: The one dispatch from a family's error shape to how its answers are framed.
 SHAPES: Final[dict[str, Shape]] = {
@@ -399,6 +438,7 @@ SHAPES: Final[dict[str, Shape]] = {
     "anthropic": ANTHROPIC,
     "google": GOOGLE,
     "azure": AZURE,
+    "bedrock": BEDROCK,
 }
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "api_endpoint",
     "api_key_of",
+    "aws_access_key",
     "control_endpoint",
     "create_endpoint",
     "engine_of",
@@ -55,6 +56,8 @@ ANTHROPIC_VERSION_HEADER = "anthropic-version"
 #: The header Azure OpenAI's clients send their key in (Entra ID tokens come as a bearer).
 AZURE_KEY_HEADER = "api-key"
 DEFAULT_NAMESPACE = "default"
+#: The scheme of an AWS Signature Version 4 ``Authorization`` header.
+AWS_SIGNATURE = "AWS4-HMAC-SHA256"
 
 
 def engine_of(request: Request) -> Engine:
@@ -77,18 +80,32 @@ def namespace_from(headers: Mapping[str, str], query: Mapping[str, str] | None =
 
 
 def api_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:
-    """The API key a request carries, however its family sends it: a bearer token,
-    Anthropic's ``x-api-key`` header, Azure OpenAI's ``api-key`` header, Google's
-    ``x-goog-api-key`` header or its ``?key=`` parameter (``None``: none)."""
+    """The API key a request carries, however its family sends it: a bearer token, the access
+    key id of an AWS signature (its signature is not checked), Anthropic's ``x-api-key``
+    header, Azure OpenAI's ``api-key`` header, Google's ``x-goog-api-key`` header or its
+    ``?key=`` parameter (``None``: none)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
+    if scheme == AWS_SIGNATURE:
+        return aws_access_key(token)
     key = (
         headers.get(ANTHROPIC_KEY_HEADER, "").strip()
         or headers.get(AZURE_KEY_HEADER, "").strip()
         or google_key_of(headers, query)
     )
     return key or None
+
+
+def aws_access_key(signed: str) -> str | None:
+    """The access key id of a SigV4 ``Authorization`` value (after its scheme):
+    ``Credential=<id>/<date>/<region>/<service>/aws4_request, SignedHeaders=…``."""
+    for part in signed.split(","):
+        name, _, value = part.strip().partition("=")
+        if name == "Credential":
+            key = value.split("/")[0].strip()
+            return key or None
+    return None
 
 
 def google_key_of(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:

@@ -8,7 +8,7 @@ cost paid on every request (their making, their freeing, the garbage collector's
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import orjson
@@ -46,6 +46,8 @@ class Encoded(NamedTuple, Generic[Result]):
     #: rest (what the journal keeps is what is sent).
     plan: StreamPlan = UNPACED
     error_frames: tuple[bytes, ...] = ()
+    #: How the journal reads the stream's bytes (``None``: as :func:`decode_sent` does).
+    decode: Callable[[bytes], list[Any]] | None = None
 
     def journaled(self) -> Unparsed:
         """The answer as the journal keeps it (its JSON, parsed when read): what is sent, so a
@@ -59,7 +61,7 @@ class Encoded(NamedTuple, Generic[Result]):
             sent = b"".join([*self.frames[:after], *self.error_frames])
         elif kind == "no_done":
             sent = b"".join(self.frames)
-        return Unparsed(sent, decode_sent)
+        return Unparsed(sent, self.decode or decode_sent)
 
     def body_response(self, *, plan: BodyPlan, headers: Mapping[str, str]) -> Response:
         if plan.plain:
@@ -97,6 +99,7 @@ def encode_stream(
     *,
     plan: StreamPlan = UNPACED,
     error_frames: Sequence[bytes] = (),
+    decode: Callable[[bytes], list[Any]] | None = None,
 ) -> Encoded[Result]:
     joined = b"".join([*frames, *tail])
-    return Encoded(result, frames, tail, joined, plan, tuple(error_frames))
+    return Encoded(result, frames, tail, joined, plan, tuple(error_frames), decode)
