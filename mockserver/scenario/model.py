@@ -96,14 +96,23 @@ class When(_Strict):
 
     api: (
         Literal[
-            "chat", "responses", "moderations", "embeddings", "gemini", "messages", "completions"
+            "chat",
+            "responses",
+            "moderations",
+            "embeddings",
+            "gemini",
+            "messages",
+            "completions",
+            "converse",
+            "invoke",
         ]
         | None
     ) = None
-    provider: Literal["openai", "azure", "google", "anthropic"] | None = Field(
+    provider: Literal["openai", "azure", "google", "anthropic", "aws"] | None = Field(
         default=None,
         description=(
-            "who the request was sent to: OpenAI's API, Azure OpenAI's, Google's or Anthropic's"
+            "who the request was sent to: OpenAI's API, Azure OpenAI's, Google's, Anthropic's "
+            "or AWS's (Bedrock)"
         ),
     )
     model: TextMatch | None = None
