@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
-from mockserver.families import AZURE_PREFIX
+from mockserver.families import AZURE_PREFIX, family_of
 from mockserver.record.capture import Capture
 from mockserver.record.exchange import Exchange
 from mockserver.record.recorder import Recorder, Recorders
@@ -65,7 +65,7 @@ class RecordingProxy:
         self.engine = engine
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(_API_PREFIXES):
+        if scope["type"] != "http" or not _api_path(scope["path"]):
             await self.app(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
@@ -124,7 +124,7 @@ class RecordingProxy:
         query = scope.get("query_string", b"").decode("latin-1")
         path: str = scope["path"]
         azure = path.startswith(AZURE_PREFIX + "/")
-        url = upstream.rstrip("/") + (path if azure else path.removeprefix("/v1"))
+        url = _upstream_url(upstream, scope)
         url += f"?{query}" if query else ""
         outgoing = self._outgoing(recorder, headers, azure=azure)
         capture = Capture(scope["method"], scope["path"], query, headers, body)
@@ -164,6 +164,25 @@ def keep(recorder: Recorder, engine: Engine, exchange: Exchange, *, secrets: lis
 def recorder_of(recorders: Recorder | Recorders, namespace: str) -> Recorder | None:
     """The recorder of ``namespace`` (``None``: nobody records it; the server answers)."""
     return recorders if isinstance(recorders, Recorder) else recorders.get(namespace)
+
+
+def _api_path(path: str) -> bool:
+    """Is ``path`` an API's (recorded or replayed), not the control plane's?"""
+    return path.startswith(_API_PREFIXES) or family_of(path) is not None
+
+
+def _upstream_url(upstream: str, scope: Scope) -> str:
+    """Where a request goes upstream: under the upstream's ``/v1`` for a ``/v1`` path, under
+    the upstream for Azure's, else under its root (Bedrock's ``/model/…``, sent as it came:
+    a model id's ``%3A`` and an ARN's ``%2F`` kept)."""
+    path: str = scope["path"]
+    if path.startswith("/v1/"):
+        return upstream.rstrip("/") + path.removeprefix("/v1")
+    if path.startswith(AZURE_PREFIX + "/"):
+        return upstream.rstrip("/") + path
+    raw = scope.get("raw_path")
+    sent = raw.decode("latin-1") if isinstance(raw, bytes) else path
+    return upstream.rstrip("/").removesuffix("/v1") + sent
 
 
 async def _pass_through(

@@ -291,6 +291,14 @@ class RecordedResponse(Response):
             own["content-length"] = str(len(self.body))
         self.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in own.items()]
 
+    def _frame(self, event: str | None, data: str) -> bytes:
+        """A recorded event as its stream framed it: an AWS event-stream message, or an SSE
+        frame."""
+        kind = {k.lower(): v for k, v in self.answer.recorded_headers.items()}.get("content-type")
+        if kind is not None and kind.startswith(eventstream.MEDIA_TYPE):
+            return eventstream.frame_of(event or "", data.encode())
+        return sse.text_frame(event, data)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         answer = self.answer
         start = {"type": "http.response.start", "status": self.status_code}
@@ -302,7 +310,7 @@ class RecordedResponse(Response):
             await send({"type": "http.response.body", "body": body, "more_body": False})
             return
         await send({**start, "headers": self.raw_headers})
-        frames = [sse.text_frame(event, data) for event, data in answer.events]
+        frames = [self._frame(event, data) for event, data in answer.events]
         # Recorded as cut: the client sees the same cut, after the last event recorded.
         cut = None if answer.complete else ("disconnect", len(frames))
         plan = StreamPlan(waits=answer.waits, cut=cut)

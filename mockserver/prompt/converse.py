@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import orjson
 
+from mockserver.families import Provider
 from mockserver.ids import stable_digest
 from mockserver.prompt.messages import media_tokens, prompt_from_messages
 from mockserver.prompt.model import Message, Prompt, Tool, ToolCallRef, ToolChoice
@@ -151,6 +152,7 @@ def prompt_from_converse(
     headers: Mapping[str, str],
     model: str | None = None,
     stream: bool = False,
+    provider: Provider = "aws",
 ) -> Prompt:
     """The neutral view of a Converse body sent for ``model`` (the path's; else the body's
     ``model``, as a recording keeps it)."""
@@ -162,6 +164,7 @@ def prompt_from_converse(
     metadata = body.get("requestMetadata") or {}
     return Prompt(
         api="converse",
+        provider=provider,
         model=model or str(body["model"]),
         messages=_messages(body["messages"]),
         instructions=system or None,
@@ -186,10 +189,11 @@ def prompt_from_invoke(
     headers: Mapping[str, str],
     model: str | None = None,
     stream: bool = False,
+    provider: Provider = "aws",
 ) -> Prompt:
     """The neutral view of an Anthropic-on-Bedrock invoke body: Anthropic's Messages body,
     for ``model`` (the path's; else the body's, as a recording keeps it)."""
     named = model or str(body["model"])
     messages_body = {k: v for k, v in body.items() if k != "anthropic_version"}
     prompt = prompt_from_messages({**messages_body, "model": named}, headers=headers)
-    return dataclasses.replace(prompt, api="invoke", stream=stream, params=body)
+    return dataclasses.replace(prompt, api="invoke", provider=provider, stream=stream, params=body)

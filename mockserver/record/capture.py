@@ -11,6 +11,7 @@ from typing import Any
 
 from mockserver.record.exchange import Event, Exchange
 from mockserver.record.redact import kept_request, kept_response
+from mockserver.render import eventstream
 
 __all__ = ["Capture", "EventReader"]
 
@@ -53,6 +54,8 @@ class Capture:
     status: int = 0
     response_headers: dict[str, str] = field(default_factory=dict)
     stream: bool = False
+    #: The stream is AWS's event stream (binary messages), not server-sent events.
+    binary: bool = False
     _body: bytearray = field(default_factory=bytearray)
     _events: list[Event] = field(default_factory=list)
     _reader: EventReader = field(default_factory=EventReader)
@@ -62,11 +65,22 @@ class Capture:
         self.status = status
         self.response_headers = kept_response(headers)
         kind = {k.lower(): v for k, v in headers}.get("content-type", "")
-        self.stream = kind.startswith("text/event-stream")
+        self.binary = kind.startswith(eventstream.MEDIA_TYPE)
+        self.stream = kind.startswith("text/event-stream") or self.binary
 
     def receive(self, chunk: bytes, *, offset_ms: float) -> None:
         if not self.stream:
             self._body += chunk
+            return
+        if self.binary:  # whole messages as they complete, each its member and payload
+            self._body += chunk
+            used = 0
+            for headers, payload, size in eventstream.decode_sized(bytes(self._body)):
+                name = headers.get(":event-type") or headers.get(":exception-type") or ""
+                text = payload.decode("utf-8", errors="replace")
+                self._events.append(Event(round(offset_ms, 1), text, name))
+                used += size
+            del self._body[:used]
             return
         for event, data in self._reader.feed(chunk):
             self._events.append(Event(round(offset_ms, 1), data, event))

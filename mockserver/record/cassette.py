@@ -32,7 +32,7 @@ Form = Literal["exact", "distilled"]
 #: A distilled reply longer than this (as JSON) goes to a fixture file of its own.
 LARGE_REPLY = 2000
 #: The recording files this module names (``all`` re-records: it removes only these).
-_OURS = re.compile(r"(chat|responses)-\d{3,}(\.reply)?\.json")
+_OURS = re.compile(r"(chat|responses|converse|invoke)-\d{3,}(\.reply)?\.json")
 
 
 class Cassette:

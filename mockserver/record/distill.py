@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from mockserver.record.exchange import Exchange
+from mockserver.render.eventstream import MEDIA_TYPE
 from mockserver.scenario.captured import captured_reply, error_spec
 from mockserver.values import Json
 
@@ -32,6 +33,12 @@ def recording_of(exchange: Exchange) -> Json:
     return recording
 
 
+def _named(exchange: Exchange) -> bool:
+    """Are the exchange's events an AWS event stream's (whose payloads say not what they are)?"""
+    kind = {k.lower(): v for k, v in exchange.response_headers.items()}.get("content-type", "")
+    return kind.startswith(MEDIA_TYPE)
+
+
 def _body_text(exchange: Exchange) -> str:
     if exchange.body_text is not None:
         return exchange.body_text
@@ -52,9 +59,11 @@ def distilled_reply(exchange: Exchange) -> Json | None:
         if event.data == "[DONE]":
             continue
         try:
-            payloads.append(json.loads(event.data))
+            payload = json.loads(event.data)
         except ValueError:
             return None
+        # an AWS event stream's payloads are named by their message, as boto3 hands them over
+        payloads.append({event.event: payload} if _named(exchange) else payload)
     reply = captured_reply(payloads)
     if reply is not None and not exchange.complete:  # cut as the recording was
         reply["fault"] = {"disconnect_after": len(payloads)}

@@ -33,21 +33,24 @@ def prompt_of(
 ) -> Prompt | None:
     """The neutral view of a recorded request body sent to ``path`` (default: the API's own
     path), as the matcher will see its replay (``None`` for a body that is not a request of
-    that API). A path's deployment names the model, as Azure's does."""
+    that API). A path's deployment names the model, as Azure's does; a path that names the
+    model (Bedrock's ``/model/{modelId}/…``) names it, and says whether the request streams."""
     family = (family_at("POST", path) if path is not None else None) or by_api(api)
     named = (family.parameters(path) or {}) if path is not None else {}
     deployment = named.get("deployment")
     if isinstance(body, Mapping) and deployment is not None:
         body = {**body, "model": deployment}
-    if not isinstance(body, Mapping) or not isinstance(body.get("model"), str):
+    model = named.get("model") if family.errors == "bedrock" else None
+    if not isinstance(body, Mapping) or not isinstance(model or body.get("model"), str):
         return None
     reader = family.prompt
     if reader is None:
         return None
     module, name = reader.split(":")
+    extra: dict[str, Any] = {"model": model, "stream": family.streams} if model else {}
     try:
         read: Any = getattr(importlib.import_module(module), name)
-        prompt: Prompt = read(body, headers=headers or {}, provider=family.provider)
+        prompt: Prompt = read(body, headers=headers or {}, provider=family.provider, **extra)
         return prompt
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -23,7 +23,7 @@ __all__ = [
 
 _REQUEST_KEPT = frozenset({"content-type", "openai-beta", "x-stainless-lang", "user-agent"})
 _RESPONSE_KEPT = frozenset({"content-type", "retry-after", "retry-after-ms", "x-request-id"})
-_RESPONSE_KEPT_PREFIXES = ("x-ratelimit-", "openai-")
+_RESPONSE_KEPT_PREFIXES = ("x-ratelimit-", "openai-", "x-amzn-")
 
 
 def kept_request(headers: Iterable[tuple[str, str]]) -> dict[str, str]:

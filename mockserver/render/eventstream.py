@@ -27,6 +27,7 @@ import orjson
 __all__ = [
     "MEDIA_TYPE",
     "decode_frames",
+    "decode_sized",
     "decode_stream",
     "event_message",
     "exception_message",
@@ -96,13 +97,19 @@ def decode_frames(stream: bytes) -> Iterator[tuple[dict[str, str], bytes]]:
     """The messages of a stream (whole ones: a cut message's bytes are left out), as their
     string headers and payload. Lengths and CRCs are trusted: these are our own bytes, or a
     recording of an upstream's."""
+    for headers, payload, _ in decode_sized(stream):
+        yield headers, payload
+
+
+def decode_sized(stream: bytes) -> Iterator[tuple[dict[str, str], bytes, int]]:
+    """:func:`decode_frames` with each message's size in bytes."""
     at = 0
     while at + _PRELUDE <= len(stream):
         total, head_length = struct.unpack_from(">II", stream, at)
         if total < _PRELUDE + 4 or at + total > len(stream):
             return
         headers = _headers(stream[at + _PRELUDE : at + _PRELUDE + head_length])
-        yield headers, stream[at + _PRELUDE + head_length : at + total - 4]
+        yield headers, stream[at + _PRELUDE + head_length : at + total - 4], total
         at += total
 
 

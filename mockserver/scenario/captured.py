@@ -16,6 +16,9 @@ from mockserver.values import Json
 
 __all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
 
+#: An AWS event stream's content type (whose recorded events are named by their message).
+EVENTSTREAM = "application/vnd.amazon.eventstream"
+
 
 def is_sse_text(text: str) -> bool:
     """Does this file's text look like a server-sent event stream?"""
@@ -37,6 +40,11 @@ def sse_payloads(text: str) -> list[Any]:
 
 def captured_reply(value: Any) -> Json | None:
     """The reply a captured answer says, or ``None`` if ``value`` is not one."""
+    from mockserver.scenario.captured_bedrock import bedrock_reply
+
+    other = bedrock_reply(value, _reply)
+    if other is not None:  # Bedrock's (Converse, invoke) or Anthropic's
+        return other
     if isinstance(value, Mapping):
         kind = value.get("object")
         if kind == "chat.completion":
@@ -224,11 +232,14 @@ def _from_recording(recording: Mapping[str, Any]) -> Json | None:
     """A recording file (``mockserver record``'s exact form): its answer, distilled."""
     status = recording.get("status")
     if isinstance(recording.get("events"), list):
+        headers = {k.lower(): v for k, v in (recording.get("headers") or {}).items()}
+        named = str(headers.get("content-type", "")).startswith(EVENTSTREAM)
         payloads = []
         for event in recording["events"]:
             data = event.get("data") if isinstance(event, Mapping) else None
             if isinstance(data, str) and data != "[DONE]":
-                payloads.append(json.loads(data))
+                payload = json.loads(data)
+                payloads.append({event.get("event"): payload} if named else payload)
         return captured_reply(payloads)
     body = recording.get("body")
     value = json.loads(body) if isinstance(body, str) else body
@@ -241,6 +252,8 @@ def error_spec(status: int, body: Any, headers: Mapping[str, str]) -> Json:
     """A scenario ``error`` that answers as a recorded error did (status, fields, the headers
     a client reads: ``retry-after`` and the rate-limit ones)."""
     error = body.get("error") if isinstance(body, Mapping) else None
+    if error is None and isinstance(body, Mapping):  # Bedrock's: {"message": …}
+        error = {"message": body["message"]} if isinstance(body.get("message"), str) else None
     error = error if isinstance(error, Mapping) else {}
     spec: Json = {"status": status}
     for key in ("type", "code", "message", "param"):
