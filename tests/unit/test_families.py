@@ -50,7 +50,28 @@ def test_only_posts_are_family_requests() -> None:
 def test_an_apis_first_row_is_its_own_providers() -> None:
     for row in FAMILIES:
         assert by_api(row.api).provider != "azure"
-        assert not by_api(row.api).templated or by_api(row.api).provider == "google"
+        assert not by_api(row.api).templated or by_api(row.api).provider in ("google", "aws")
+
+
+def test_a_bedrock_path_names_its_model_whatever_it_holds() -> None:
+    for model in (
+        "anthropic.claude-3-5-haiku-20241022-v1:0",
+        "us.anthropic.claude-sonnet-4-20250514-v1:0",
+        "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-v1:0",
+    ):
+        for operation, api, streams in (
+            ("converse", "converse", False),
+            ("converse-stream", "converse", True),
+            ("invoke", "invoke", False),
+            ("invoke-with-response-stream", "invoke", True),
+        ):
+            path = f"/model/{model}/{operation}"
+            row = family_at("POST", path)
+            assert row is not None
+            assert (row.api, row.streams, row.errors) == (api, streams, "bedrock")
+            assert row.parameters(path) == {"model": model}
+    assert family_at("POST", "/model/x/unknown") is None
+    assert errors_at("/model/x/unknown") == "bedrock"
 
 
 def test_the_lane_takes_exact_paths_but_azures() -> None:
