@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import orjson
 
+from mockserver.families import Provider
 from mockserver.ids import stable_digest
 from mockserver.prompt.chat import NOT_CONTENT
 from mockserver.prompt.images import image_size
@@ -217,8 +218,14 @@ def _system(raw: Any) -> str | None:
     return text or None
 
 
-def prompt_from_messages(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
-    """The neutral view of a ``/v1/messages`` (or ``count_tokens``) body."""
+def prompt_from_messages(
+    body: Mapping[str, Any],
+    *,
+    headers: Mapping[str, str],
+    provider: Provider = "anthropic",
+) -> Prompt:
+    """The neutral view of a ``/v1/messages`` (or ``count_tokens``) body (``provider``: who
+    serves it)."""
     tools = _tools(body.get("tools")) if body.get("tools") else ()
     choice, parallel = _tool_choice(body.get("tool_choice"), tools)
     effort, summary, budget = _reasoning(body)
@@ -227,7 +234,7 @@ def prompt_from_messages(body: Mapping[str, Any], *, headers: Mapping[str, str])
     normalized = {k: v for k, v in body.items() if k not in _NOT_CONTENT}
     return Prompt(
         api="messages",
-        provider="anthropic",
+        provider=provider,
         model=body["model"],
         messages=_messages(body["messages"]),
         instructions=_system(body.get("system")),
