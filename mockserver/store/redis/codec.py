@@ -267,7 +267,11 @@ def encode_entry(entry: JournalEntry) -> bytes:
     return _dumps(values)
 
 
-def decode_entry(blob: bytes) -> JournalEntry:
+def decode_entry(
+    blob: bytes, times: bytes | None = None, number: bytes | None = None
+) -> JournalEntry:
+    """A journal entry as written, with its times (once sent) and its server-wide call number
+    (``scripts.lua`` keeps both beside it)."""
     value = _dict(_loads(blob))
     kept = _dict(value.get("kept", {}))
     entry: JournalEntry = structure(JournalEntry, value)
@@ -278,7 +282,15 @@ def decode_entry(blob: bytes) -> JournalEntry:
             raise Unreadable(f"a journal entry's {name} kept as {how!r}")
         raw = base64.b64decode(text, validate=True) if encoding == "base64" else text.encode()
         setattr(entry, name, Unparsed(raw, PARSERS[parser]))
+    if number is not None:
+        entry.number = int(number)
+    if times is not None:
+        entry.duration_ms, entry.timing, entry.cut = structure(_TIMES, _loads(times))
     return entry
+
+
+#: A journal entry's times, as ``RedisStore.complete`` writes them.
+_TIMES = tuple[float, list[float] | None, bool]
 
 
 # -- stored objects -----------------------------------------------------------------------
@@ -317,16 +329,16 @@ class ScenarioCodec:
         self._keep = keep
         self._by_digest: OrderedDict[str, Any] = OrderedDict()
         #: id(scenario) → (scenario, token): a scenario is dumped once per process.
-        self._tokens: OrderedDict[int, tuple[Any, list[str]]] = OrderedDict()
+        self._tokens: OrderedDict[int, tuple[Any, tuple[str, str]]] = OrderedDict()
 
-    def token(self, scenario: Any) -> list[str] | None:
+    def token(self, scenario: Any) -> tuple[str, str] | None:
         if scenario is None:
             return None
         known = self._tokens.get(id(scenario))
         if known is not None and known[0] is scenario:
             return known[1]
         if self.find(scenario.name) is scenario:
-            token = ["name", scenario.name]
+            token = ("name", scenario.name)
         else:
             from mockserver.scenario.loader import scenario_to_yaml
 
@@ -334,16 +346,16 @@ class ScenarioCodec:
             digest = hashlib.blake2b(text, digest_size=16).hexdigest()
             self._keep(digest, text)
             self._remember(digest, scenario)
-            token = ["yaml", digest]
+            token = ("yaml", digest)
         self._tokens[id(scenario)] = (scenario, token)
         if len(self._tokens) > SCENARIO_CACHE:
             self._tokens.popitem(last=False)
         return token
 
-    def scenario(self, token: Any) -> Any:
+    def scenario(self, token: tuple[str, str] | None) -> Any:
         if token is None:
             return None
-        kind, value = structure(tuple[str, str], token)
+        kind, value = token
         try:
             return self._scenario(kind, value)
         except (ScenarioError, ValueError) as exc:  # a name or a YAML no scenario has
@@ -375,59 +387,51 @@ class ScenarioCodec:
             self._by_digest.popitem(last=False)
 
     def encode_state(self, space: Namespace) -> bytes:
-        budgets = space.budgets
-        return _dumps(
-            {
-                "counter": space.counter,
-                "journal_seq": space.journal_seq,
-                "rule_hits": space.rule_hits,
-                "scenario": self.token(space.scenario),
-                "pending": [_reply_json(reply) for reply in space.pending],
-                "clock_offset": space.clock_offset,
-                "budgets": budgets
-                if budgets is None or isinstance(budgets, tuple)
-                else (
-                    budgets.as_json()  # (a tuple: as read, not taken up by the engine)
-                ),
-                "seed": space.seed,
-                "incarnation": space.incarnation,
-            }
+        budgets = space.budgets  # (a tuple: as read, not taken up by the engine)
+        state = _State(
+            counter=space.counter,
+            journal_seq=space.journal_seq,
+            rule_hits=space.rule_hits,
+            scenario=self.token(space.scenario),
+            pending=[_reply_json(reply) for reply in space.pending],
+            clock_offset=space.clock_offset,
+            budgets=budgets if budgets is None or isinstance(budgets, tuple) else budgets.as_json(),
+            seed=space.seed,
+            incarnation=space.incarnation,
         )
+        return _dumps(state)
 
     def decode_state(self, blob: bytes, space: Namespace) -> None:
-        """Fill ``space`` from ``blob`` (read field by field: a change made on a state another
-        process wrote decodes it, so this is on a request's path)."""
-        state = _dict(_loads(blob))
-        try:
-            counter, seq, offset = state["counter"], state["journal_seq"], state["clock_offset"]
-            hits, seed, incarnation = state["rule_hits"], state["seed"], state["incarnation"]
-            token, pending, budgets = state["scenario"], _list(state["pending"]), state["budgets"]
-        except KeyError as exc:
-            raise Unreadable(f"a namespace's state without {exc}") from None
-        if not (
-            type(counter) is int is type(seq) is type(incarnation)
-            and type(offset) in (int, float)
-            and (seed is None or type(seed) is int)
-            and all(
-                type(n) is int for counts in _dict(hits).values() for n in _dict(counts).values()
-            )
-        ):
-            raise Unreadable("not a namespace's state")
-        space.counter, space.journal_seq, space.clock_offset = counter, seq, float(offset)
-        space.rule_hits, space.seed, space.incarnation = hits, seed, incarnation
-        space.budgets = None if budgets is None else structure(_BUDGETS, budgets)
-        space.scenario = self.scenario(token)
-        if pending:
+        """Fill ``space`` from ``blob`` (a change made on a state another process wrote
+        decodes it: this is on a request's path)."""
+        state: _State = structure(_State, _loads(blob))
+        space.counter, space.journal_seq = state.counter, state.journal_seq
+        space.rule_hits, space.clock_offset = state.rule_hits, state.clock_offset
+        space.budgets, space.seed, space.incarnation = state.budgets, state.seed, state.incarnation
+        space.scenario = self.scenario(state.scenario)
+        if state.pending:
             from mockserver.scenario.loader import reply_from_data
 
             try:
-                space.pending = deque(reply_from_data(data) for data in pending)
+                space.pending = deque(reply_from_data(data) for data in state.pending)
             except (ScenarioError, ValueError) as exc:
                 raise Unreadable(f"a one-off reply: {exc}") from None
 
 
-#: A namespace's budgets as written (``Budgets.as_json``).
-_BUDGETS = tuple[tuple[int, float, float], tuple[int, float, float], bool]
+@dataclasses.dataclass(slots=True)
+class _State:
+    """A namespace's state as written: its scenario by :meth:`ScenarioCodec.token`, its
+    one-off replies as their JSON, its budgets as ``Budgets.as_json`` writes them."""
+
+    counter: int
+    journal_seq: int
+    rule_hits: dict[str, dict[str, int]]
+    scenario: tuple[str, str] | None
+    pending: list[Any]
+    clock_offset: float
+    budgets: tuple[tuple[int, float, float], tuple[int, float, float], bool] | None
+    seed: int | None
+    incarnation: int
 
 
 def _reply_json(reply: Any) -> Any:

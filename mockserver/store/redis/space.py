@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterator, Reversible
 from functools import partial
 from typing import Any, Generic, Literal, TypeVar
 
-import orjson
-
 from mockserver.store.feed import Feed
 from mockserver.store.model import KINDS, JournalEntry, Namespace
 from mockserver.store.redis.client import RedisClient
@@ -24,7 +22,7 @@ from mockserver.store.redis.codec import (
     escape,
 )
 
-__all__ = ["JournalView", "Outbox", "Reads", "RedisShelf", "shelf_of", "timed"]
+__all__ = ["JournalView", "Outbox", "Reads", "RedisShelf", "shelf_of"]
 
 V = TypeVar("V")
 T = TypeVar("T")
@@ -79,7 +77,7 @@ class Reads:
         blob, times, number = self.client.call(lambda r: r.hmget(key, fields))
         if blob is None:
             return None
-        return self.decoded(f"{key} {seq}", lambda: timed(decode_entry(blob), times, number))
+        return self.decoded(f"{key} {seq}", lambda: decode_entry(blob, times, number))
 
     def entries(self, name: str) -> list[JournalEntry]:
         """The namespace's journal, oldest first: each entry beside its times and call number
@@ -123,17 +121,7 @@ class Reads:
 
 
 def _entry(blob: bytes, fields: dict[bytes, bytes], seq: bytes) -> JournalEntry:
-    return timed(decode_entry(blob), fields.get(b"t:" + seq), fields.get(b"c:" + seq))
-
-
-def timed(entry: JournalEntry, times: bytes | None, number: bytes | None = None) -> JournalEntry:
-    """``entry`` as read back: with its times (once sent) and its server-wide call number."""
-    if number is not None:
-        entry.number = int(number)
-    if times is not None:
-        entry.duration_ms, entry.timing, *cut = orjson.loads(times)
-        entry.cut = bool(cut and cut[0])
-    return entry
+    return decode_entry(blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq))
 
 
 class Outbox(Feed):
