@@ -15,7 +15,8 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -169,19 +170,26 @@ class RedisClient:
         """The key of the escaped namespace ``name``'s ``suffix`` (``state``, ``journal``…)."""
         return f"{self.prefix}:ns:{name}:{suffix}"
 
-    def call(self, step: Callable[[Any], T]) -> T:
-        """Run one Redis step on this thread's client; a lost Redis becomes the API's 503.
-        Once one is lost, every step fails at once for ``BREAK`` seconds (then one tries
-        again): each request would otherwise wait out a socket timeout."""
-        if (refused := self.refused()) is not None:
-            raise refused
+    @contextmanager
+    def step(self) -> Iterator[None]:
+        """One call to Redis, waited for or awaited: a lost Redis becomes the API's 503. Once
+        one is lost, every step fails at once for ``BREAK`` seconds (then one tries again):
+        each request would otherwise wait out a socket timeout."""
+        if self._down_until and time.monotonic() < self._down_until:
+            raise unavailable(self.url, self._down_why)
         self.round_trips += 1
         try:
-            result = step(self.redis)
+            yield
         except (*LOST, redis.ResponseError) as exc:
             raise self.failed(exc) from None
-        self._answered()
-        return result
+        if self._down_until:  # it had been lost: it is back
+            self._down_until = 0.0
+            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
+
+    def call(self, step: Callable[[Any], T]) -> T:
+        """Run one Redis step on this thread's client (a :meth:`step`)."""
+        with self.step():
+            return step(self.redis)
 
     def run(self, script: str, *args: object) -> Any:
         """One script of ``scripts.lua`` (``ARGV``: the prefix, then ``args``), as one
@@ -218,12 +226,6 @@ class RedisClient:
             return unavailable(self.url, why)
         return exc
 
-    def refused(self) -> StateUnavailableError | None:
-        """The 503 of a Redis lost a moment ago (every step fails at once for a while)."""
-        if self._down_until and time.monotonic() < self._down_until:
-            return unavailable(self.url, self._down_why)
-        return None
-
     def unreadable(self, key: str, why: object) -> StateUnavailableError:
         """The 503 of a value that is not this layout's (logged once per key and process:
         nothing of it is used)."""
@@ -233,12 +235,6 @@ class RedisClient:
                 "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
             )
         return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
-
-    def _answered(self) -> None:
-        """Redis answered: if it had been lost, it is back."""
-        if self._down_until:
-            self._down_until = 0.0
-            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
 
     def _lost(self, why: str) -> None:
         if not self._down_until:

@@ -30,7 +30,7 @@ from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
 from mockserver.store.redis.change import LEASE_AFTER, WAIT, Attempt, Changes, Missed
-from mockserver.store.redis.client import LOST, RedisClient
+from mockserver.store.redis.client import RedisClient
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
@@ -235,21 +235,15 @@ class PipelinedTurns:
     async def run(self, script: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""
         client = self.client
-        refused = client.refused()
-        if refused is not None:
-            raise refused
         source, sha = client.scripts[script]
         command = ("EVALSHA", sha, 0, client.prefix, *args)
-        client.round_trips += 1
-        try:
+        with client.step():
             pipe = await self.pipe()
             try:
                 return await pipe.call(command)
             except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
                 await pipe.call(("SCRIPT", "LOAD", source))
                 return await pipe.call(command)
-        except (*LOST, redis.ResponseError) as exc:
-            raise client.failed(exc) from None
 
     def loop_starts(self) -> None:
         local = self._local

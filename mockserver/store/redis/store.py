@@ -1,23 +1,13 @@
 """The Redis backend of the :class:`~mockserver.store.base.Store`: every namespace in one Redis,
 shared by any number of ``serve`` processes (workers, hosts), which then act as one server.
 
-A change to a namespace is one atomic step for every process, written by one compare-and-set
-script (``change.py`` says how): a ``replies:`` sequence, a ``times:`` count, a queued reply or
-a budget is spent exactly once, whichever process serves the request. Stored objects and the
-journal are not loaded with the state: a change fetches the objects it reads (one round trip
-each) and writes back only those it changed. The bounds of the memory backend hold in Redis,
-kept by the scripts: namespaces (least recently used leaving), journal entries and their
-bytes, stored objects and their bytes. Values are JSON (``codec.py``); one that is not
-mockserver's is the API's 503 naming its key, never code run.
-
+Each change to a namespace is one compare-and-set script call (``change.py``), so a
+``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent exactly once,
+whichever process serves the request; the memory backend's bounds are kept by the scripts.
 ``pipelined`` (the default) is the one switch of the speed devices: a request's turn awaited on
-the event loop's pipelined connection (``pipe.py``: ``Store.turns``), and the journal's times
+the event loop's pipelined connection (``pipe.py``: ``Store.turns``) and the journal's times
 taken along with the next change (``feed.Completer``); off, each change and each completion
-waits for its own round trip. Either way the same changes are written (the tests compare).
-
-Redis unreachable, or too slow (a socket timeout), is the API's 503 for the request
-(``server_is_overloaded``, naming the state backend: ``client.py``); nothing is left half
-written (each write is one script), and the next request reconnects.
+waits for its own round trip, and the same changes are written (the tests compare).
 """
 
 from __future__ import annotations
@@ -69,7 +59,13 @@ class RedisStore(Store):
         self.journal_limit = journal_limit
         self.store_limit = store_limit
         self.namespace_limit = namespace_limit
-        self.codec = ScenarioCodec(fetch=self._fetch_scenario, keep=self._keep_scenario)
+        scenarios = f"{prefix}:scenario:"  # an uploaded scenario's YAML, by its digest
+        self.codec = ScenarioCodec(
+            fetch=lambda digest: client.call(lambda r: r.get(scenarios + digest)),
+            keep=lambda digest, yaml: client.call(
+                lambda r: r.set(scenarios + digest, yaml, nx=True)
+            ),
+        )
         self.reads = Reads(client, self.codec, journal_limit=journal_limit)
         self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
         self.completer = Completer(client) if pipelined else None
@@ -98,13 +94,6 @@ class RedisStore(Store):
         """Until every completion made so far is written (or Redis was lost meanwhile)."""
         if self.completer is not None:
             self.completer.flush()
-
-    def _fetch_scenario(self, digest: str) -> bytes | None:
-        found: bytes | None = self.client.call(lambda r: r.get(f"{self.prefix}:scenario:{digest}"))
-        return found
-
-    def _keep_scenario(self, digest: str, text: bytes) -> None:
-        self.client.call(lambda r: r.set(f"{self.prefix}:scenario:{digest}", text, nx=True))
 
     def serve_scenarios(self, find: Callable[[str], Any]) -> None:
         self.codec.find = find
