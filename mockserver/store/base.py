@@ -109,9 +109,6 @@ class Store(ABC):
         """How to find a scenario by name (the engine's loaded ones, then the built-in ones;
         ``None`` if neither): a shared backend writes those by name."""
 
-    def close(self) -> None:  # noqa: B027 (a backend with connections overrides it)
-        """Let go of what the backend holds open (its connections, its feed's reader)."""
-
     # -- namespace operations: the control API's and the pytest plugin's -----------------
 
     def switch_scenario(

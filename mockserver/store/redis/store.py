@@ -86,6 +86,8 @@ class RedisStore(Store):
         self.client.check()
 
     def close(self) -> None:
+        """Let go of the connections and the feed's reader (once the completions made so far
+        are written)."""
         self.flush()
         self.feed.stop()
         self.client.close()
