@@ -136,3 +136,59 @@ def test_gemini_calls_read_as_conversations_with_their_answers(
     assert "first token +" in page.text_content("#timeline-note")  # paced: a time per event
     page.screenshot(path=str(SHOTS / "inspector-gemini-1366.png"))
     assert errors == []
+
+
+AKID = "AKIAFAMILIES0000001"
+SIGNED = {
+    "authorization": f"AWS4-HMAC-SHA256 Credential={AKID}/20260101/us-east-1/bedrock/"
+    "aws4_request, SignedHeaders=host, Signature=0f"
+}
+HAIKU = "/model/anthropic.claude-3-haiku-20240307-v1:0"
+
+
+@pytest.fixture
+def bedrock() -> Iterator[BackgroundServer]:
+    yield from serve_scenario(SCENARIO, AKID)
+
+
+def test_bedrock_calls_read_as_conversations_with_their_answers(
+    bedrock: BackgroundServer, new_page: Any
+) -> None:
+    page, errors = open_inspector(new_page, bedrock)
+    spec = {"toolSpec": {"name": "get_weather", "inputSchema": {"json": WEATHER_SCHEMA}}}
+    asked = {"role": "user", "content": [{"text": "what is the weather?"}]}
+    body = {"system": [{"text": "You are terse."}], "toolConfig": {"tools": [spec]}}
+    send(bedrock, HAIKU + "/converse", {**body, "messages": [asked]}, SIGNED)
+    used = entry(bedrock, 1, AKID)["response"]["output"]["message"]["content"][0]["toolUse"]
+    result = {"toolResult": {"toolUseId": used["toolUseId"], "content": [{"text": "18 C"}]}}
+    history = [asked, {"role": "assistant", "content": [{"toolUse": used}]}]
+    history.append({"role": "user", "content": [result]})
+    send(bedrock, HAIKU + "/converse-stream", {**body, "messages": history}, SIGNED)
+    anthropic = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 100}
+    invoked = {**anthropic, "messages": [{"role": "user", "content": "hello there"}]}
+    send(bedrock, HAIKU + "/invoke-with-response-stream", invoked, SIGNED)
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 3")
+
+    open_call(page, 1)
+    conversation = page.inner_text("#conversation")
+    assert "You are terse." in conversation
+    assert "tools offered: get_weather" in conversation
+    answer = page.inner_text("#answer")
+    assert "→ get_weather" in answer
+    assert json.dumps(used["input"], indent=2) in answer
+    assert "finish: tool_use" in page.text_content("#answer-usage")
+
+    open_call(page, 2)
+    assert f"result of {used['toolUseId']}" in (page.text_content("#conversation") or "")
+    assert page.text_content("#answer-text") == "It is sunny in Paris."
+    assert "finish: end_turn" in page.text_content("#answer-usage")
+
+    open_call(page, 3)
+    assert "hello there" in page.inner_text("#conversation")
+    text = page.text_content("#answer-text") or ""
+    assert text  # the chunks' base64 Anthropic events, decoded and assembled
+    summary = entry(bedrock, 3, AKID)
+    assert summary["stream"] is True
+    assert page.locator("#timeline-svg .mark").count() == len(summary["response"])
+    page.screenshot(path=str(SHOTS / "inspector-bedrock-1366.png"))
+    assert errors == []

@@ -131,9 +131,19 @@
   // is the first token), as the call's family reads them.
   function eventName(full, e) {
     if (!isObj(e)) return String(e);
-    if (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))) return "error";
     const reader = R().readerOf(full.api, full.request);
+    if (reader && reader.isError && reader.isError(e)) return reader.eventName(e);
+    if (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))) return "error";
     return reader ? reader.eventName(e) : e.type || "event";
+  }
+
+  // Is the event a stream's error (``error``, an ``error`` object, a family's own: Bedrock's
+  // ``…Exception``)?
+  function failure(full, e) {
+    if (!isObj(e)) return false;
+    if (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))) return true;
+    const reader = R().readerOf(full.api, full.request);
+    return !!(reader && reader.isError && reader.isError(e));
   }
 
   function carriesText(full, e) {
@@ -150,7 +160,7 @@
     if (full.cut) {
       return { mode: "cut", sent: Math.min(timing.length, events.length), times: events.map((_, i) => (i < timing.length ? timing[i] : null)) };
     }
-    const errorAt = events.findIndex((e) => isObj(e) && (e.type === "error" || (isObj(e.error) && !Array.isArray(e.choices))));
+    const errorAt = events.findIndex((e) => failure(full, e));
     if (errorAt >= 0 && timing.length > 1) {
       // A scripted error ended it: the journal keeps what was sent, the events before the
       // error, then its error event (and, on the Responses API, the response.failed after it).
@@ -223,7 +233,7 @@
       const sent = plan.times[i] !== null;
       const t = sent ? plan.times[i] : cutAt || 0;
       const stack = plan.mode === "one-write" ? (i % 8) * 4 : 0;
-      const cls = "mark" + (sent ? " sent" : " unsent") + (i === ttftIndex ? " ttft" : "") + (isObj(e) && (e.error || e.type === "error") ? " bad" : "");
+      const cls = "mark" + (sent ? " sent" : " unsent") + (i === ttftIndex ? " ttft" : "") + (failure(full, e) ? " bad" : "");
       const mark = svg("rect", {
         x: x(t) - 1.5 + (sent ? 0 : 6 + (i - plan.sent) * 3),
         y: 18 + stack - (plan.mode === "one-write" ? 14 : 0),
@@ -242,8 +252,8 @@
 
   // Response headers a person looks for first: how long to wait, which request it was (named
   // in the summary line), and how much budget is left (marked in the list).
-  const SUMMARY = /^(retry-after|x-request-id|request-id)$/;
-  const NOTABLE = /^(retry-after|retry-after-ms|x-request-id|request-id|x-ratelimit-remaining-(requests|tokens))$/;
+  const SUMMARY = /^(retry-after|x-request-id|request-id|x-amzn-requestid|x-amzn-errortype)$/;
+  const NOTABLE = /^(retry-after|retry-after-ms|x-request-id|request-id|x-amzn-requestid|x-amzn-errortype|x-ratelimit-remaining-(requests|tokens)|anthropic-ratelimit-(requests|tokens)-remaining)$/;
 
   function headerTable(headers, id) {
     const names = Object.keys(isObj(headers) ? headers : {});

@@ -370,6 +370,103 @@
     return isObj(candidate) && list(candidate.content && candidate.content.parts).some((p) => isObj(p) && (typeof p.text === "string" || p.functionCall));
   }
 
+  // --- Bedrock Runtime: Converse, and InvokeModel with an Anthropic body -------------------
+
+  function converseBlocks(role, content) {
+    const turns = blockTurns(role);
+    for (const block of list(content)) {
+      if (!isObj(block)) continue;
+      if (typeof block.text === "string") turns.text(block.text);
+      else if (isObj(block.toolUse)) turns.call({ id: block.toolUse.toolUseId, name: block.toolUse.name, arguments: block.toolUse.input });
+      else if (isObj(block.toolResult)) {
+        const result = block.toolResult;
+        const text = list(result.content).map((c) => (isObj(c) && typeof c.text === "string" ? c.text : JSON.stringify(isObj(c) && "json" in c ? c.json : c))).join("\n");
+        turns.apart(turn("tool", text, { note: "result of " + (result.toolUseId || "?") }));
+      } else if (isObj(block.reasoningContent)) {
+        const reasoning = block.reasoningContent.reasoningText;
+        turns.apart(turn("reasoning", isObj(reasoning) ? reasoning.text || "" : "[redacted reasoning]"));
+      } else turns.text("[" + (Object.keys(block)[0] || "block") + "]");
+    }
+    return turns.done();
+  }
+
+  function converseConversation(body) {
+    const out = [];
+    const system = list(body.system).map((s) => (isObj(s) && typeof s.text === "string" ? s.text : "")).filter(Boolean);
+    if (system.length) out.push(turn("system", system.join("\n")));
+    for (const m of list(body.messages)) {
+      if (isObj(m)) out.push(...converseBlocks(String(m.role || "?"), m.content));
+    }
+    return out;
+  }
+
+  function converseContent(answer, content) {
+    for (const block of list(content)) {
+      if (!isObj(block)) continue;
+      if (typeof block.text === "string") answer.text += block.text;
+      else if (isObj(block.toolUse)) answer.calls.push({ id: block.toolUse.toolUseId, name: block.toolUse.name, arguments: block.toolUse.input });
+      else if (isObj(block.reasoningContent) && isObj(block.reasoningContent.reasoningText)) answer.reasoning += block.reasoningContent.reasoningText.text || "";
+    }
+  }
+
+  function converseWhole(answer, body) {
+    if (!isObj(body.output)) return false;
+    converseContent(answer, isObj(body.output.message) ? body.output.message.content : []);
+    if (body.stopReason === "guardrail_intervened" || body.stopReason === "content_filtered") answer.refusal = "blocked (stopReason: " + body.stopReason + ")";
+    answer.finish = body.stopReason || null;
+    answer.usage = body.usage || null;
+    return true;
+  }
+
+  // A Bedrock stream's exception: an event named ``…Exception`` (``throttlingException``).
+  const converseException = (e) => Object.keys(e).find((k) => /Exception$/.test(k));
+
+  function converseEvents(answer, events) {
+    const calls = new Map(); // block index -> call
+    for (const e of events) {
+      if (!isObj(e)) continue;
+      const failed = converseException(e);
+      if (failed) answer.error = { type: failed, message: isObj(e[failed]) ? e[failed].message : "" };
+      const start = e.contentBlockStart;
+      if (isObj(start) && isObj(start.start) && isObj(start.start.toolUse)) {
+        const call = { id: start.start.toolUse.toolUseId, name: start.start.toolUse.name, arguments: "" };
+        calls.set(start.contentBlockIndex, call);
+        answer.calls.push(call);
+      }
+      const delta = isObj(e.contentBlockDelta) ? e.contentBlockDelta.delta : null;
+      if (isObj(delta)) {
+        if (typeof delta.text === "string") answer.text += delta.text;
+        else if (isObj(delta.toolUse) && calls.has(e.contentBlockDelta.contentBlockIndex)) calls.get(e.contentBlockDelta.contentBlockIndex).arguments += delta.toolUse.input || "";
+        else if (isObj(delta.reasoningContent) && typeof delta.reasoningContent.text === "string") answer.reasoning += delta.reasoningContent.text;
+      }
+      if (isObj(e.messageStop)) answer.finish = e.messageStop.stopReason || answer.finish;
+      if (isObj(e.metadata) && isObj(e.metadata.usage)) answer.usage = e.metadata.usage;
+    }
+  }
+
+  function converseEventName(e) {
+    const failed = converseException(e);
+    if (failed) return failed;
+    const delta = isObj(e.contentBlockDelta) ? e.contentBlockDelta.delta : null;
+    if (isObj(delta) && typeof delta.text === "string") return "text " + JSON.stringify(delta.text);
+    if (isObj(delta)) return "delta " + (Object.keys(delta)[0] || "");
+    if (isObj(e.messageStop)) return "stop: " + e.messageStop.stopReason;
+    return Object.keys(e).filter((k) => k !== "p")[0] || "event";
+  }
+
+  const converseCarriesText = (e) => isObj(e.contentBlockDelta);
+
+  // InvokeModel's stream: ``chunk`` events whose base64 ``bytes`` hold Anthropic's own events.
+  function unchunk(e) {
+    if (!isObj(e) || !isObj(e.chunk) || typeof e.chunk.bytes !== "string") return e;
+    try {
+      const raw = atob(e.chunk.bytes);
+      return JSON.parse(new TextDecoder().decode(Uint8Array.from(raw, (c) => c.charCodeAt(0))));
+    } catch (err) {
+      return e;
+    }
+  }
+
   // --- the table ----------------------------------------------------------------------------
 
   const chat = { conversation: chatConversation, whole: chatWhole, events: chatChunks, eventName: chatEventName, carriesText: chatCarriesText };
@@ -382,12 +479,29 @@
     carriesText: chatCarriesText,
   };
   const messages = { conversation: messagesConversation, whole: messagesWhole, events: messagesEvents, eventName: messagesEventName, carriesText: messagesCarriesText };
+  const converse = {
+    conversation: converseConversation,
+    whole: converseWhole,
+    events: converseEvents,
+    eventName: converseEventName,
+    carriesText: converseCarriesText,
+    isError: (e) => !!converseException(e),
+  };
+  const invoke = {
+    conversation: messagesConversation,
+    whole: messagesWhole,
+    events: (answer, events) => messagesEvents(answer, events.map(unchunk)),
+    eventName: (e) => converseException(e) || messagesEventName(unchunk(e)),
+    carriesText: (e) => messagesCarriesText(unchunk(e)),
+    isError: (e) => !!converseException(e) || unchunk(e).type === "error",
+  };
   const gemini = { conversation: geminiConversation, whole: geminiWhole, events: geminiEvents, eventName: geminiEventName, carriesText: geminiCarriesText };
 
   // The tools a request offers, by name, whatever the family's shape.
   function toolNames(body) {
     const names = [];
-    for (const t of list(body.tools)) {
+    const converse = isObj(body.toolConfig) ? list(body.toolConfig.tools) : [];
+    for (const t of [...list(body.tools), ...converse]) {
       if (!isObj(t)) continue;
       if (Array.isArray(t.functionDeclarations || t.function_declarations)) {
         for (const f of t.functionDeclarations || t.function_declarations) names.push(f.name);
@@ -409,5 +523,5 @@
     return null;
   }
 
-  window.MockReaders = { byApi: { chat, responses, completions, messages, gemini }, readerOf, toolNames, partsText };
+  window.MockReaders = { byApi: { chat, responses, completions, messages, gemini, converse, invoke }, readerOf, toolNames, partsText };
 })();
