@@ -61,8 +61,8 @@ def recording_flags(parser: argparse.ArgumentParser, *, verb: bool = False) -> N
     parser.add_argument(
         "--upstream",
         metavar="URL",
-        help="the OpenAI-compatible base URL to record from, …/v1 "
-        "(default: env MOCKSERVER_UPSTREAM_URL)",
+        help="the base URL to record from: an OpenAI-compatible one's …/v1, or, for the Gemini "
+        "API, its host (default: env MOCKSERVER_UPSTREAM_URL)",
     )
     parser.add_argument(
         "--mode" if verb else "--record-mode",

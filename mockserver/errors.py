@@ -233,6 +233,7 @@ class RecordedAnswer(APIError):
         body: str | None = None,
         events: Sequence[tuple[str | None, str]] | None = None,
         complete: bool = True,
+        crlf: bool = False,
         waits: Sequence[float] = (),
         delay: float = 0.0,
     ) -> None:
@@ -248,6 +249,8 @@ class RecordedAnswer(APIError):
         self.events = tuple(events) if events is not None else None
         #: ``False``: the recorded stream was cut; the replay cuts it at the same place.
         self.complete = complete
+        #: The stream's lines end in CRLF, as recorded.
+        self.crlf = crlf
 
     def body(self) -> dict[str, Any]:
         """What the journal keeps: the recorded JSON (or, for a stream, its events' data)."""

@@ -151,6 +151,7 @@ def _gemini(method: str, api: str, *, turn: bool = False) -> tuple[Family, ...]:
             endpoint="mockserver.http.routes.gemini:GenerateContent" if turn else None,
             prompt="mockserver.prompt.gemini:prompt_from_gemini" if turn else None,
             provider="google",
+            streams=method == "streamGenerateContent",
         )
         for root in _GEMINI_ROOTS
     )

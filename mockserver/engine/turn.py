@@ -145,6 +145,7 @@ def recorded_answer(recorded: RecordedSpec) -> RecordedAnswer:
         body=recorded.body,
         events=events,
         complete=recorded.complete,
+        crlf=recorded.crlf,
         waits=waits,
         delay=delay,
     )

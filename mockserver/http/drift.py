@@ -15,10 +15,11 @@ import httpx
 import yaml
 
 from mockserver.errors import MockServerError
-from mockserver.families import by_api
+from mockserver.families import by_api, family_of
 from mockserver.record.capture import Capture
 from mockserver.record.distill import recording_of
 from mockserver.record.drift import answer_differences, rechained, response_id
+from mockserver.record.upstream import upstream_headers, upstream_url
 
 __all__ = ["DriftReport", "check_cassette"]
 
@@ -66,14 +67,15 @@ def check_cassette(
         raise MockServerError(f"cannot read cassette {path}: {exc}") from None
     report = DriftReport(path)
     timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
-    headers = {"authorization": f"Bearer {api_key or 'sk-mockserver-drift-check'}"}
+    key = api_key or "sk-mockserver-drift-check"
     renamed: dict[str, str] = {}  # a recorded response's id → the one it got now
-    with httpx.Client(timeout=timeout, headers=headers) as client:
+    with httpx.Client(timeout=timeout) as client:
         for rule, api, recording in _recordings(document):
             try:
                 old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
                 request = rechained(old["request"], renamed)
-                new = _again(client, upstream, by_api(api).path, request)
+                sent_to = str(old.get("path") or by_api(api).path)
+                new = _again(client, upstream, sent_to, request, key=key)
             except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
                 report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
                 continue
@@ -98,15 +100,19 @@ def _recordings(document: Any) -> list[tuple[str, str, str]]:
     return sorted(found, key=lambda f: int(m["number"]) if (m := _NUMBER.search(f[2])) else 0)
 
 
-def _again(client: httpx.Client, upstream: str, path: str, request: Any) -> dict[str, Any]:
-    """The recording ``request`` would make now."""
+def _again(
+    client: httpx.Client, upstream: str, sent_to: str, request: Any, *, key: str
+) -> dict[str, Any]:
+    """The recording ``request`` (sent to ``sent_to``, a path and its query) would make now."""
+    path, _, query = sent_to.partition("?")
+    family = family_of(path)
+    provider = family.provider if family is not None else "openai"
     body = json.dumps(request).encode()
-    capture = Capture("POST", path, "", [("content-type", "application/json")], body)
+    capture = Capture("POST", path, query, [("content-type", "application/json")], body)
     start = perf_counter()
-    url = upstream.rstrip("/") + path.removeprefix("/v1")
-    with client.stream(
-        "POST", url, content=body, headers={"content-type": "application/json"}
-    ) as answer:
+    url = upstream_url(upstream, path, query, provider=provider)
+    headers = upstream_headers([("content-type", "application/json")], key=key, provider=provider)
+    with client.stream("POST", url, content=body, headers=dict(headers)) as answer:
         capture.respond(answer.status_code, answer.headers.multi_items())
         complete = True
         try:

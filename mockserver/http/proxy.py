@@ -12,16 +12,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl
 
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
-from mockserver.families import AZURE_PREFIX, family_of
+from mockserver.families import AZURE_PREFIX, FAMILIES, Provider, family_of
 from mockserver.record.capture import Capture
 from mockserver.record.exchange import Exchange
 from mockserver.record.recorder import Recorder, Recorders
+from mockserver.record.upstream import upstream_headers, upstream_query, upstream_url
 
 if TYPE_CHECKING:
     from mockserver.engine import Engine
@@ -46,8 +48,9 @@ _HOP = frozenset(
 )
 
 
-#: The paths of API calls: OpenAI's, and Azure OpenAI's.
-_API_PREFIXES = ("/v1/", AZURE_PREFIX + "/")
+#: Where API calls start: the first segment of each family's path (``/v1/``, ``/v1beta/``,
+#: ``/openai/``, ``/model/``…).
+_API_ROOTS = tuple(dict.fromkeys("/" + family.path.split("/")[1] + "/" for family in FAMILIES))
 
 
 class NoRecordingError(NoMatchError):
@@ -98,17 +101,14 @@ class RecordingProxy:
         return httpx.AsyncClient(timeout=timeout, follow_redirects=False)
 
     def _outgoing(
-        self, recorder: Recorder, headers: Iterable[tuple[str, str]], *, azure: bool
+        self, recorder: Recorder, headers: Iterable[tuple[str, str]], *, provider: Provider
     ) -> list[tuple[str, str]]:
         out = [
             (k, v)
             for k, v in headers
             if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
         ]
-        key = recorder.recording.api_key
-        if key is not None:  # as the upstream's own clients send it
-            out = [(k, v) for k, v in out if k.lower() not in ("authorization", "api-key")]
-            out.append(("api-key", key) if azure else ("authorization", f"Bearer {key}"))
+        out = upstream_headers(out, key=recorder.recording.api_key, provider=provider)
         return [*out, ("accept-encoding", "identity")]
 
     async def _forward(
@@ -122,11 +122,10 @@ class RecordingProxy:
         upstream = recorder.recording.upstream
         assert upstream is not None
         query = scope.get("query_string", b"").decode("latin-1")
-        path: str = scope["path"]
-        azure = path.startswith(AZURE_PREFIX + "/")
-        url = _upstream_url(upstream, scope)
-        url += f"?{query}" if query else ""
-        outgoing = self._outgoing(recorder, headers, azure=azure)
+        provider = _provider(scope["path"], headers, query)
+        sent = upstream_query(query, key=recorder.recording.api_key)
+        url = upstream_url(upstream, _sent_path(scope, provider), sent, provider=provider)
+        outgoing = self._outgoing(recorder, headers, provider=provider)
         capture = Capture(scope["method"], scope["path"], query, headers, body)
         clock = asyncio.get_running_loop().time
         start = clock()
@@ -168,21 +167,31 @@ def recorder_of(recorders: Recorder | Recorders, namespace: str) -> Recorder | N
 
 def _api_path(path: str) -> bool:
     """Is ``path`` an API's (recorded or replayed), not the control plane's?"""
-    return path.startswith(_API_PREFIXES) or family_of(path) is not None
+    return path.startswith(_API_ROOTS)
 
 
-def _upstream_url(upstream: str, scope: Scope) -> str:
-    """Where a request goes upstream: under the upstream's ``/v1`` for a ``/v1`` path, under
-    the upstream for Azure's, else under its root (Bedrock's ``/model/…``, sent as it came:
-    a model id's ``%3A`` and an ARN's ``%2F`` kept)."""
-    path: str = scope["path"]
-    if path.startswith("/v1/"):
-        return upstream.rstrip("/") + path.removeprefix("/v1")
+def _provider(path: str, headers: list[tuple[str, str]], query: str) -> Provider:
+    """Whose API the call is: its family's provider; elsewhere Azure OpenAI's (its paths),
+    Google's (a Google key where paths are shared: ``/v1/models``), else OpenAI's."""
+    from mockserver.http.routes.base import error_shape
+
+    family = family_of(path)
+    if family is not None:
+        return family.provider
     if path.startswith(AZURE_PREFIX + "/"):
-        return upstream.rstrip("/") + path
+        return "azure"
+    lowered = {k.lower(): v for k, v in headers}
+    return "google" if error_shape(path, lowered, dict(parse_qsl(query))) == "google" else "openai"
+
+
+def _sent_path(scope: Scope, provider: Provider) -> str:
+    """The path sent upstream: Bedrock's as it came (a model id's ``%3A`` and an ARN's ``%2F``
+    kept), the others' as read."""
     raw = scope.get("raw_path")
-    sent = raw.decode("latin-1") if isinstance(raw, bytes) else path
-    return upstream.rstrip("/").removesuffix("/v1") + sent
+    if provider == "aws" and isinstance(raw, bytes):
+        return raw.decode("latin-1")
+    path: str = scope["path"]
+    return path
 
 
 async def _pass_through(

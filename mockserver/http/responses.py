@@ -293,11 +293,11 @@ class RecordedResponse(Response):
 
     def _frame(self, event: str | None, data: str) -> bytes:
         """A recorded event as its stream framed it: an AWS event-stream message, or an SSE
-        frame."""
+        frame (its lines ended as recorded)."""
         kind = {k.lower(): v for k, v in self.answer.recorded_headers.items()}.get("content-type")
         if kind is not None and kind.startswith(eventstream.MEDIA_TYPE):
             return eventstream.frame_of(event or "", data.encode())
-        return sse.text_frame(event, data)
+        return sse.text_frame(event, data, newline="\r\n" if self.answer.crlf else "\n")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         answer = self.answer

@@ -157,8 +157,8 @@ _LAST_RESPONSES_EVENTS = frozenset(
 
 
 def stream_complete(events: tuple[Event, ...]) -> bool:
-    """Whether a stream ended with its last event (``[DONE]``, or a Responses stream's final
-    event) rather than being cut."""
+    """Whether a stream ended with its last event (``[DONE]``, a Responses stream's final
+    event, a Gemini chunk with a finish reason) rather than being cut."""
     if not events:
         return False
     last = events[-1]
@@ -170,8 +170,18 @@ def stream_complete(events: tuple[Event, ...]) -> bool:
             payload = orjson.loads(last.data)
         except orjson.JSONDecodeError:
             return False
+        if isinstance(payload, dict) and _gemini_finished(payload):
+            return True
         kind = payload.get("type") if isinstance(payload, dict) else None
     return kind in _LAST_RESPONSES_EVENTS
+
+
+def _gemini_finished(chunk: dict[str, Any]) -> bool:
+    """A Gemini stream's last chunk: a candidate's ``finishReason``, or a blocked prompt."""
+    candidates = chunk.get("candidates")
+    if isinstance(candidates, list) and candidates:
+        return all(isinstance(c, dict) and c.get("finishReason") for c in candidates)
+    return bool((chunk.get("promptFeedback") or {}).get("blockReason"))
 
 
 def json_of(body: bytes, what: str) -> Any:
@@ -194,6 +204,8 @@ class Answer:
     complete: bool = True
     #: A JSON body's text exactly as the client read it (an exact replay sends it).
     text: str | None = None
+    #: A stream whose lines ended in CRLF (an exact replay ends them so).
+    crlf: bool = False
 
 
 def read_response(
@@ -214,6 +226,6 @@ def read_response(
         except UnicodeDecodeError as exc:
             raise BodyError(f"the event stream is not UTF-8 text ({exc})") from None
         events = events_of(text, offsets)
-        return Answer(None, events, complete=stream_complete(events))
+        return Answer(None, events, complete=stream_complete(events), crlf="\r\n" in text)
     body = json_of(raw, "response body")
     return Answer(body, None, text=None if body is None else raw.decode("utf-8"))

@@ -23,10 +23,13 @@ class EventReader:
         self._buffer = ""
         self._event: str | None = None
         self._data: list[str] = []
+        #: Did the stream end its lines in CRLF?
+        self.crlf = False
 
     def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
         """The events ``chunk`` completes: ``(event name or None, data)``."""
         self._buffer += chunk.decode("utf-8", errors="replace")
+        self.crlf = self.crlf or "\r\n" in self._buffer
         self._buffer = self._buffer.replace("\r\n", "\n").replace("\r", "\n")
         done = []
         *lines, self._buffer = self._buffer.split("\n")
@@ -100,6 +103,7 @@ class Capture:
             complete=complete,
             elapsed_ms=round(elapsed_ms, 1),
             body_text=text,
+            crlf=self.stream and self._reader.crlf,
         )
 
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import yaml
 
+from mockserver.families import turn_families
 from mockserver.record.distill import distilled_reply, recording_of
 from mockserver.record.exchange import Exchange
 from mockserver.record.files import write_atomically
@@ -32,7 +33,9 @@ Form = Literal["exact", "distilled"]
 #: A distilled reply longer than this (as JSON) goes to a fixture file of its own.
 LARGE_REPLY = 2000
 #: The recording files this module names (``all`` re-records: it removes only these).
-_OURS = re.compile(r"(chat|responses|converse|invoke)-\d{3,}(\.reply)?\.json")
+_OURS = re.compile(
+    "({})".format("|".join(sorted({f.api for f in turn_families()}))) + r"-\d{3,}(\.reply)?\.json"
+)
 
 
 class Cassette:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from mockserver.record.exchange import Exchange
+from mockserver.record.keys import sent_to
 from mockserver.render.eventstream import MEDIA_TYPE
 from mockserver.scenario.captured import captured_reply, error_spec
 from mockserver.values import Json
@@ -15,18 +16,22 @@ __all__ = ["distilled_reply", "recording_of"]
 
 
 def recording_of(exchange: Exchange) -> Json:
-    """What a recording file holds: the request, then the answer as it arrived."""
-    recording: Json = {
-        "request": exchange.request,
-        "status": exchange.status,
-        "headers": dict(exchange.response_headers),
-    }
+    """What a recording file holds: the request (and where it went, when its API's path does
+    not say), then the answer as it arrived."""
+    recording: Json = {"request": exchange.request}
+    path = sent_to(exchange)
+    if path is not None:
+        recording["path"] = path
+    recording["status"] = exchange.status
+    recording["headers"] = dict(exchange.response_headers)
     if exchange.events is not None:
         recording["events"] = [
             {"offset_ms": e.offset_ms, **({"event": e.event} if e.event else {}), "data": e.data}
             for e in exchange.events
         ]
         recording["complete"] = exchange.complete
+        if exchange.crlf:
+            recording["crlf"] = True
     else:
         recording["body"] = _body_text(exchange)
     recording["elapsed_ms"] = exchange.elapsed_ms

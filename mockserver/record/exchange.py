@@ -1,4 +1,4 @@
-"""One recorded HTTP exchange with an OpenAI-compatible upstream: what recording captures and
+"""One recorded HTTP exchange with an upstream (any family's API): what recording captures and
 what the importers (vcr cassettes, HAR files) produce, before it is written as a scenario."""
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class Exchange:
     elapsed_ms: float = 0.0
     #: That answer's text exactly as it arrived, when known (an exact replay sends it as is).
     body_text: str | None = None
+    #: A stream whose lines ended in CRLF (the Gemini API's do): an exact replay ends them so.
+    crlf: bool = False
 
     @property
     def stream(self) -> bool:

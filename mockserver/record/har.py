@@ -68,7 +68,8 @@ def read_har(path: Path) -> Imported:
             continue
         exchanges.append(_exchange(where, entry_map, method=method, target=target))
         indexes.append(index)
-        secrets += credentials_in(where.headers(request.get("headers"), "request.headers"))
+        headers = where.headers(request.get("headers"), "request.headers")
+        secrets += credentials_in(headers, target[1])
     return Imported(
         file,
         tuple(exchanges),
@@ -166,6 +167,7 @@ def _exchange(
         events=answer.events,
         complete=answer.complete,
         body_text=answer.text,
+        crlf=answer.crlf,
         elapsed_ms=timings.total,
     )
 

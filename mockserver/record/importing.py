@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mockserver.errors import MockServerError
-from mockserver.families import FAMILIES
+from mockserver.families import FAMILIES, family_of
 from mockserver.record.exchange import Exchange
 from mockserver.values import value_class
 
@@ -171,11 +171,17 @@ _SERVED = frozenset(
 
 
 def api_path(url: str) -> tuple[str, str] | str:
-    """``(path, query)`` of an OpenAI API call, its base URL's prefix cut up to the ``/v1/``
-    that an API resource follows (``https://gateway/openai/v1/responses`` is
-    ``/v1/responses``); else why it is not one."""
+    """``(path, query)`` of an API call, its base URL's prefix cut up to the ``/v1/`` that an
+    OpenAI resource follows (``https://gateway/openai/v1/responses`` is ``/v1/responses``) or
+    to the start of a path that names its parameters (Gemini's ``/v1beta/models/{model}:…``);
+    else why it is not one."""
     parts = urlsplit(url)
     segments = parts.path.split("/")
+    for at in range(1, len(segments) - 1):
+        path = "/" + "/".join(segments[at:])
+        named = family_of(path)
+        if named is not None and named.templated:
+            return path, parts.query
     for at in range(len(segments) - 1):
         if segments[at] == "v1" and segments[at + 1] in _FAMILIES:
             family, path = segments[at + 1], "/" + "/".join(segments[at:])

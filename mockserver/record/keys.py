@@ -14,12 +14,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from mockserver.families import by_api, family_at
 from mockserver.prompt import Prompt
 from mockserver.record.exchange import Exchange
 
-__all__ = ["api_of", "prompt_of", "when_of"]
+__all__ = ["api_of", "prompt_of", "sent_to", "when_of"]
 
 
 def api_of(method: str, path: str) -> str | None:
@@ -34,13 +35,14 @@ def prompt_of(
     """The neutral view of a recorded request body sent to ``path`` (default: the API's own
     path), as the matcher will see its replay (``None`` for a body that is not a request of
     that API). A path's deployment names the model, as Azure's does; a path that names the
-    model (Bedrock's ``/model/{modelId}/…``) names it, and says whether the request streams."""
+    model (Gemini's ``models/{model}:…``, Bedrock's ``/model/{modelId}/…``) names it, and says
+    whether the request streams."""
     family = (family_at("POST", path) if path is not None else None) or by_api(api)
     named = (family.parameters(path) or {}) if path is not None else {}
     deployment = named.get("deployment")
     if isinstance(body, Mapping) and deployment is not None:
         body = {**body, "model": deployment}
-    model = named.get("model") if family.errors == "bedrock" else None
+    model = named.get("model")
     if not isinstance(body, Mapping) or not isinstance(model or body.get("model"), str):
         return None
     reader = family.prompt
@@ -54,6 +56,16 @@ def prompt_of(
         return prompt
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def sent_to(exchange: Exchange) -> str | None:
+    """Where ``exchange``'s request went, when its API's path does not say (a path that names
+    the model, a stream's framing in the query): the path and query, a ``key`` never in it."""
+    api = api_of(exchange.method, exchange.path)
+    if api is None or (exchange.path == by_api(api).path and not exchange.query):
+        return None
+    query = [(k, v) for k, v in parse_qsl(exchange.query, keep_blank_values=True) if k != "key"]
+    return exchange.path + (f"?{urlencode(query)}" if query else "")
 
 
 def when_of(exchange: Exchange, *, exact: bool) -> dict[str, Any] | None:

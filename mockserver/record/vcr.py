@@ -73,7 +73,7 @@ def read_cassette(path: Path) -> Imported:
         resp = where.mapping(request.get("response"), "response", "the response")
         exchanges.append(_exchange(where, req, resp, method=method, target=target))
         indexes.append(index)
-        secrets += credentials_in(where.headers(req.get("headers"), "request.headers"))
+        secrets += credentials_in(where.headers(req.get("headers"), "request.headers"), target[1])
     return Imported(file, tuple(exchanges), tuple(indexes), tuple(skipped), tuple(secrets))
 
 
@@ -202,6 +202,7 @@ def _exchange(
         events=answer.events,
         complete=answer.complete,
         body_text=answer.text,
+        crlf=answer.crlf,
     )
 
 

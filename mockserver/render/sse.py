@@ -62,12 +62,13 @@ def data_of(frame: bytes) -> bytes | None:
     return payload(frame)
 
 
-def text_frame(event: str | None, data: str) -> bytes:
+def text_frame(event: str | None, data: str, *, newline: str = "\n") -> bytes:
     """An event whose data is text as it was recorded (``event:`` if named, a ``data:`` line
-    per line of it), framed as the OpenAI APIs frame theirs."""
+    per line of it), its lines ended with ``newline`` (the OpenAI APIs end theirs with LF,
+    the Gemini API with CRLF)."""
     lines = [f"event: {event}"] if event is not None else []
     lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode()
+    return (newline.join(lines) + newline * 2).encode()
 
 
 def decode_stream(stream: bytes) -> list[Any]:

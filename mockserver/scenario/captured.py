@@ -1,7 +1,8 @@
 """A captured answer of the real API used as a ``fixture``: a ``chat.completion``, a Response,
-a stream of either (its ``data:`` payloads, or the SSE text itself), or a recording file that
-``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls, refusal,
-reasoning, usage), so it answers both APIs, streamed or not.
+a Gemini ``GenerateContentResponse``, a stream of any of them (its ``data:`` payloads, or the
+SSE text itself), or a recording file that ``mockserver record`` wrote. Each becomes the
+neutral reply it says (text, tool calls, refusal, reasoning, usage), so it answers every
+family, streamed or not.
 
 Pure: parsed data in, a reply's data out (the loader validates it as any reply).
 """
@@ -12,6 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mockserver.scenario.captured_gemini import from_gemini, is_gemini, retry_delay
 from mockserver.values import Json
 
 __all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
@@ -53,12 +55,14 @@ def captured_reply(value: Any) -> Json | None:
             return _from_response(value)
         if "status" in value and ("body" in value or "events" in value):
             return _from_recording(value)
-        return None
+        return from_gemini([value]) if is_gemini(value) else None
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
         if any(v.get("object") == "chat.completion.chunk" for v in value):
             return _from_chunks(value)
         if any(str(v.get("type", "")).startswith("response.") for v in value):
             return _from_response_events(value)
+        if any(is_gemini(v) for v in value):
+            return from_gemini(value)
     return None
 
 
@@ -250,7 +254,10 @@ def _from_recording(recording: Mapping[str, Any]) -> Json | None:
 
 def error_spec(status: int, body: Any, headers: Mapping[str, str]) -> Json:
     """A scenario ``error`` that answers as a recorded error did (status, fields, the headers
-    a client reads: ``retry-after`` and the rate-limit ones)."""
+    a client reads: ``retry-after`` and the rate-limit ones; the delay a Google error names in
+    its body, whose streamed array sends it as ``[{"error": …}]``)."""
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
     error = body.get("error") if isinstance(body, Mapping) else None
     if error is None and isinstance(body, Mapping):  # Bedrock's: {"message": …}
         error = {"message": body["message"]} if isinstance(body.get("message"), str) else None
@@ -259,6 +266,9 @@ def error_spec(status: int, body: Any, headers: Mapping[str, str]) -> Json:
     for key in ("type", "code", "message", "param"):
         if isinstance(error.get(key), str):
             spec[key] = error[key]
+    delay = retry_delay(error)
+    if delay is not None:
+        spec["retry_after"] = delay
     kept = {
         k.lower(): v
         for k, v in headers.items()

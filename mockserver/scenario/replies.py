@@ -146,8 +146,16 @@ class RecordedSpec(_Strict):
     body: str | None = Field(default=None, description="the exact body text (not streamed)")
     events: list[RecordedEvent] | None = Field(default=None, description="the stream's events")
     complete: StrictBool = Field(default=True, description="false: the stream was cut")
+    crlf: StrictBool = Field(
+        default=False, description="the stream's lines end in CRLF (as the Gemini API's do)"
+    )
     request: Any = Field(
         default=None, description="the request as recorded (read by record --check, not replay)"
+    )
+    path: str | None = Field(
+        default=None,
+        description="where the request went, when its API's path does not say (read by record "
+        "--check)",
     )
     elapsed_ms: float | None = Field(default=None, ge=0, description="how long the answer took")
     pace: StrictBool = Field(

@@ -26,7 +26,7 @@ from mockserver.credentials import journaled_headers
 from mockserver.engine.embeddings import Embedded, embed
 from mockserver.engine.gemini import GeminiResult, complete_gemini
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.errors import APIError, NotFoundError
+from mockserver.errors import APIError, NotFoundError, RecordedAnswer
 from mockserver.families import family_at
 from mockserver.faults import paced
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
@@ -227,7 +227,9 @@ async def _generate(request: Request, path: str) -> Response:
         return await endpoints.at(path).route(request)
     except APIError as error:
         response = refusal(request, error)
-        return _in_array(response) if _array_stream(request) else response
+        if isinstance(error, RecordedAnswer) or not _array_stream(request):
+            return response  # a recorded answer is sent as it was recorded
+        return _in_array(response)
 
 
 def _model_of(request: Request) -> str:
