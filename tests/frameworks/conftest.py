@@ -8,8 +8,10 @@ the refusal.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,3 +99,23 @@ def calls(control: httpx.Client) -> Any:
         return data
 
     return read
+
+
+@pytest.fixture
+def litellm(server: BackgroundServer, api_key: str) -> Iterator[Any]:
+    """litellm, imported after the offline environment is set; its event loop closed after."""
+    module = pytest.importorskip("litellm")  # imported after the conftest set its offline env
+    module.telemetry = False
+    yield module
+    # litellm's sync calls make the thread an event loop (asyncio.get_event_loop()) and never
+    # close it: closed here, or its ResourceWarning surfaces (as an error) wherever it is
+    # collected later — in the server thread, as a 500.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:  # none was made (or it was already cleared)
+            return
+    if not loop.is_running():
+        loop.close()
+        asyncio.set_event_loop(None)

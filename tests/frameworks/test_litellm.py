@@ -3,9 +3,7 @@ price map is the packaged one (``LITELLM_LOCAL_MODEL_COST_MAP``, set by the conf
 
 from __future__ import annotations
 
-import asyncio
 import json
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,25 +40,6 @@ def client(server: BackgroundServer, api_key: str) -> Iterator[openai.OpenAI]:
     """The SDK client litellm is handed (closed here: litellm caches and keeps its own)."""
     with openai.OpenAI(base_url=server.base_url, api_key=api_key, max_retries=0) as client:
         yield client
-
-
-@pytest.fixture
-def litellm(server: BackgroundServer, api_key: str) -> Iterator[Any]:
-    module = pytest.importorskip("litellm")  # imported after the conftest set its offline env
-    module.telemetry = False
-    yield module
-    # litellm's sync calls make the thread an event loop (asyncio.get_event_loop()) and never
-    # close it: closed here, or its ResourceWarning surfaces (as an error) wherever it is
-    # collected later — in the server thread, as a 500.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            loop = asyncio.get_event_loop()
-        except RuntimeError:  # none was made (or it was already cleared)
-            return
-    if not loop.is_running():
-        loop.close()
-        asyncio.set_event_loop(None)
 
 
 def test_completion_runs_a_tool_loop(
