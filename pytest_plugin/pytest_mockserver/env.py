@@ -1,8 +1,8 @@
 """Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
 session, set before conftest files and test modules are imported, and undone at the end; and
-what google-genai reads for the same (``GOOGLE_GEMINI_BASE_URL``, the server's root, and
-``GOOGLE_API_KEY``, the key it prefers), and ``openai.AzureOpenAI`` (``AZURE_OPENAI_ENDPOINT``,
-``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``).
+what google-genai reads for the same (:func:`google_variables`: the Developer API's and
+Vertex AI's base URLs, the server's root, and the keys), and ``openai.AzureOpenAI``
+(``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -26,13 +26,20 @@ __all__ = [
     "OpenAIEnv",
     "azure_variables",
     "bind_loopback",
+    "google_variables",
     "session_key",
 ]
 
 BASE_URL = "OPENAI_BASE_URL"
 KEY = "OPENAI_API_KEY"
+#: What ``genai.Client()`` reads when given nothing: the Developer API's base URL, Vertex AI's
+#: (``vertexai=True``, or ``GOOGLE_GENAI_USE_VERTEXAI``: express mode, an API key), and the key
+#: it prefers to ``GEMINI_API_KEY``.
 GEMINI_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
+VERTEX_BASE_URL = "GOOGLE_VERTEX_BASE_URL"
 GEMINI_KEY = "GOOGLE_API_KEY"
+#: The key google-genai reads when ``GOOGLE_API_KEY`` is unset (and litellm's ``gemini/``).
+OTHER_GEMINI_KEY = "GEMINI_API_KEY"
 #: What ``openai.AzureOpenAI()`` reads when given nothing.
 AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 AZURE_KEY = "AZURE_OPENAI_API_KEY"
@@ -48,6 +55,16 @@ def azure_variables(base_url: str, api_key: str) -> dict[str, str]:
     variables = {AZURE_ENDPOINT: base_url.removesuffix("/v1"), AZURE_KEY: api_key}
     if not os.environ.get(AZURE_VERSION):
         variables[AZURE_VERSION] = DEFAULT_API_VERSION
+    return variables
+
+
+def google_variables(root_url: str, api_key: str) -> dict[str, str]:
+    """google-genai's variables for a server at ``root_url``: both base URLs, and the key it
+    prefers; ``GEMINI_API_KEY`` too where it is set, so that no real key stays there for a
+    library to send (google-genai then logs that both are set, and uses ``GOOGLE_API_KEY``)."""
+    variables = {GEMINI_BASE_URL: root_url, VERTEX_BASE_URL: root_url, GEMINI_KEY: api_key}
+    if os.environ.get(OTHER_GEMINI_KEY):
+        variables[OTHER_GEMINI_KEY] = api_key
     return variables
 
 
@@ -104,8 +121,7 @@ class OpenAIEnv:
         values = {
             BASE_URL: made.base_url,
             KEY: made.api_key,
-            GEMINI_BASE_URL: made.base_url.removesuffix("/v1"),
-            GEMINI_KEY: made.api_key,
+            **google_variables(made.base_url.removesuffix("/v1"), made.api_key),
             **azure_variables(made.base_url, made.api_key),
         }
         made.saved = {name: os.environ.get(name) for name in values}

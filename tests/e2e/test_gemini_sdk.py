@@ -377,6 +377,52 @@ def test_retry_options_retry_until_it_answers(
     assert statuses[-3:] == [429, 503, 200]
 
 
+@pytest.mark.filterwarnings("ignore:Inheritance class AiohttpClientSession:DeprecationWarning")
+def test_retry_options_retry_a_stream_and_the_async_client(
+    server: BackgroundServer, control: httpx.Client, api_key: str
+) -> None:
+    """The SDK retries 429 and 5xx (its own backoff: it reads no RetryInfo), a stream before
+    its first chunk, and the async client alike."""
+    use(control, RATE_LIMITED)
+    options = types.HttpOptions(
+        base_url=server.url,
+        retry_options=types.HttpRetryOptions(attempts=3, initial_delay=0.01, max_delay=0.02),
+    )
+    with genai.Client(api_key=api_key, http_options=options) as client:
+        stream = client.models.generate_content_stream(model="gemini-2.0-flash", contents="busy")
+        streamed = "".join(chunk.text or "" for chunk in stream)
+
+        async def ask() -> str | None:
+            answer = await client.aio.models.generate_content(
+                model="gemini-2.0-flash", contents="busy again"
+            )
+            await client.aio.aclose()
+            return answer.text
+
+        answered = asyncio.run(ask())
+    assert streamed == answered == "recovered"  # the last reply repeats
+    statuses = [entry["status"] for entry in control.get("/calls").json()["data"]]
+    assert statuses == [429, 503, 200, 200]
+
+
+def test_too_few_attempts_give_up_with_the_last_error(
+    server: BackgroundServer, control: httpx.Client, api_key: str
+) -> None:
+    use(control, RATE_LIMITED)
+    options = types.HttpOptions(
+        base_url=server.url,
+        retry_options=types.HttpRetryOptions(attempts=2, initial_delay=0.01, max_delay=0.02),
+    )
+    with (
+        genai.Client(api_key=api_key, http_options=options) as client,
+        pytest.raises(errors.ServerError) as raised,
+    ):
+        client.models.generate_content(model="gemini-2.0-flash", contents="down")
+    assert (raised.value.code, raised.value.status) == (503, "UNAVAILABLE")
+    statuses = [entry["status"] for entry in control.get("/calls").json()["data"]]
+    assert statuses == [503, 503]
+
+
 def test_a_bad_request_is_a_client_error(gemini: genai.Client) -> None:
     with pytest.raises(errors.ClientError) as raised:
         gemini.models.generate_content(
