@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mockserver.errors import APIError
-from mockserver.wire.gemini import camel_body, check_generate_body, check_signatures
+from mockserver.wire.gemini import check_generate_body
+from mockserver.wire.gemini_json import camel_body
+from mockserver.wire.gemini_signatures import check_signatures
 
 TEXT = {"role": "user", "parts": [{"text": "hi"}]}
 

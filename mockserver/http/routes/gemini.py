@@ -61,8 +61,8 @@ from mockserver.wire.gemini import (
     check_count_tokens_body,
     check_embed_body,
     check_generate_body,
-    check_signatures,
 )
+from mockserver.wire.gemini_signatures import check_signatures
 from mockserver.wire.json_body import Body, encode_json_pretty
 
 __all__ = ["GenerateContent", "routes"]
