@@ -211,10 +211,13 @@ def recording_banner(recorder: Recorder, *, url: str) -> list[str]:
         key = "any key (MOCKSERVER_UPSTREAM_KEY is sent upstream in its place, never written)"
     if not recorder.records:
         key = "any key"
+    root = url.removesuffix("/v1")
     return [
         f"mockserver listening on {url}",
         f"record: {doing}",
         f"point your app at it: OPENAI_BASE_URL={url}, with {key}",
+        f"  (other SDKs: ANTHROPIC_BASE_URL={root}, GOOGLE_GEMINI_BASE_URL={root}, "
+        f"AZURE_OPENAI_ENDPOINT={root}, AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root})",
     ]
 
 

@@ -298,6 +298,13 @@ def test_record_says_what_it_does_not_what_serve_would(
     for serves in ("scenario", "seed", "clock", "sk-mock", "Bearer"):
         assert serves not in banner, banner
     assert f"OPENAI_BASE_URL={url}" in banner
+    root = url.removesuffix("/v1")
+    for other in (
+        "ANTHROPIC_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+    ):
+        assert f"{other}={root}" in banner, banner  # recording another family's upstream
 
 
 def test_an_upstream_refusing_the_key_is_warned_of_and_not_recorded(
