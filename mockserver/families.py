@@ -49,11 +49,12 @@ __all__ = [
 #: details}}`` for Google's APIs, ``{"type": "error", "error": {type, message}, "request_id"}``
 #: for Anthropic's, OpenAI's compacted behind Azure's gateway (its own ``{"error": {code,
 #: message}}`` where the gateway answers) for Azure OpenAI's, an ``x-amzn-errortype`` header
-#: and ``{"message"}`` for Bedrock's. ``render/errors.py`` writes each.
-ErrorShape = Literal["openai", "google", "anthropic", "azure", "bedrock"]
+#: and ``{"message"}`` for Bedrock's, ``{"error": "…"}`` for Ollama's. ``render/errors.py``
+#: writes each.
+ErrorShape = Literal["openai", "google", "anthropic", "azure", "bedrock", "ollama"]
 #: Who serves an API at a path: OpenAI's own API, Azure OpenAI's, Google's (Gemini's),
-#: Anthropic's or AWS's (Bedrock's).
-Provider = Literal["openai", "azure", "google", "anthropic", "aws"]
+#: Anthropic's, AWS's (Bedrock's) or Ollama's.
+Provider = Literal["openai", "azure", "google", "anthropic", "aws", "ollama"]
 #: The query parameter Azure OpenAI's dated paths require (``?api-version=2024-10-21``).
 API_VERSION = "api-version"
 #: Where Azure OpenAI's paths start.
@@ -267,6 +268,26 @@ FAMILIES: tuple[Family, ...] = (
             ("invoke", "invoke-with-response-stream"),
         )
     ),
+    # Ollama's own API (its OpenAI-compatible /v1 paths are OpenAI's rows).
+    Family(
+        "ollama_chat",
+        "/api/chat",
+        errors="ollama",
+        endpoint="mockserver.http.routes.ollama:OllamaChat",
+        prompt="mockserver.prompt.ollama:prompt_from_ollama_chat",
+        provider="ollama",
+    ),
+    Family(
+        "ollama_generate",
+        "/api/generate",
+        errors="ollama",
+        endpoint="mockserver.http.routes.ollama:OllamaGenerate",
+        prompt="mockserver.prompt.ollama:prompt_from_ollama_generate",
+        provider="ollama",
+    ),
+    Family("embeddings", "/api/embed", errors="ollama", provider="ollama"),
+    Family("embeddings", "/api/embeddings", errors="ollama", provider="ollama"),
+    Family("ollama_show", "/api/show", errors="ollama", provider="ollama"),
 )
 
 _BY_PATH = {family.path: family for family in FAMILIES if not family.templated}
@@ -279,7 +300,8 @@ for _family in FAMILIES:  # an API's first row names it (its reader, its path)
     _BY_API.setdefault(_family.api, _family)
     _ERRORS.setdefault((_family.api, _family.provider), _family.errors)
 #: The first segments of paths whose families all write their errors one way other than
-#: OpenAI's (``v1beta``: Google's, ``model``: Bedrock's), with that way.
+#: OpenAI's (``v1beta``: Google's, ``model``: Bedrock's,
+#: ``api``: Ollama's), with that way.
 _ROOT_SHAPES: dict[str, ErrorShape] = {}
 for _root in {f.path.split("/")[1] for f in FAMILIES}:
     _shapes = {f.errors for f in FAMILIES if f.path.split("/")[1] == _root}
@@ -309,7 +331,8 @@ def family_of(path: str) -> Family | None:
 def errors_at(path: str) -> ErrorShape:
     """How an answer at ``path`` writes its errors, whatever the method: its family's way
     (:func:`family_of`), else Azure's under its prefix, else the one way of every family
-    under its root (``/v1beta``: Google's, ``/model``: Bedrock's), else OpenAI's."""
+    under its root (``/v1beta``: Google's, ``/model``: Bedrock's, ``/api``:
+    Ollama's), else OpenAI's."""
     family = family_of(path)
     if family is not None:
         return family.errors

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mockserver import ids
 from mockserver.errors import APIError, StreamAborted
-from mockserver.render import sse
+from mockserver.render import ndjson, sse
 from mockserver.values import value_class
 
 if TYPE_CHECKING:  # read, never built here: start-up does not import the scenario models
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
 
 __all__ = [
     "IMMEDIATE",
+    "NDJSON_FRAMING",
     "PRESETS",
     "REAL_TIME",
     "RESPONSE_ERROR_CODES",
@@ -317,6 +318,9 @@ class Framing:
 
 #: Server-sent events: a comment line keeps the connection alive.
 SSE_FRAMING = Framing(sse.comment("keep-alive"), sse.malformed)
+#: Newline-delimited JSON (Ollama's streams): nothing keeps it alive (a blank line is no JSON
+#: object, and Ollama's client would fail on it).
+NDJSON_FRAMING = Framing(None, ndjson.malformed)
 
 
 @value_class

@@ -32,6 +32,7 @@ __all__ = [
     "obfuscator",
     "opaque_id",
     "rfc3339",
+    "rfc3339_nano",
     "signature",
     "stable_digest",
     "uuid_id",
@@ -73,6 +74,16 @@ def rfc3339(seconds: float) -> str:
     time is never before the reset)."""
     whole = -int(-seconds // 1)
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(whole))
+
+
+def rfc3339_nano(seconds: float, nanoseconds: int = 0) -> str:
+    """``2026-01-01T00:00:00.0123Z``: an instant of a clock plus ``nanoseconds``, as Go writes
+    a ``time.Time`` (RFC 3339 to the nanosecond, trailing zeros left out)."""
+    total = round(seconds * 1_000_000_000) + nanoseconds
+    whole, fraction = divmod(total, 1_000_000_000)
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+    digits = f"{fraction:09d}".rstrip("0")
+    return f"{text}.{digits}Z" if digits else f"{text}Z"
 
 
 def monotonic() -> float:

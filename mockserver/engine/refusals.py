@@ -28,4 +28,6 @@ def journal_error(
     entry.response_headers = answer.headers
     if shape != "openai":  # OpenAI's words are the error's own
         said = answer.body.get("error", {})
+        if isinstance(said, str):  # Ollama's: the message alone
+            said = {"message": said}
         entry.summary = f"{said.get('type', error.type)}: {said.get('message', '')}"

@@ -169,6 +169,8 @@ def create_app(
             Mount("/v1beta1", routes=[LazyRoutes(GEMINI, prefixes=["/"])]),
             # Bedrock Runtime: /model/{modelId}/{operation}
             LazyRoutes("mockserver.http.routes.converse", prefixes=["/model/"]),
+            # Ollama's own API.
+            Mount("/api", routes=[LazyRoutes("mockserver.http.routes.ollama", prefixes=["/"])]),
             Mount(
                 "/__mockserver",
                 routes=[

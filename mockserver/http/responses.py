@@ -7,9 +7,11 @@
      │    │                        ASGI path sends them (the lane writes ``own_headers``)
      │    ├── SSEResponse          a whole event stream, one write, chunked
      │    │    └── EventStreamResponse   a whole AWS event stream (Bedrock's)
+     │    ├── NDJSONResponse       a whole NDJSON stream (Ollama's), one write, chunked
      │    └── JSONAnswer           an API answer's JSON body
      ├── PacedSSEResponse          a stream written frame by frame as a StreamPlan says
-     │    └── PacedEventStreamResponse   an AWS event stream, so written
+     │    ├── PacedEventStreamResponse   an AWS event stream, so written
+     │    └── PacedNDJSONResponse  an NDJSON stream, so written
      ├── PlannedJSONResponse       a JSON body delivered as a BodyPlan says (delay, reset, cut)
      └── RecordedResponse          a recorded answer, as the upstream sent it
 
@@ -34,7 +36,7 @@ from starlette.types import Receive, Scope, Send
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
 from mockserver.faults import REAL_TIME, BodyPlan, Pacer, StreamPlan, deliver_body, paced
-from mockserver.render import eventstream, sse
+from mockserver.render import eventstream, ndjson, sse
 from mockserver.render.errors import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
 
@@ -42,6 +44,8 @@ __all__ = [
     "EventStreamResponse",
     "JSONAnswer",
     "PacedEventStreamResponse",
+    "NDJSONResponse",
+    "PacedNDJSONResponse",
     "PacedSSEResponse",
     "PlannedJSONResponse",
     "RecordedResponse",
@@ -121,6 +125,29 @@ class SSEResponse(_WholeAnswer):
         start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
         await send(start)
         await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+
+class NDJSONResponse(_WholeAnswer):
+    """A whole NDJSON stream written in one body message, chunked (no ``content-length``), as
+    Ollama's server sends one."""
+
+    media_type = ndjson.MEDIA_TYPE
+
+    def _head(self) -> list[tuple[bytes, bytes]]:
+        return ndjson_headers(self.own_headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
+        await send(start)
+        await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+
+def ndjson_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    """An NDJSON stream's response headers: its type, then ``headers``."""
+    return [
+        (b"content-type", ndjson.MEDIA_TYPE.encode()),
+        *((k.lower().encode(), v.encode()) for k, v in headers.items()),
+    ]
 
 
 def sse_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
@@ -219,6 +246,18 @@ class PacedEventStreamResponse(PacedSSEResponse):
     ) -> None:
         super().__init__(frames, headers=headers)
         self.raw_headers = eventstream_headers(headers or {})
+
+
+class PacedNDJSONResponse(PacedSSEResponse):
+    """An NDJSON stream written line by line as a :class:`faults.StreamPlan` says."""
+
+    media_type = ndjson.MEDIA_TYPE
+
+    def __init__(
+        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(frames, headers=headers)
+        self.raw_headers = ndjson_headers(headers or {})
 
 
 def paced_stream_response(

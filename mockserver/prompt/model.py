@@ -34,6 +34,8 @@ Api = Literal[
     "completions",
     "converse",
     "invoke",
+    "ollama_chat",
+    "ollama_generate",
 ]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 

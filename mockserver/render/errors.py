@@ -14,8 +14,10 @@ on every answer (the rate limits among them), and its errors (status, body, head
      ├── AzureShape       OpenAI's API behind Azure's gateway: apim-request-id, x-ms-region,
      │                    x-ratelimit-remaining/limit-*; OpenAI's body compact, the gateway's
      │                    {"error": {code, message}} for a 429, a 404 and a wrong key
-     └── BedrockShape     x-amzn-requestid (a UUID), no rate limits; x-amzn-errortype and
-                          {"message"}, with each exception's modeled status
+     ├── BedrockShape     x-amzn-requestid (a UUID), no rate limits; x-amzn-errortype and
+     │                    {"message"}, with each exception's modeled status
+     └── OllamaShape      no request id, no service or rate-limit headers;
+                          {"error": "…"}, as Go writes it, with Ollama's statuses and words
 
 :data:`SHAPES` is the one dispatch from a family's shape to these: every refusal (a request
 the wire layer refuses, a scripted error, a strict miss, an unknown route, an exhausted rate
@@ -37,6 +39,8 @@ from mockserver.errors import APIError, GatewayError, MethodNotAllowedError, Not
 from mockserver.render.azure import azure_error_body, gateway_headers
 from mockserver.render.bedrock_errors import bedrock_error, stream_exception
 from mockserver.render.gemini_errors import google_error
+from mockserver.render.ndjson import go_json
+from mockserver.render.ollama_errors import ollama_words
 from mockserver.values import Json, value_class
 from mockserver.wire.json_body import encode_json_pretty
 
@@ -45,6 +49,7 @@ __all__ = [
     "AZURE",
     "BEDROCK",
     "GOOGLE",
+    "OLLAMA",
     "OPENAI",
     "OPENAI_SERVICE_HEADERS",
     "SHAPES",
@@ -53,6 +58,7 @@ __all__ = [
     "BedrockShape",
     "ErrorAnswer",
     "GoogleShape",
+    "OllamaShape",
     "OpenAIShape",
     "Shape",
     "Standing",
@@ -426,11 +432,47 @@ class BedrockShape(Shape):
         return NotFoundError(f"Unable to find operation for {route}", status=status)
 
 
+class OllamaShape(Shape):
+    """Ollama's server: no request id and no headers of its own on an answer; an error is
+    ``{"error": "…"}`` (``render/ollama_errors.py``), a mid-stream one the same object as the
+    stream's last line."""
+
+    def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
+        return OPENAI.request_id(seed, namespace, number, journal=journal)
+
+    def answer_headers(
+        self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
+    ) -> dict[str, str]:
+        return {}
+
+    def rate_headers(self, standing: Standing) -> dict[str, str]:
+        return {}
+
+    def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
+        status, message = ollama_words(error)
+        body: Json = {"error": message}
+        headers = {
+            k: v
+            for k, v in error.headers.items()
+            if k != "retry-after-ms" and not k.startswith("x-ratelimit-")
+        }
+        return ErrorAnswer(status, body, headers, go_json(body))
+
+    def stream_error(self, error: APIError) -> Json:
+        """The line that ends a stream a scripted error breaks, after its 200."""
+        return {"error": ollama_words(error)[1]}
+
+    def unknown_route(self, route: str, *, status: int) -> APIError:
+        # gin answers any path it does not route, whatever the method, the same way
+        return NotFoundError("404 page not found")
+
+
 OPENAI: Final = OpenAIShape()
 ANTHROPIC: Final = AnthropicShape()
 GOOGLE: Final = GoogleShape()
 AZURE: Final = AzureShape()
 BEDROCK: Final = BedrockShape()
+OLLAMA: Final = OllamaShape()
 
 #: The one dispatch from a family's error shape to how its answers are framed.
 SHAPES: Final[dict[str, Shape]] = {
@@ -439,6 +481,7 @@ SHAPES: Final[dict[str, Shape]] = {
     "google": GOOGLE,
     "azure": AZURE,
     "bedrock": BEDROCK,
+    "ollama": OLLAMA,
 }
 
 

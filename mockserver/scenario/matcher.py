@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # read, never built here: start-up does not import the scenar
     from mockserver.scenario.lookups import NumberMatch, TextMatch
     from mockserver.scenario.model import Reply, Rule, Scenario, ToolResultMatch, When
 
-__all__ = ["Miss", "Selected", "check", "describe_request", "select"]
+__all__ = ["Miss", "Selected", "check", "describe_request", "named_models", "names_model", "select"]
 
 
 @value_class
@@ -352,3 +352,24 @@ _CHECKS: tuple[tuple[str, _Test], ...] = (
     ("any", _any),
     ("not_", _not),
 )
+
+
+def _models_of(when: When) -> Iterator[TextMatch]:
+    """The ``model`` conditions of ``when``, and of each of its ``any`` alternatives."""
+    if when.model is not None:
+        yield when.model
+    for alternative in when.any or ():
+        yield from _models_of(alternative)
+
+
+def names_model(scenario: Scenario, model: str) -> bool:
+    """Does a rule of ``scenario`` ask for ``model`` by name (its ``model`` condition, or one
+    of its ``any`` alternatives', holds for it)? What a family that refuses models it does
+    not know (Ollama's) takes as known besides its own."""
+    return any(match.test(model) for rule in scenario.rules for match in _models_of(rule.when))
+
+
+def named_models(scenario: Scenario) -> list[str]:
+    """The models ``scenario``'s rules name exactly (``model: {equals: …}``), in order."""
+    found = (match.equals for rule in scenario.rules for match in _models_of(rule.when))
+    return list(dict.fromkeys(name for name in found if isinstance(name, str)))

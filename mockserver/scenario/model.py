@@ -105,14 +105,16 @@ class When(_Strict):
             "completions",
             "converse",
             "invoke",
+            "ollama_chat",
+            "ollama_generate",
         ]
         | None
     ) = None
-    provider: Literal["openai", "azure", "google", "anthropic", "aws"] | None = Field(
+    provider: Literal["openai", "azure", "google", "anthropic", "aws", "ollama"] | None = Field(
         default=None,
         description=(
-            "who the request was sent to: OpenAI's API, Azure OpenAI's, Google's, Anthropic's "
-            "or AWS's (Bedrock)"
+            "who the request was sent to: OpenAI's API, Azure OpenAI's, Google's, Anthropic's, "
+            "AWS's (Bedrock) or Ollama's"
         ),
     )
     model: TextMatch | None = None

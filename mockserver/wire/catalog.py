@@ -1,5 +1,6 @@
-"""The model ids each family lists: OpenAI's contract's (``ModelIdsShared``) and Anthropic's
-(the ``anthropic`` SDK's ``Model`` names); any other name is accepted too."""
+"""The model ids each family lists: OpenAI's contract's (``ModelIdsShared``), Anthropic's
+(the ``anthropic`` SDK's ``Model`` names) and the models an Ollama server has pulled; any
+other name is accepted too, except by Ollama, which knows only its own and the scenario's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ __all__ = [
     "ANTHROPIC_MODELS",
     "MODEL_IDS",
     "NON_REASONING",
+    "OLLAMA_MODELS",
+    "ollama_base",
+    "ollama_catalog_has",
+    "ollama_tagged",
     "owner_of",
     "reasons",
     "unsupported_reasoning",
@@ -155,3 +160,41 @@ ANTHROPIC_MODELS: tuple[tuple[str, str, str], ...] = (
     ("claude-opus-4-5-20251101", "Claude Opus 4.5", "2025-11-01T00:00:00Z"),
     ("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "2025-10-01T00:00:00Z"),
 )
+
+
+#: The models an Ollama server answers for unless a scenario names others (``docs/ollama.md``):
+#: ``(name, family, parameter size, quantization, bytes on disk, capabilities)``. Any tag of
+#: one of them (``llama3.2:1b``) is that model too.
+OLLAMA_MODELS: tuple[tuple[str, str, str, str, int, tuple[str, ...]], ...] = (
+    ("llama3.2", "llama", "3.2B", "Q4_K_M", 2_019_393_189, ("completion", "tools")),
+    ("llama3.1", "llama", "8.0B", "Q4_K_M", 4_920_753_328, ("completion", "tools")),
+    ("llama3", "llama", "8.0B", "Q4_0", 4_661_224_676, ("completion",)),
+    ("llava", "llama", "7B", "Q4_0", 4_733_363_377, ("completion", "vision")),
+    ("qwen3", "qwen3", "8.2B", "Q4_K_M", 5_225_388_164, ("completion", "tools", "thinking")),
+    ("qwen2.5", "qwen2", "7.6B", "Q4_K_M", 4_683_087_332, ("completion", "tools")),
+    ("qwen2.5-coder", "qwen2", "7.6B", "Q4_K_M", 4_683_087_519, ("completion", "tools")),
+    ("deepseek-r1", "qwen2", "7.6B", "Q4_K_M", 4_683_075_271, ("completion", "thinking")),
+    ("gemma3", "gemma3", "4.3B", "Q4_K_M", 3_338_801_804, ("completion", "vision")),
+    ("mistral", "llama", "7.2B", "Q4_0", 4_113_301_824, ("completion", "tools")),
+    ("phi4", "phi3", "14.7B", "Q4_K_M", 9_053_116_391, ("completion",)),
+    ("gpt-oss", "gptoss", "20.9B", "MXFP4", 13_780_173_724, ("completion", "tools", "thinking")),
+    ("nomic-embed-text", "nomic-bert", "137M", "F16", 274_302_450, ("embedding",)),
+    ("all-minilm", "bert", "23M", "F16", 45_960_996, ("embedding",)),
+    ("mxbai-embed-large", "bert", "334M", "F16", 669_615_493, ("embedding",)),
+)
+
+
+def ollama_base(model: str) -> str:
+    """A model's name without its tag (``llama3.2:1b`` → ``llama3.2``; ``:latest`` too)."""
+    return model.rpartition(":")[0] if ":" in model.rpartition("/")[2] else model
+
+
+def ollama_tagged(model: str) -> str:
+    """A model's name as Ollama lists it: with its tag (``llama3.2`` → ``llama3.2:latest``)."""
+    return model if ":" in model.rpartition("/")[2] else f"{model}:latest"
+
+
+def ollama_catalog_has(model: str) -> bool:
+    """Is ``model`` (any tag of it) one of :data:`OLLAMA_MODELS`?"""
+    base = ollama_base(model)
+    return any(name == base for name, *_ in OLLAMA_MODELS)

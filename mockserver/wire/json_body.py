@@ -108,6 +108,9 @@ def parse_json_body(body: bytes) -> dict[str, Any]:
     except orjson.JSONDecodeError as exc:
         error = InvalidRequestError(JSON_PARSE_ERROR)
         error.facts["invalid_json"] = str(exc)  # how a family that quotes the parser says it
+        at = body[exc.pos : exc.pos + 1].decode("utf-8", "replace") if exc.pos < len(body) else ""
+        # where it broke: "", the body ended before the JSON did; None, there was no body
+        error.facts["invalid_char"] = at if body.strip() else None
         raise error from None
     if not isinstance(data, dict):
         raise InvalidRequestError(

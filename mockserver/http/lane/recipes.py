@@ -211,10 +211,11 @@ class Answered(NamedTuple):
 
     def head(self) -> bytes:
         """:meth:`raw_headers` as HTTP/1.1 header lines (each ending in CRLF)."""
-        own = "\r\n".join(map(": ".join, self.headers.items())).encode("latin-1")
+        # each line ends in CRLF: an answer with no headers of its own (Ollama's) adds none
+        own = "".join(f"{k}: {v}\r\n" for k, v in self.headers.items()).encode("latin-1")
         if self.stream:
-            return _SSE_LINES + own + b"\r\n"
-        return b"%b\r\ncontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
+            return _SSE_LINES + own
+        return b"%bcontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
 
 
 class Handoff(NamedTuple):
