@@ -1,8 +1,10 @@
 """Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
 session, set before conftest files and test modules are imported, and undone at the end; and
 what google-genai reads for the same (:func:`google_variables`: the Developer API's and
-Vertex AI's base URLs, the server's root, and the keys), and ``openai.AzureOpenAI``
-(``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``).
+Vertex AI's base URLs, the server's root, and the keys), ``openai.AzureOpenAI``
+(``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``),
+and the ``ollama`` package (:func:`ollama_variables`: ``OLLAMA_HOST``, the server's root, and
+``OLLAMA_API_KEY``, which it sends as a bearer token: the namespace).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -46,6 +48,8 @@ AZURE_KEY = "AZURE_OPENAI_API_KEY"
 AZURE_VERSION = "OPENAI_API_VERSION"
 #: The ``api-version`` an Azure client is given (mockserver takes any).
 DEFAULT_API_VERSION = "2024-10-21"
+OLLAMA_HOST = "OLLAMA_HOST"
+OLLAMA_KEY = "OLLAMA_API_KEY"
 HOST = "127.0.0.1"
 
 
@@ -66,6 +70,12 @@ def google_variables(root_url: str, api_key: str) -> dict[str, str]:
     if os.environ.get(OTHER_GEMINI_KEY):
         variables[OTHER_GEMINI_KEY] = api_key
     return variables
+
+
+def ollama_variables(root_url: str, api_key: str) -> dict[str, str]:
+    """The ``ollama`` client's variables for a server at ``root_url``: its host, and the key it
+    sends as a bearer token."""
+    return {OLLAMA_HOST: root_url, OLLAMA_KEY: api_key}
 
 
 def session_key() -> str:
@@ -123,6 +133,7 @@ class OpenAIEnv:
             KEY: made.api_key,
             **google_variables(made.base_url.removesuffix("/v1"), made.api_key),
             **azure_variables(made.base_url, made.api_key),
+            **ollama_variables(made.base_url.removesuffix("/v1"), made.api_key),
         }
         made.saved = {name: os.environ.get(name) for name in values}
         os.environ.update(values)

@@ -23,6 +23,7 @@ from pytest_mockserver.options import MarkerOptions
 from pytest_mockserver.session import MockServerSession, ScenarioRef
 
 if TYPE_CHECKING:
+    import ollama
     import openai
     from google import genai
 
@@ -35,6 +36,8 @@ _MEANT = {
     "openai_client": ["client"],
     "genai_client": ["gemini_client"],
     "google_client": ["gemini_client"],
+    "ollama": ["ollama_client"],
+    "async_ollama": ["async_ollama_client"],
     "requests": ["calls"],
     "journal": ["calls"],
     "history": ["calls"],
@@ -175,6 +178,37 @@ class MockServer:
         client = genai.Client(api_key=self.api_key, http_options=http_options)
         self._clients.append((client, False))
         return client
+
+    def ollama_client(self, **options: Any) -> ollama.Client:
+        """An ``ollama.Client`` for this namespace (its key, sent as a bearer token), on the
+        session's server, closed at teardown. ``options`` go to its constructor (``timeout``,
+        ``headers``, httpx's own)."""
+        require("ollama", "ollama", "mockserver.ollama_client()")
+        import ollama
+
+        client = ollama.Client(**self._ollama_options(options))
+        self._clients.append((client, False))
+        return client
+
+    def async_ollama_client(self, **options: Any) -> ollama.AsyncClient:
+        """An ``ollama.AsyncClient`` for this namespace, closed at teardown (like
+        ``ollama_client``)."""
+        require("ollama", "ollama", "mockserver.async_ollama_client()")
+        import httpx
+        import ollama
+
+        # no pooled connection outlives a request: the test's event loop may be gone by
+        # teardown (httpx's own options reach its AsyncClient)
+        options.setdefault("limits", httpx.Limits(max_keepalive_connections=0))
+        client = ollama.AsyncClient(**self._ollama_options(options))
+        self._clients.append((client, True))
+        return client
+
+    def _ollama_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        if "host" in options:
+            raise TypeError("the handle sets host: it is the session's server")
+        headers = {**options.pop("headers", {}), "Authorization": f"Bearer {self.api_key}"}
+        return {"timeout": CLIENT_TIMEOUT, **options, "host": self.root_url, "headers": headers}
 
     def _in_process(self, wanted: bool | None, options: dict[str, Any]) -> bool:
         for taken in ("api_key", "base_url"):

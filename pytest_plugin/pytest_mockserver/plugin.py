@@ -305,16 +305,18 @@ def mockserver(
 @pytest.fixture
 def mockserver_env(mockserver: MockServer, monkeypatch: pytest.MonkeyPatch) -> MockServer:
     """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (and google-genai's
-    base URLs and keys: ``env.google_variables``, and Azure's ``AZURE_OPENAI_ENDPOINT``,
-    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``) pointing at it, for code that builds its
-    own client (undone after the test)."""
-    from pytest_mockserver.env import azure_variables, google_variables
+    base URLs and keys: ``env.google_variables``, Azure's ``AZURE_OPENAI_ENDPOINT``,
+    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``, and ollama's ``OLLAMA_HOST`` and
+    ``OLLAMA_API_KEY``) pointing at it, for code that builds its own client (undone after the
+    test)."""
+    from pytest_mockserver.env import azure_variables, google_variables, ollama_variables
 
     monkeypatch.setenv("OPENAI_BASE_URL", mockserver.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", mockserver.api_key)
     variables = {
         **google_variables(mockserver.root_url, mockserver.api_key),
         **azure_variables(mockserver.base_url, mockserver.api_key),
+        **ollama_variables(mockserver.root_url, mockserver.api_key),
     }
     for name, value in variables.items():
         monkeypatch.setenv(name, value)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import anthropic
 import httpx
+import ollama
 import openai
 import pytest
 
@@ -33,5 +34,14 @@ def claude(server: BackgroundServer, api_key: str) -> Iterator[anthropic.Anthrop
     """The official Anthropic SDK, no retries, its key in the test's namespace."""
     with anthropic.Anthropic(
         base_url=server.url, api_key=api_key, max_retries=0, timeout=10
+    ) as sdk:
+        yield sdk
+
+
+@pytest.fixture
+def llama(server: BackgroundServer, api_key: str) -> Iterator[ollama.Client]:
+    """The official ``ollama`` client, its key (a bearer token) in the test's namespace."""
+    with ollama.Client(
+        host=server.url, headers={"Authorization": f"Bearer {api_key}"}, timeout=10
     ) as sdk:
         yield sdk
