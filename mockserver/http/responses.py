@@ -43,8 +43,8 @@ from mockserver.wire.json_body import encode_json_pretty
 __all__ = [
     "EventStreamResponse",
     "JSONAnswer",
-    "PacedEventStreamResponse",
     "NDJSONResponse",
+    "PacedEventStreamResponse",
     "PacedNDJSONResponse",
     "PacedSSEResponse",
     "PlannedJSONResponse",
@@ -331,11 +331,13 @@ class RecordedResponse(Response):
         self.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in own.items()]
 
     def _frame(self, event: str | None, data: str) -> bytes:
-        """A recorded event as its stream framed it: an AWS event-stream message, or an SSE
-        frame (its lines ended as recorded)."""
+        """A recorded event as its stream framed it: an AWS event-stream message, an NDJSON line
+        (Ollama's), or an SSE frame (its lines ended as recorded)."""
         kind = {k.lower(): v for k, v in self.answer.recorded_headers.items()}.get("content-type")
         if kind is not None and kind.startswith(eventstream.MEDIA_TYPE):
             return eventstream.frame_of(event or "", data.encode())
+        if kind is not None and kind.startswith(ndjson.MEDIA_TYPE):
+            return ndjson.text_line(data)
         return sse.text_frame(event, data, newline="\r\n" if self.answer.crlf else "\n")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,6 +1,6 @@
 """Capturing one exchange as its bytes arrive: the request, the status and headers, then the
-body, or each server-sent event with the time it arrived. Pure: the proxy feeds it bytes and
-times; nothing here reads a clock or a socket."""
+body, or each server-sent event (or NDJSON line) with the time it arrived. Pure: the proxy
+feeds it bytes and times; nothing here reads a clock or a socket."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mockserver.record.exchange import Event, Exchange
 from mockserver.record.redact import kept_request, kept_response
 from mockserver.render import eventstream
 
-__all__ = ["Capture", "EventReader"]
+__all__ = ["Capture", "EventReader", "LineReader"]
 
 
 class EventReader:
@@ -45,6 +45,21 @@ class EventReader:
         return done
 
 
+class LineReader:
+    """The lines of an NDJSON stream (Ollama's) out of a byte stream cut anywhere: each a
+    ``(None, line)`` event, as :class:`EventReader` gives them."""
+
+    #: NDJSON lines end in ``\n`` (a CR before it is the line's own).
+    crlf = False
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+        return [(None, line.decode("utf-8", errors="replace")) for line in lines if line.strip()]
+
+
 @dataclass
 class Capture:
     """One exchange being captured."""
@@ -61,7 +76,7 @@ class Capture:
     binary: bool = False
     _body: bytearray = field(default_factory=bytearray)
     _events: list[Event] = field(default_factory=list)
-    _reader: EventReader = field(default_factory=EventReader)
+    _reader: EventReader | LineReader = field(default_factory=EventReader)
 
     def respond(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
         headers = list(headers)
@@ -70,6 +85,9 @@ class Capture:
         kind = {k.lower(): v for k, v in headers}.get("content-type", "")
         self.binary = kind.startswith(eventstream.MEDIA_TYPE)
         self.stream = kind.startswith("text/event-stream") or self.binary
+        if kind.startswith("application/x-ndjson"):
+            self.stream = True
+            self._reader = LineReader()
 
     def receive(self, chunk: bytes, *, offset_ms: float) -> None:
         if not self.stream:

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["MEDIA_TYPE", "decode_lines", "go_json", "line", "malformed"]
+__all__ = ["MEDIA_TYPE", "decode_lines", "go_json", "line", "malformed", "text_line"]
 
 #: The content type of an NDJSON stream.
 MEDIA_TYPE: Final = "application/x-ndjson"
@@ -39,6 +39,11 @@ def go_json(value: Any) -> bytes:
 def line(value: Any) -> bytes:
     """One line of a stream: the object, then ``\\n``."""
     return go_json(value) + b"\n"
+
+
+def text_line(data: str) -> bytes:
+    """A line whose JSON is text as it was recorded."""
+    return data.encode() + b"\n"
 
 
 def malformed(frame: bytes) -> bytes:

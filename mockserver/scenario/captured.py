@@ -1,7 +1,7 @@
 """A captured answer of the real API used as a ``fixture``: a ``chat.completion``, a Response,
-a Gemini ``GenerateContentResponse``, a stream of any of them (its ``data:`` payloads, or the
-SSE text itself), or a recording file that ``mockserver record`` wrote. Each becomes the
-neutral reply it says (text, tool calls, refusal, reasoning, usage), so it answers every
+a Gemini ``GenerateContentResponse``, Ollama's answers (``captured_ollama.py``), a stream
+of any of them (its ``data:`` payloads, or the SSE text itself), or a recording file that
+``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls, refusal, reasoning, usage), so it answers every
 family, streamed or not.
 
 Pure: parsed data in, a reply's data out (the loader validates it as any reply).
@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mockserver.scenario.captured_gemini import from_gemini, is_gemini, retry_delay
+from mockserver.scenario.captured_ollama import is_ollama_answer, ollama_reply
 from mockserver.values import Json
 
 __all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
@@ -55,7 +56,9 @@ def captured_reply(value: Any) -> Json | None:
             return _from_response(value)
         if "status" in value and ("body" in value or "events" in value):
             return _from_recording(value)
-        return from_gemini([value]) if is_gemini(value) else None
+        if is_gemini(value):
+            return from_gemini([value])
+        return ollama_reply([value]) if is_ollama_answer(value) else None
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
         if any(v.get("object") == "chat.completion.chunk" for v in value):
             return _from_chunks(value)
@@ -63,6 +66,8 @@ def captured_reply(value: Any) -> Json | None:
             return _from_response_events(value)
         if any(is_gemini(v) for v in value):
             return from_gemini(value)
+        if all(is_ollama_answer(v) for v in value):
+            return ollama_reply(value)
     return None
 
 
@@ -259,6 +264,8 @@ def error_spec(status: int, body: Any, headers: Mapping[str, str]) -> Json:
     if isinstance(body, list) and len(body) == 1:
         body = body[0]
     error = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(error, str):  # Ollama's: the message alone
+        error = {"message": error}
     if error is None and isinstance(body, Mapping):  # Bedrock's: {"message": …}
         error = {"message": body["message"]} if isinstance(body.get("message"), str) else None
     error = error if isinstance(error, Mapping) else {}
