@@ -345,8 +345,8 @@ def test_calls_that_are_not_model_turns_are_said_and_not_written(
         f"{source}: skipped 2 interactions: not a model turn a scenario rule answers "
         "(POST /v1/chat/completions or /v1/responses or /v1/completions or "
         "/v1beta/models/{model}:generateContent or /v1/messages or "
-        "/model/{model+}/converse or /model/{model+}/invoke) (#0 GET /v1/models, "
-        "#1 POST /v1/embeddings)",
+        "/model/{model+}/converse or /model/{model+}/invoke or /api/chat or /api/generate) "
+        "(#0 GET /v1/models, #1 POST /v1/embeddings)",
         f"wrote {out}: 0 rule(s) from 0 recorded call(s)",
     ]
     assert yaml.safe_load(out.read_text())["rules"] == []
