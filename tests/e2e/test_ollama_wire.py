@@ -255,3 +255,19 @@ rules:
     ).json()
     assert chat["message"]["content"] == "chatted"
     assert generated["response"] == "generated"
+
+
+def test_a_stall_holds_the_stream_between_two_lines(http: httpx.Client, control: object) -> None:
+    use_scenario(
+        control,  # type: ignore[arg-type]
+        "rules:\n  - reply: {text: 'one two three', fault: {stall_after: 1, stall_for: 0.3}}\n",
+    )
+    started = time.monotonic()
+    arrivals = []
+    with http.stream("POST", "/api/chat", json=CHAT) as answer:
+        for line in answer.iter_lines():
+            if line:
+                arrivals.append((time.monotonic() - started, orjson.loads(line)))
+    assert len(arrivals) >= 3
+    assert arrivals[1][0] - arrivals[0][0] >= 0.25
+    assert arrivals[-1][1]["done"] is True
