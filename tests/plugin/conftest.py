@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 import httpcore  # noqa: F401 - httpx imports it on first use: once, before pytester's snapshot
+import ollama  # noqa: F401
 import openai  # noqa: F401
 import pytest
 
@@ -14,6 +15,7 @@ import pytest
 # them instead of importing them afresh every time.
 import mockserver.http.app
 import mockserver.http.proxy
+import mockserver.http.routes.ollama
 import mockserver.http.server
 import mockserver.record.cassette
 import mockserver.record.nearest  # noqa: F401

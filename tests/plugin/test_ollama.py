@@ -31,6 +31,12 @@ import pytest
 import app
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _close_the_apps_client():
+    yield
+    app.client.close()
+
+
 def test_the_handle_gives_a_client_in_its_namespace(mockserver):
     mockserver.on(last_user="capital of France?").reply(text="Paris.")
     client = mockserver.ollama_client()
@@ -67,7 +73,8 @@ def test_the_import_time_client_talks_to_the_session_server(mockserver):
 
 def test_mockserver_env_points_a_new_client_at_the_test(mockserver_env):
     mockserver_env.on(last_user="who?").reply(text="me")
-    answer = ollama.Client().chat(model="llama3.2", messages=[{"role": "user", "content": "who?"}])
+    with ollama.Client() as client:
+        answer = client.chat(model="llama3.2", messages=[{"role": "user", "content": "who?"}])
     assert answer.message.content == "me"
 """
 
