@@ -17,6 +17,7 @@ from typing import Any, Final
 import orjson
 
 from mockserver import ids
+from mockserver.families import Provider
 from mockserver.prompt.chat import NOT_CONTENT
 from mockserver.prompt.model import Message, OutputFormat, Prompt, Tool, ToolCallRef, ToolChoice
 
@@ -123,7 +124,12 @@ def _seed(options: Mapping[str, Any]) -> int | None:
 
 
 def _prompt(
-    api: str, body: Mapping[str, Any], messages: tuple[Message, ...], *, headers: Mapping[str, str]
+    api: str,
+    body: Mapping[str, Any],
+    messages: tuple[Message, ...],
+    *,
+    headers: Mapping[str, str],
+    provider: Provider,
 ) -> Prompt:
     tools = _tools(body.get("tools"))
     options = body.get("options") or {}
@@ -143,19 +149,23 @@ def _prompt(
         reasoning_summary="auto" if effort else None,
         stream=body.get("stream") is not False,  # Ollama's default is to stream
         headers={k.lower(): v for k, v in headers.items()},
+        provider=provider,
         params=body,
         fingerprint=ids.stable_digest(api, orjson.dumps(normalized, option=orjson.OPT_SORT_KEYS)),
     )
 
 
-def prompt_from_ollama_chat(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
+def prompt_from_ollama_chat(
+    body: Mapping[str, Any], *, headers: Mapping[str, str], provider: Provider = "ollama"
+) -> Prompt:
     """The neutral view of a ``/api/chat`` body."""
-    return _prompt(
-        "ollama_chat", body, tuple(_messages(body.get("messages") or [])), headers=headers
-    )
+    messages = tuple(_messages(body.get("messages") or []))
+    return _prompt("ollama_chat", body, messages, headers=headers, provider=provider)
 
 
-def prompt_from_ollama_generate(body: Mapping[str, Any], *, headers: Mapping[str, str]) -> Prompt:
+def prompt_from_ollama_generate(
+    body: Mapping[str, Any], *, headers: Mapping[str, str], provider: Provider = "ollama"
+) -> Prompt:
     """The neutral view of a ``/api/generate`` body: its ``system`` and its ``prompt`` (with
     its images) as a system and a user message."""
     messages = []
@@ -163,4 +173,4 @@ def prompt_from_ollama_generate(body: Mapping[str, Any], *, headers: Mapping[str
         messages.append(Message(role="system", text=body["system"]))
     images = len(body.get("images") or ()) * IMAGE_TOKENS
     messages.append(Message(role="user", text=body.get("prompt") or "", image_tokens=images))
-    return _prompt("ollama_generate", body, tuple(messages), headers=headers)
+    return _prompt("ollama_generate", body, tuple(messages), headers=headers, provider=provider)

@@ -20,6 +20,10 @@ MODEL = "llama3.2"
 CHAT = {"model": MODEL, "messages": [{"role": "user", "content": "Hello <there> & you"}]}
 
 
+def chat_of(text: str, **extra: object) -> dict[str, object]:
+    return {"model": MODEL, "messages": [{"role": "user", "content": text}], **extra}
+
+
 @pytest.fixture
 def http(server: BackgroundServer, api_key: str) -> Iterator[httpx.Client]:
     with httpx.Client(
@@ -245,10 +249,16 @@ def test_a_rule_can_select_ollamas_apis(http: httpx.Client, control: object) -> 
 rules:
   - when: {api: ollama_generate}
     reply: {text: generated}
-  - when: {api: ollama_chat}
+  - when: {api: ollama_chat, last_user: {contains: Hello}}
     reply: {text: chatted}
+  - when: {provider: ollama}
+    reply: {text: "Ollama's"}
 """,
     )
+    assert http.post("/api/chat", json=chat_of("Hi", stream=False)).json()["message"] == {
+        "role": "assistant",
+        "content": "Ollama's",
+    }
     chat = http.post("/api/chat", json={**CHAT, "stream": False}).json()
     generated = http.post(
         "/api/generate", json={"model": MODEL, "prompt": "x", "stream": False}

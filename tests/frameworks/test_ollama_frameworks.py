@@ -118,9 +118,13 @@ def test_langchain_chat_ollama(server: BackgroundServer, api_key: str) -> None:
         base_url=server.url,
         client_kwargs={"headers": {"Authorization": f"Bearer {api_key}"}},
     )
-    assert model.invoke("hello").content == "Hello from Ollama's side."
-    streamed = "".join(str(chunk.content) for chunk in model.stream("hello"))
-    assert streamed == "Hello from Ollama's side."
-    called = model.bind_tools(TOOLS).invoke("Weather in Oslo?")
-    assert called.tool_calls[0]["name"] == "get_weather"
-    assert called.tool_calls[0]["args"] == {"city": "Oslo"}
+    try:
+        assert model.invoke("hello").content == "Hello from Ollama's side."
+        streamed = "".join(str(chunk.content) for chunk in model.stream("hello"))
+        assert streamed == "Hello from Ollama's side."
+        called = model.bind_tools(TOOLS).invoke("Weather in Oslo?")
+        assert called.tool_calls[0]["name"] == "get_weather"
+        assert called.tool_calls[0]["args"] == {"city": "Oslo"}
+    finally:  # ChatOllama never closes the clients it makes
+        model._client._client.close()
+        asyncio.run(model._async_client._client.aclose())
