@@ -76,7 +76,14 @@ def test_a_bedrock_path_names_its_model_whatever_it_holds() -> None:
 
 def test_the_lane_takes_exact_paths_but_azures() -> None:
     laned = {row.path for row in turn_families() if row.laned}
-    assert laned == {"/v1/chat/completions", "/v1/responses", "/v1/completions", "/v1/messages"}
+    assert laned == {
+        "/v1/chat/completions",
+        "/v1/responses",
+        "/v1/completions",
+        "/v1/messages",
+        "/api/chat",
+        "/api/generate",
+    }
 
 
 def test_azure_v1_paths_need_no_api_version() -> None:
