@@ -1,8 +1,8 @@
 """A captured answer of the real API used as a ``fixture``: a ``chat.completion``, a Response,
 a Gemini ``GenerateContentResponse``, Ollama's answers (``captured_ollama.py``), a stream
 of any of them (its ``data:`` payloads, or the SSE text itself), or a recording file that
-``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls, refusal, reasoning, usage), so it answers every
-family, streamed or not.
+``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls,
+refusal, reasoning, usage), so it answers every family, streamed or not.
 
 Pure: parsed data in, a reply's data out (the loader validates it as any reply).
 """
