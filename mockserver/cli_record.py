@@ -217,7 +217,8 @@ def recording_banner(recorder: Recorder, *, url: str) -> list[str]:
         f"record: {doing}",
         f"point your app at it: OPENAI_BASE_URL={url}, with {key}",
         f"  (other SDKs: ANTHROPIC_BASE_URL={root}, GOOGLE_GEMINI_BASE_URL={root}, "
-        f"AZURE_OPENAI_ENDPOINT={root}, AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root})",
+        f"AZURE_OPENAI_ENDPOINT={root}, AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root}, "
+        f"OLLAMA_HOST={root})",
     ]
 
 

@@ -303,6 +303,7 @@ def test_record_says_what_it_does_not_what_serve_would(
         "ANTHROPIC_BASE_URL",
         "GOOGLE_GEMINI_BASE_URL",
         "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "OLLAMA_HOST",
     ):
         assert f"{other}={root}" in banner, banner  # recording another family's upstream
 
