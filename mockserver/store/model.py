@@ -31,6 +31,7 @@ __all__ = [
     "StoredConversation",
     "StoredKind",
     "StoredMessageBatch",
+    "StoredPromptCache",
     "StoredResponse",
     "Unparsed",
     "current_exchange",
@@ -196,6 +197,15 @@ class StoredMessageBatch:
     size: int = 0
 
 
+@dataclass(slots=True)
+class StoredPromptCache:
+    """A namespace's prompt cache: the digests of the prompt prefixes written to it, and when
+    (its clock) each is forgotten (``engine/prompt_cache.py``). One per namespace."""
+
+    id: str
+    entries: dict[str, float] = field(default_factory=dict)
+
+
 @value_class
 class StoredKind:
     """One kind of stored object: the namespace's shelf that keeps them (an attribute of
@@ -214,6 +224,7 @@ KINDS: dict[str, StoredKind] = {
     "responses": StoredKind("responses", lambda s: s.id, StoredResponse),
     "conversations": StoredKind("conversations", lambda s: s.id, StoredConversation, weighed=False),
     "message_batches": StoredKind("message_batches", lambda s: s.id, StoredMessageBatch),
+    "prompt_cache": StoredKind("prompt_cache", lambda s: s.id, StoredPromptCache, weighed=False),
 }
 
 
@@ -347,6 +358,8 @@ class Namespace:
     conversations: Shelf[StoredConversation] = field(default_factory=Kept)
     #: Anthropic's Message Batches.
     message_batches: Shelf[StoredMessageBatch] = field(default_factory=Kept)
+    #: The prompt cache's one object (see ``StoredPromptCache``).
+    prompt_cache: Shelf[StoredPromptCache] = field(default_factory=Kept)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).

@@ -84,3 +84,21 @@ def test_a_batch_made_on_one_process_is_read_and_canceled_on_the_other(
     # the cancel came before any was done: the first finishes (the scenario's first reply,
     # an overload), the rest are canceled
     assert [line.result.type for line in results] == ["errored", "canceled", "canceled", "canceled"]
+
+
+def test_a_prompt_cache_written_through_one_process_is_read_through_the_other(
+    pair: Fleet, api_key: str
+) -> None:
+    long = "The quick brown fox jumps over the lazy dog. " * 300
+    system = [{"type": "text", "text": long, "cache_control": {"type": "ephemeral"}}]
+    ask = [{"role": "user", "content": "cached?"}]
+    with client(pair, 0, api_key) as first, client(pair, 1, api_key) as second:
+        wrote = first.messages.create(
+            model="claude-sonnet-4-6", max_tokens=20, system=system, messages=ask
+        ).usage
+        read = second.messages.create(
+            model="claude-sonnet-4-6", max_tokens=20, system=system, messages=ask
+        ).usage
+    assert wrote.cache_creation_input_tokens > 1024
+    assert read.cache_read_input_tokens == wrote.cache_creation_input_tokens
+    assert read.cache_creation_input_tokens == 0

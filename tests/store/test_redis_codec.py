@@ -25,6 +25,7 @@ from mockserver.store import (
     StoredChatCompletion,
     StoredConversation,
     StoredMessageBatch,
+    StoredPromptCache,
     StoredResponse,
     Unparsed,
 )
@@ -179,6 +180,11 @@ def test_a_stored_message_batch_reads_back() -> None:
         size=40,
     )
     assert decode_stored("message_batches", encode_stored(batch)) == batch
+
+
+def test_a_prompt_cache_reads_back() -> None:
+    cache = StoredPromptCache(id="prompt_cache", entries={"ab12": 300.5, "cd34": 3600.0})
+    assert decode_stored("prompt_cache", encode_stored(cache)) == cache
 
 
 def test_a_stored_object_that_is_not_this_layouts_is_unreadable() -> None:
