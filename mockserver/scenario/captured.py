@@ -1,8 +1,8 @@
 """A captured answer of the real API used as a ``fixture``: a ``chat.completion``, a Response,
-a Gemini ``GenerateContentResponse``, a stream of any of them (its ``data:`` payloads, or the
-SSE text itself), or a recording file that ``mockserver record`` wrote. Each becomes the
-neutral reply it says (text, tool calls, refusal, reasoning, usage), so it answers every
-family, streamed or not.
+a Gemini ``GenerateContentResponse``, an Anthropic message (``captured_messages.py``), a stream
+of any of them (its ``data:`` payloads, or the SSE text itself), or a recording file that
+``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls,
+refusal, reasoning, usage), so it answers every family, streamed or not.
 
 Pure: parsed data in, a reply's data out (the loader validates it as any reply).
 """
@@ -14,6 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mockserver.scenario.captured_gemini import from_gemini, is_gemini, retry_delay
+from mockserver.scenario.captured_messages import (
+    from_message,
+    from_message_events,
+    is_message,
+    is_message_events,
+)
 from mockserver.values import Json
 
 __all__ = ["captured_reply", "is_sse_text", "sse_payloads", "usage_of"]
@@ -53,6 +59,8 @@ def captured_reply(value: Any) -> Json | None:
             return _from_chat_completion(value)
         if kind == "response":
             return _from_response(value)
+        if is_message(value):
+            return from_message(value)
         if "status" in value and ("body" in value or "events" in value):
             return _from_recording(value)
         return from_gemini([value]) if is_gemini(value) else None
@@ -63,6 +71,8 @@ def captured_reply(value: Any) -> Json | None:
             return _from_response_events(value)
         if any(is_gemini(v) for v in value):
             return from_gemini(value)
+        if is_message_events(value):
+            return from_message_events(value)
     return None
 
 
