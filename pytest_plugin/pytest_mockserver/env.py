@@ -1,8 +1,10 @@
 """Clients made at import time: ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` for the whole
 session, set before conftest files and test modules are imported, and undone at the end; and
 what google-genai reads for the same (:func:`google_variables`: the Developer API's and
-Vertex AI's base URLs, the server's root, and the keys), and ``openai.AzureOpenAI``
-(``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``).
+Vertex AI's base URLs, the server's root, and the keys), ``openai.AzureOpenAI``
+(``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``),
+and ``anthropic.Anthropic`` (``ANTHROPIC_BASE_URL``, the server's root, and
+``ANTHROPIC_API_KEY``).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -23,7 +25,7 @@ __all__ = [
     "BASE_URL",
     "DEFAULT_API_VERSION",
     "KEY",
-    "OpenAIEnv",
+    "ClientEnv",
     "azure_variables",
     "bind_loopback",
     "google_variables",
@@ -40,6 +42,8 @@ VERTEX_BASE_URL = "GOOGLE_VERTEX_BASE_URL"
 GEMINI_KEY = "GOOGLE_API_KEY"
 #: The key google-genai reads when ``GOOGLE_API_KEY`` is unset (and litellm's ``gemini/``).
 OTHER_GEMINI_KEY = "GEMINI_API_KEY"
+ANTHROPIC_BASE_URL = "ANTHROPIC_BASE_URL"
+ANTHROPIC_KEY = "ANTHROPIC_API_KEY"
 #: What ``openai.AzureOpenAI()`` reads when given nothing.
 AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 AZURE_KEY = "AZURE_OPENAI_API_KEY"
@@ -96,7 +100,7 @@ def bind_loopback(port: int, *, listen: bool = True) -> socket.socket:
 
 
 @dataclass
-class OpenAIEnv:
+class ClientEnv:
     """What was set, and what was there before (restored by :meth:`undo`)."""
 
     base_url: str
@@ -108,7 +112,7 @@ class OpenAIEnv:
     serving: bool = True
 
     @classmethod
-    def install(cls, *, port: int, external_url: str | None, serve: bool = True) -> OpenAIEnv:
+    def install(cls, *, port: int, external_url: str | None, serve: bool = True) -> ClientEnv:
         """Set the variables; ``serve=False`` (xdist's controller): bind a port, never listen
         on it, so that a request there is refused at once."""
         sock = None
@@ -122,6 +126,8 @@ class OpenAIEnv:
             BASE_URL: made.base_url,
             KEY: made.api_key,
             **google_variables(made.base_url.removesuffix("/v1"), made.api_key),
+            ANTHROPIC_BASE_URL: made.base_url.removesuffix("/v1"),
+            ANTHROPIC_KEY: made.api_key,
             **azure_variables(made.base_url, made.api_key),
         }
         made.saved = {name: os.environ.get(name) for name in values}
