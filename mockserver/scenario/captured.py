@@ -51,7 +51,7 @@ def captured_reply(value: Any) -> Json | None:
     from mockserver.scenario.captured_bedrock import bedrock_reply
 
     other = bedrock_reply(value, _reply)
-    if other is not None:  # Bedrock's (Converse, invoke) or Anthropic's
+    if other is not None:  # Bedrock's (Converse, invoke's stream)
         return other
     if isinstance(value, Mapping):
         kind = value.get("object")
