@@ -24,6 +24,8 @@ SECRET_HEADERS = frozenset(
         "x-amz-security-token",
         "openai-organization",
         "openai-project",
+        # the organization an Anthropic key belongs to (sent on every answer)
+        "anthropic-organization-id",
         "cookie",
         "set-cookie",
     }

@@ -178,6 +178,9 @@ class Settings:
     #: (on the namespace's clock), as the API does for a zero-data-retention or modified
     #: abuse monitoring project (``None``: kept like any stored response, a plain project's).
     background_retention: int | None = None
+    #: Seconds an Anthropic Message Batch takes to process (on the namespace's clock), its
+    #: requests finishing evenly over them.
+    batch_seconds: float = 1.0
     #: Seconds a client has to send a request's headers (from its first byte, or from the
     #: connection's opening), and then its body; past either it gets a 408 and is closed.
     header_timeout: float = 10.0
@@ -344,6 +347,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "journal_bytes": _integer(low=1),
     "store_bytes": _integer(low=1),
     "background_retention": _integer(low=1, optional=True),
+    "batch_seconds": _seconds,
     "header_timeout": _seconds,
     "body_timeout": _seconds,
     "replay": _boolean,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.engine.choice import Choice, choose, refuses_a_miss, with_chaos
 from mockserver.engine.headers import AnswerHeaders
+from mockserver.engine.prompt_cache import with_prompt_cache
 from mockserver.engine.ratelimit import NOMINAL_RPM, NOMINAL_TPM, Bucket, Budgets
 from mockserver.engine.refusals import journal_error
 from mockserver.engine.shelf import ScenarioShelf
@@ -150,13 +151,15 @@ class Engine(ScenarioShelf, AnswerHeaders):
             content = scripted_content(spec, prompt, rng=rng, generator=self.generator, rule=rule)
             reply = compose(prompt, content, rng=rng, prompt_tokens=prompt_tokens)
             turn_seed = rng.getrandbits(64)
+        if prompt.cache_prefixes:
+            reply = with_prompt_cache(self.store, space, prompt, reply, now=now)
         entry = None
         if journal is not None:
             entry = self._entry(prompt, journal, status=200, rule=answered_by, miss=choice.miss)
         completion_tokens = reply.usage.completion_tokens
         self._commit(space, budgets, completion_tokens, entry, hit=hit)
         decision = None
-        if self._settled(choice, spec, scenario, budgets):
+        if self._settled(choice, spec, scenario, budgets) and not prompt.cache_prefixes:
             decision = Decision(
                 space.name,
                 space.incarnation,

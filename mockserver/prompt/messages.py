@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping
@@ -24,6 +25,7 @@ from mockserver.ids import stable_digest
 from mockserver.prompt.chat import NOT_CONTENT
 from mockserver.prompt.images import image_size
 from mockserver.prompt.model import (
+    CachePrefix,
     Message,
     OutputFormat,
     Prompt,
@@ -213,6 +215,62 @@ def _reasoning(body: Mapping[str, Any]) -> tuple[str | None, str | None, int | N
     return effort, summary, thinking.get("budget_tokens")
 
 
+def _marks(blocks: Any) -> str | None:
+    """The ttl of the last ``cache_control`` among ``blocks`` (``None``: none marks one)."""
+    ttl = None
+    for block in blocks if isinstance(blocks, list) else ():
+        control = block.get("cache_control") if isinstance(block, Mapping) else None
+        if isinstance(control, Mapping):
+            ttl = str(control.get("ttl") or "5m")
+    return ttl
+
+
+def _unmarked(value: Any) -> bytes:
+    """``value``'s JSON without its cache marks (they say where to cache, not what)."""
+    if isinstance(value, Mapping):
+        value = {k: v for k, v in value.items() if k != "cache_control"}
+        if isinstance(value.get("content"), list):
+            value["content"] = [
+                {k: v for k, v in b.items() if k != "cache_control"}
+                if isinstance(b, Mapping)
+                else b
+                for b in value["content"]
+            ]
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _cache_prefixes(body: Mapping[str, Any]) -> tuple[CachePrefix, ...]:
+    """Every boundary a prompt cache may end at (each tool, each system block, each
+    message), in the cache's order, the ones a ``cache_control`` marks with its ttl; none if
+    nothing is marked."""
+    tools = list(body.get("tools") or ())
+    system = body.get("system")
+    system_blocks = system if isinstance(system, list) else ([] if system is None else [system])
+    raw = list(body["messages"])
+    marked = [_marks([t]) for t in tools] + [_marks([b]) for b in system_blocks]
+    marked += [_marks(m.get("content")) for m in raw]
+    if not any(marked):
+        return ()
+    running = hashlib.blake2b(str(body["model"]).encode(), digest_size=16)
+    found: list[CachePrefix] = []
+    counted = messages = 0
+    for index, tool in enumerate(tools):
+        running.update(_unmarked(tool))
+        counted += tool.get("type") in (None, "custom")  # the neutral view's tools
+        found.append(CachePrefix(running.hexdigest(), counted, None, 0, marked[index]))
+    for index, block in enumerate(system_blocks):
+        running.update(_unmarked(block))
+        said = _system(system_blocks[: index + 1])
+        found.append(CachePrefix(running.hexdigest(), counted, said, 0, marked[len(tools) + index]))
+    said = _system(system)
+    for index, message in enumerate(raw):
+        running.update(_unmarked(message))
+        messages += len(_messages([message]))
+        ttl = marked[len(tools) + len(system_blocks) + index]
+        found.append(CachePrefix(running.hexdigest(), counted, said, messages, ttl))
+    return tuple(found)
+
+
 def _system(raw: Any) -> str | None:
     text = _text(raw) if raw is not None else ""
     return text or None
@@ -254,4 +312,5 @@ def prompt_from_messages(
         fingerprint=stable_digest(
             "messages", orjson.dumps(normalized, option=orjson.OPT_SORT_KEYS)
         ),
+        cache_prefixes=_cache_prefixes(body),
     )

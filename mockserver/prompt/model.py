@@ -8,7 +8,7 @@ by ``api``, nor which provider served it except by ``provider``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Any, Literal
 
 from mockserver.families import Provider
@@ -16,6 +16,7 @@ from mockserver.values import value_class
 
 __all__ = [
     "Api",
+    "CachePrefix",
     "Message",
     "OutputFormat",
     "Prompt",
@@ -96,6 +97,21 @@ class OutputFormat:
 
 
 @value_class
+class CachePrefix:
+    """A prefix of the prompt, in the order a prompt cache reads one (tools, then the
+    instructions, then the messages), ending at a boundary the cache may match: what it
+    holds, and its digest (the model's, and the content's, whatever marks it)."""
+
+    digest: str
+    tools: int
+    instructions: str | None
+    messages: int
+    #: A cache breakpoint ends here (Anthropic's ``cache_control``): how long what it writes
+    #: is kept, ``"5m"`` or ``"1h"``; ``None``: a boundary an earlier write may have ended at.
+    ttl: str | None = None
+
+
+@value_class
 class Prompt:
     api: Api
     model: str
@@ -126,6 +142,19 @@ class Prompt:
     #: Who the request was sent to: OpenAI's own API, or Azure OpenAI's (same API, same
     #: answer, each in its provider's shape).
     provider: Provider = "openai"
+
+    #: Where a prompt cache may have been written or read, in order, when the request marks
+    #: cache breakpoints (none: it does not); see ``engine/prompt_cache.py``.
+    cache_prefixes: tuple[CachePrefix, ...] = ()
+
+    def prefix(self, at: CachePrefix) -> Prompt:
+        """The prompt as far as ``at`` goes (what a cache of it holds)."""
+        return replace(
+            self,
+            tools=self.tools[: at.tools],
+            instructions=at.instructions,
+            messages=self.messages[: at.messages],
+        )
 
     @property
     def last_message(self) -> Message | None:

@@ -150,15 +150,16 @@ def events_of(text: str, offsets: list[float] | None = None) -> tuple[Event, ...
     return tuple(events)
 
 
-#: The events after which a Responses stream is over.
+#: The events after which a Responses stream (or an Anthropic message's) is over.
 _LAST_RESPONSES_EVENTS = frozenset(
-    {"response.completed", "response.failed", "response.incomplete", "error"}
+    {"response.completed", "response.failed", "response.incomplete", "error", "message_stop"}
 )
 
 
 def stream_complete(events: tuple[Event, ...]) -> bool:
     """Whether a stream ended with its last event (``[DONE]``, a Responses stream's final
-    event, a Gemini chunk with a finish reason) rather than being cut."""
+    event, a Gemini chunk with a finish reason, an Anthropic message's ``message_stop``) rather
+    than being cut."""
     if not events:
         return False
     last = events[-1]

@@ -172,9 +172,9 @@ _SERVED = frozenset(
 
 def api_path(url: str) -> tuple[str, str] | str:
     """``(path, query)`` of an API call, its base URL's prefix cut up to the ``/v1/`` that an
-    OpenAI resource follows (``https://gateway/openai/v1/responses`` is ``/v1/responses``) or
-    to the start of a path that names its parameters (Gemini's ``/v1beta/models/{model}:…``);
-    else why it is not one."""
+    API resource follows (``https://gateway/openai/v1/responses`` is ``/v1/responses``, an
+    Anthropic gateway's ``…/v1/messages`` is ``/v1/messages``) or to the start of a path that
+    names its parameters (Gemini's ``/v1beta/models/{model}:…``); else why it is not one."""
     parts = urlsplit(url)
     segments = parts.path.split("/")
     for at in range(1, len(segments) - 1):
@@ -183,7 +183,7 @@ def api_path(url: str) -> tuple[str, str] | str:
         if named is not None and named.templated:
             return path, parts.query
     for at in range(len(segments) - 1):
-        if segments[at] == "v1" and segments[at + 1] in _FAMILIES:
+        if segments[at] == "v1" and segments[at + 1] in _FAMILIES | _SERVED:
             family, path = segments[at + 1], "/" + "/".join(segments[at:])
             if family not in _SERVED:
                 return f"mockserver does not serve /v1/{family}"

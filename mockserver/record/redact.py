@@ -21,9 +21,27 @@ __all__ = [
     "kept_response",
 ]
 
-_REQUEST_KEPT = frozenset({"content-type", "openai-beta", "x-stainless-lang", "user-agent"})
-_RESPONSE_KEPT = frozenset({"content-type", "retry-after", "retry-after-ms", "x-request-id"})
-_RESPONSE_KEPT_PREFIXES = ("x-ratelimit-", "openai-", "x-amzn-")
+_REQUEST_KEPT = frozenset(
+    {
+        "content-type",
+        "openai-beta",
+        "x-stainless-lang",
+        "user-agent",
+        "anthropic-version",
+        "anthropic-beta",
+    }
+)
+_RESPONSE_KEPT = frozenset(
+    {
+        "content-type",
+        "retry-after",
+        "retry-after-ms",
+        "x-request-id",
+        "request-id",
+        "x-should-retry",
+    }
+)
+_RESPONSE_KEPT_PREFIXES = ("x-ratelimit-", "openai-", "x-amzn-", "anthropic-ratelimit-")
 
 
 def kept_request(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -32,7 +50,8 @@ def kept_request(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def kept_response(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """The response headers a client reads: type, rate limits, request id, ``openai-*``."""
+    """The response headers a client reads: type, rate limits, request id, ``openai-*``
+    (Anthropic's: ``request-id``, ``anthropic-ratelimit-*``, ``x-should-retry``)."""
     return {
         k: v
         for k, v in _lowered(headers)

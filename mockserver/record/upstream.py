@@ -21,6 +21,10 @@ _VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?\Z")
 #: The headers a client's key is sent in, that a recording's own key replaces.
 _KEY_HEADERS = frozenset({"authorization", "api-key"})
 _GOOGLE_KEY_HEADERS = frozenset({"authorization", "x-goog-api-key"})
+_REPLACED = {
+    "google": _GOOGLE_KEY_HEADERS,
+    "anthropic": frozenset({"authorization", "x-api-key"}),
+}
 
 
 def upstream_url(
@@ -53,10 +57,15 @@ def upstream_headers(
 ) -> list[tuple[str, str]]:
     """``headers`` with a recording's own ``key`` in place of the client's credentials, sent
     the way the provider's own clients send it (Google's ``x-goog-api-key``, Azure's
-    ``api-key``, else a bearer token); without one, as they are."""
+    ``api-key``, Anthropic's ``x-api-key`` unless the client sent a bearer token, else a bearer
+    token); without one, as they are."""
     if key is None:
         return list(headers)
-    replaced = _GOOGLE_KEY_HEADERS if provider == "google" else _KEY_HEADERS
+    headers = list(headers)
+    replaced = _REPLACED.get(provider, _KEY_HEADERS)
     kept = [(k, v) for k, v in headers if k.lower() not in replaced]
     sent = {"google": ("x-goog-api-key", key), "azure": ("api-key", key)}
+    named = {k.lower() for k, _ in headers}
+    if provider == "anthropic" and "authorization" not in named:  # x-api-key, as the SDK's
+        return [*kept, ("x-api-key", key)]  # older line and Claude Code send it
     return [*kept, sent.get(provider, ("authorization", f"Bearer {key}"))]

@@ -139,21 +139,32 @@ def stop_details(reply: Reply) -> Json | None:
     }
 
 
-def _counts(reply: Reply) -> tuple[int, int, int]:
-    """``(input, cache read, output)`` tokens: cached prompt tokens are not input tokens."""
+def _counts(reply: Reply) -> tuple[int, int, int, int]:
+    """``(input, cache read, cache write, output)`` tokens: what is read from a prompt cache
+    or written to it is not counted as input."""
     usage = reply.usage
     cached = min(usage.cached_tokens, usage.prompt_tokens)
-    return usage.prompt_tokens - cached, cached, usage.completion_tokens
+    written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
+    return usage.prompt_tokens - cached - written, cached, written, usage.completion_tokens
+
+
+def _cache_creation(reply: Reply) -> Json:
+    usage = reply.usage
+    hour = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
+    return {
+        "ephemeral_5m_input_tokens": usage.cache_write_tokens - hour,
+        "ephemeral_1h_input_tokens": hour,
+    }
 
 
 def message_usage(reply: Reply, meta: MessageMeta, *, output_tokens: int | None = None) -> Json:
     """A message's ``usage`` (``output_tokens``: what a stream's start says so far)."""
-    input_tokens, cached, output = _counts(reply)
+    input_tokens, cached, written, output = _counts(reply)
     usage: Json = {
         "input_tokens": input_tokens,
-        "cache_creation_input_tokens": 0,
+        "cache_creation_input_tokens": written,
         "cache_read_input_tokens": cached,
-        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "cache_creation": _cache_creation(reply),
         "output_tokens": output if output_tokens is None else output_tokens,
     }
     if meta.thinking and output_tokens is None:
@@ -165,10 +176,10 @@ def message_usage(reply: Reply, meta: MessageMeta, *, output_tokens: int | None 
 
 def delta_usage(reply: Reply, meta: MessageMeta) -> Json:
     """The cumulative usage a stream's ``message_delta`` reports."""
-    input_tokens, cached, output = _counts(reply)
+    input_tokens, cached, written, output = _counts(reply)
     usage: Json = {
         "input_tokens": input_tokens,
-        "cache_creation_input_tokens": 0,
+        "cache_creation_input_tokens": written,
         "cache_read_input_tokens": cached,
         "output_tokens": output,
     }

@@ -72,7 +72,12 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     reasoning_tokens: int = 0
+    #: Prompt tokens read from a prompt cache.
     cached_tokens: int = 0
+    #: Prompt tokens written to a prompt cache, and those of them kept an hour (the rest
+    #: five minutes).
+    cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:

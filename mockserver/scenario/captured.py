@@ -1,6 +1,7 @@
 """A captured answer of the real API used as a ``fixture``: a ``chat.completion``, a Response,
-a Gemini ``GenerateContentResponse``, Ollama's answers (``captured_ollama.py``), a stream
-of any of them (its ``data:`` payloads, or the SSE text itself), or a recording file that
+a Gemini ``GenerateContentResponse``, an Anthropic message (``captured_messages.py``), Ollama's
+answers (``captured_ollama.py``), a stream of any of them (its ``data:`` payloads, or the SSE
+text itself), or a recording file that
 ``mockserver record`` wrote. Each becomes the neutral reply it says (text, tool calls,
 refusal, reasoning, usage), so it answers every family, streamed or not.
 
@@ -14,6 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mockserver.scenario.captured_gemini import from_gemini, is_gemini, retry_delay
+from mockserver.scenario.captured_messages import (
+    from_message,
+    from_message_events,
+    is_message,
+    is_message_events,
+)
 from mockserver.scenario.captured_ollama import is_ollama_answer, ollama_reply
 from mockserver.values import Json
 
@@ -46,7 +53,7 @@ def captured_reply(value: Any) -> Json | None:
     from mockserver.scenario.captured_bedrock import bedrock_reply
 
     other = bedrock_reply(value, _reply)
-    if other is not None:  # Bedrock's (Converse, invoke) or Anthropic's
+    if other is not None:  # Bedrock's (Converse, invoke's stream)
         return other
     if isinstance(value, Mapping):
         kind = value.get("object")
@@ -54,6 +61,8 @@ def captured_reply(value: Any) -> Json | None:
             return _from_chat_completion(value)
         if kind == "response":
             return _from_response(value)
+        if is_message(value):
+            return from_message(value)
         if "status" in value and ("body" in value or "events" in value):
             return _from_recording(value)
         if is_gemini(value):
@@ -66,6 +75,8 @@ def captured_reply(value: Any) -> Json | None:
             return _from_response_events(value)
         if any(is_gemini(v) for v in value):
             return from_gemini(value)
+        if is_message_events(value):
+            return from_message_events(value)
         if all(is_ollama_answer(v) for v in value):
             return ollama_reply(value)
     return None

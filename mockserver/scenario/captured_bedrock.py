@@ -1,7 +1,7 @@
-"""Captured answers of Bedrock Runtime and of Anthropic's Messages API, as the neutral reply
-they say (``scenario/captured.py`` dispatches here): a Converse body, a ConverseStream's
-events (``{member: payload}`` each, as boto3 hands them over), an Anthropic ``message``, its
-stream's events, and invoke's ``chunk`` events that carry them in base64.
+"""Captured answers of Bedrock Runtime, as the neutral reply they say (``scenario/captured.py``
+dispatches here): a Converse body, a ConverseStream's events (``{member: payload}`` each, as
+boto3 hands them over), and invoke's ``chunk`` events that carry Anthropic's in base64 (read
+as ``captured_messages.py`` reads Anthropic's own; an invoke body is an Anthropic message).
 
 Pure: parsed data in, a reply's data out.
 """
@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mockserver.scenario.captured_messages import from_message_events
 from mockserver.values import Json
 
 __all__ = ["bedrock_reply"]
@@ -97,58 +98,6 @@ def _from_converse_events(events: Sequence[Mapping[str, Any]], reply: Reply) -> 
     )
 
 
-def _from_anthropic_message(body: Mapping[str, Any], reply: Reply) -> Json:
-    text, calls, thought = [], [], []
-    for block in body.get("content") or ():
-        kind = block.get("type")
-        if kind == "text":
-            text.append(block.get("text", ""))
-        elif kind == "tool_use":
-            calls.append(
-                {"name": block.get("name", ""), "arguments": _arguments(block.get("input"))}
-                | ({"id": block["id"]} if block.get("id") else {})
-            )
-        elif kind == "thinking":
-            thought.append(block.get("thinking", ""))
-    refused = body.get("stop_reason") == "refusal"
-    return reply(
-        text=None if refused else "".join(text),
-        refusal="".join(text) if refused else None,
-        calls=calls,
-        usage=body.get("usage"),
-        finish=_finish(body.get("stop_reason")),
-        reasoning={"text": "".join(thought)} if any(thought) else None,
-    )
-
-
-def _from_anthropic_events(events: Sequence[Mapping[str, Any]], reply: Reply) -> Json:
-    """Anthropic's stream events, added up into the message they spell."""
-    message: dict[str, Any] = {"content": []}
-    blocks: dict[int, dict[str, Any]] = {}
-    for event in events:
-        kind = event.get("type")
-        if kind == "message_start":
-            message.update(event.get("message") or {})
-        elif kind == "content_block_start":
-            blocks[event.get("index", 0)] = {**event.get("content_block", {}), "partial": ""}
-        elif kind == "content_block_delta":
-            block = blocks.setdefault(event.get("index", 0), {"type": "text", "partial": ""})
-            delta = event.get("delta") or {}
-            for key in ("text", "thinking"):
-                if key in delta:
-                    block[key] = block.get(key, "") + delta[key]
-            block["partial"] += delta.get("partial_json", "")
-        elif kind == "message_delta":
-            message["stop_reason"] = (event.get("delta") or {}).get("stop_reason")
-            message["usage"] = {**(message.get("usage") or {}), **(event.get("usage") or {})}
-    for index in sorted(blocks):
-        block = blocks[index]
-        if block.get("type") == "tool_use":
-            block["input"] = json.loads(block["partial"] or "{}")
-        message["content"].append(block)
-    return _from_anthropic_message(message, reply)
-
-
 def _unchunked(events: Sequence[Mapping[str, Any]]) -> list[Any] | None:
     """The events invoke's ``chunk`` events carry (``None``: one is not base64 JSON)."""
     out = []
@@ -164,21 +113,17 @@ def _unchunked(events: Sequence[Mapping[str, Any]]) -> list[Any] | None:
 
 
 def bedrock_reply(value: Any, reply: Reply) -> Json | None:
-    """The reply ``value`` says if it is a Bedrock or Anthropic answer (``reply`` builds it);
-    ``None`` if it is neither."""
+    """The reply ``value`` says if it is a Bedrock answer (``reply`` builds it); ``None`` if
+    it is not one."""
     if isinstance(value, Mapping):
         if "output" in value and "stopReason" in value:
             return _from_converse(value, reply)
-        if value.get("type") == "message":
-            return _from_anthropic_message(value, reply)
         return None
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
         return None
     if any("messageStart" in v or "contentBlockDelta" in v for v in value):
         return _from_converse_events(value, reply)
-    if any("chunk" in v for v in value):
+    if any("chunk" in v for v in value):  # invoke's stream: Anthropic's events, wrapped
         unchunked = _unchunked(value)
-        return None if unchunked is None else _from_anthropic_events(unchunked, reply)
-    if any(v.get("type") == "message_start" for v in value):
-        return _from_anthropic_events(value, reply)
+        return None if unchunked is None else from_message_events(unchunked)
     return None

@@ -30,6 +30,8 @@ __all__ = [
     "StoredChatCompletion",
     "StoredConversation",
     "StoredKind",
+    "StoredMessageBatch",
+    "StoredPromptCache",
     "StoredResponse",
     "Unparsed",
     "current_exchange",
@@ -173,6 +175,37 @@ class StoredConversation:
     items: OrderedDict[str, Json] = field(default_factory=OrderedDict)
 
 
+@dataclass(slots=True)
+class StoredMessageBatch:
+    """An Anthropic Message Batch: its requests' answers, decided when it was created, and the
+    times (the namespace's clock) that say how far its processing has got when it is looked at
+    (``engine/message_batches.py``)."""
+
+    id: str
+    created_at: float
+    #: Seconds its processing takes, its requests finishing evenly over them.
+    seconds: float
+    #: Each request's ``custom_id``, in the order sent.
+    custom_ids: list[str]
+    #: Each request's result once processed (``{type: succeeded, message}`` or
+    #: ``{type: errored, error}``), in the same order.
+    results: list[Json]
+    #: Where its results file is served (the server's root as the creating request named it).
+    root: str
+    cancel_initiated_at: float | None = None
+    #: About the bytes it holds (its requests' answers, encoded).
+    size: int = 0
+
+
+@dataclass(slots=True)
+class StoredPromptCache:
+    """A namespace's prompt cache: the digests of the prompt prefixes written to it, and when
+    (its clock) each is forgotten (``engine/prompt_cache.py``). One per namespace."""
+
+    id: str
+    entries: dict[str, float] = field(default_factory=dict)
+
+
 @value_class
 class StoredKind:
     """One kind of stored object: the namespace's shelf that keeps them (an attribute of
@@ -190,6 +223,8 @@ KINDS: dict[str, StoredKind] = {
     "chat": StoredKind("chat_completions", lambda s: s.body["id"], StoredChatCompletion),
     "responses": StoredKind("responses", lambda s: s.id, StoredResponse),
     "conversations": StoredKind("conversations", lambda s: s.id, StoredConversation, weighed=False),
+    "message_batches": StoredKind("message_batches", lambda s: s.id, StoredMessageBatch),
+    "prompt_cache": StoredKind("prompt_cache", lambda s: s.id, StoredPromptCache, weighed=False),
 }
 
 
@@ -321,6 +356,10 @@ class Namespace:
     #: Stored Responses API objects (their types live with the Responses family).
     responses: Shelf[StoredResponse] = field(default_factory=Kept)
     conversations: Shelf[StoredConversation] = field(default_factory=Kept)
+    #: Anthropic's Message Batches.
+    message_batches: Shelf[StoredMessageBatch] = field(default_factory=Kept)
+    #: The prompt cache's one object (see ``StoredPromptCache``).
+    prompt_cache: Shelf[StoredPromptCache] = field(default_factory=Kept)
     #: Where new journal entries are announced (the store's feed).
     feed: Feed | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).

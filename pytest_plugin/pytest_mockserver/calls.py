@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mockserver.families import family_at
 from mockserver.prompt import Prompt
 from mockserver.scenario.terms import describe_text
 from mockserver.store import JournalEntry
@@ -22,7 +24,8 @@ class Call:
     method: str
     path: str
     status: int
-    #: ``"chat"`` or ``"responses"`` (``None`` for other endpoints and unreadable bodies).
+    #: The API (``"chat"``, ``"responses"``, ``"messages"``…; ``None`` for other endpoints and
+    #: unreadable bodies).
     api: str | None
     model: str | None
     stream: bool
@@ -66,7 +69,7 @@ class Call:
 
     @property
     def prompt(self) -> Prompt | None:
-        """The request as the matcher saw it (for chat and responses requests)."""
+        """The request as the matcher saw it (for a model's turn: chat, responses, messages…)."""
         return _prompt(self.path, self.request)
 
     @property
@@ -98,17 +101,16 @@ _UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def _prompt(path: str, body: Mapping[str, Any] | None) -> Prompt | None:
+    """The request read by its family's reader (the family table's), as the matcher read it."""
     if body is None:
         return None
+    family = family_at("POST", path)
+    if family is None or family.prompt is None:
+        return None
+    module, name = family.prompt.split(":")
     try:
-        if path.endswith("/chat/completions"):
-            from mockserver.prompt.chat import prompt_from_chat
-
-            return prompt_from_chat(body, headers={})
-        if path.endswith("/responses"):
-            from mockserver.prompt.responses import input_items, prompt_from_responses
-
-            return prompt_from_responses(body, items=input_items(body), headers={})
+        read = getattr(importlib.import_module(module), name)
+        prompt: Prompt = read(body, headers={})
     except _UNREADABLE:
         return None
-    return None
+    return prompt

@@ -1,9 +1,10 @@
-"""The official clients a handle makes for its test's namespace: ``openai.OpenAI`` and
-``openai.AzureOpenAI``, each sync or async, over the socket or in-process.
+"""The official clients a handle makes for its test's namespace: ``openai.OpenAI``,
+``openai.AzureOpenAI`` and ``anthropic.Anthropic``, each sync or async, over the socket or
+in-process.
 
 Every client carries the test's key (a bearer token for OpenAI's, the ``api-key`` header for
-Azure's), so its requests land in the test's namespace; the handle closes the clients it owns
-at teardown.
+Azure's, ``x-api-key`` or a bearer token for Anthropic's), so its requests land in the test's
+namespace; the handle closes the clients it owns at teardown.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from pytest_mockserver.env import DEFAULT_API_VERSION
 if TYPE_CHECKING:
     from pytest_mockserver.handle import MockServer
 
-__all__ = ["CLIENT_TIMEOUT", "IN_PROCESS_ROOT", "IN_PROCESS_URL", "new_client", "require"]
+__all__ = [
+    "CLIENT_TIMEOUT",
+    "IN_PROCESS_ROOT",
+    "IN_PROCESS_URL",
+    "new_anthropic_client",
+    "new_client",
+    "require",
+]
 
 #: What a handle-made client is given unless the test says otherwise: never hang a test.
 CLIENT_TIMEOUT = 30.0
@@ -39,18 +47,7 @@ def new_client(
     if azure and "azure_endpoint" in options:
         raise TypeError("the handle sets azure_endpoint: it selects this test's namespace")
     ours = "http_client" not in options  # a client given its own is the test's to close
-    local = handle._in_process(in_process, options)
-    if local:
-        options["http_client"] = _in_process_http(handle, asynchronous=asynchronous)
-    elif ours and asynchronous:
-        from pytest_mockserver.transport import http_module
-
-        # No pooled connection outlives a request: the test's event loop may be gone by
-        # teardown, and a socket left open on it is a ResourceWarning.
-        module = http_module()
-        options["http_client"] = module.AsyncClient(
-            limits=module.Limits(max_keepalive_connections=0)
-        )
+    local = _connect(handle, "openai", options, asynchronous=asynchronous, in_process=in_process)
     root = IN_PROCESS_ROOT if local else handle.root_url
     kind: Any
     if azure:
@@ -65,15 +62,58 @@ def new_client(
     return client
 
 
-def _in_process_http(handle: MockServer, *, asynchronous: bool) -> Any:
-    """An HTTP client that calls the session's app without a socket."""
+def new_anthropic_client(
+    handle: MockServer, *, asynchronous: bool, in_process: bool | None, options: dict[str, Any]
+) -> Any:
+    """An ``anthropic.Anthropic`` (or ``AsyncAnthropic``) of ``handle``'s namespace, at the
+    server's root (the SDK adds ``/v1/messages``); ``options`` go to its constructor."""
+    require("anthropic", "anthropic", "mockserver.anthropic_client() and its async twin")
+    import anthropic
+
+    ours = "http_client" not in options
+    local = _connect(handle, "anthropic", options, asynchronous=asynchronous, in_process=in_process)
+    options = {"base_url": IN_PROCESS_ROOT if local else handle.root_url, **options}
+    kind: Any = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
+    client = kind(**{"timeout": CLIENT_TIMEOUT, **options, "api_key": handle.api_key})
+    if ours or not asynchronous:
+        handle._clients.append((client, asynchronous))
+    return client
+
+
+def _connect(
+    handle: MockServer,
+    sdk: str,
+    options: dict[str, Any],
+    *,
+    asynchronous: bool,
+    in_process: bool | None,
+) -> bool:
+    """Give ``options`` the HTTP client (of ``sdk``'s library) the client is to use, if it
+    needs one of ours; whether it calls the app in-process."""
+    local = handle._in_process(in_process, options)
+    if local:
+        options["http_client"] = _in_process_http(handle, sdk, asynchronous=asynchronous)
+    elif "http_client" not in options and asynchronous:
+        from pytest_mockserver.transport import http_module
+
+        # No pooled connection outlives a request: the test's event loop may be gone by
+        # teardown, and a socket left open on it is a ResourceWarning.
+        module = http_module(sdk)
+        options["http_client"] = module.AsyncClient(
+            limits=module.Limits(max_keepalive_connections=0)
+        )
+    return local
+
+
+def _in_process_http(handle: MockServer, sdk: str, *, asynchronous: bool) -> Any:
+    """An HTTP client (of ``sdk``'s library) that calls the session's app without a socket."""
     from pytest_mockserver.transport import (
         SyncASGITransport,
         async_transport,
         http_module,
     )
 
-    module = http_module()
+    module = http_module(sdk)
     app = handle.session.app
     if asynchronous:
         return module.AsyncClient(transport=async_transport(module, app))

@@ -3,6 +3,7 @@ session, set before conftest files and test modules are imported, and undone at 
 what google-genai reads for the same (:func:`google_variables`: the Developer API's and
 Vertex AI's base URLs, the server's root, and the keys), ``openai.AzureOpenAI``
 (``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``),
+``anthropic.Anthropic`` (``ANTHROPIC_BASE_URL``, the server's root, and ``ANTHROPIC_API_KEY``)
 and the ``ollama`` package (:func:`ollama_variables`: ``OLLAMA_HOST``, the server's root, and
 ``OLLAMA_API_KEY``, which it sends as a bearer token: the namespace).
 
@@ -25,7 +26,7 @@ __all__ = [
     "BASE_URL",
     "DEFAULT_API_VERSION",
     "KEY",
-    "OpenAIEnv",
+    "ClientEnv",
     "azure_variables",
     "bind_loopback",
     "google_variables",
@@ -42,6 +43,8 @@ VERTEX_BASE_URL = "GOOGLE_VERTEX_BASE_URL"
 GEMINI_KEY = "GOOGLE_API_KEY"
 #: The key google-genai reads when ``GOOGLE_API_KEY`` is unset (and litellm's ``gemini/``).
 OTHER_GEMINI_KEY = "GEMINI_API_KEY"
+ANTHROPIC_BASE_URL = "ANTHROPIC_BASE_URL"
+ANTHROPIC_KEY = "ANTHROPIC_API_KEY"
 #: What ``openai.AzureOpenAI()`` reads when given nothing.
 AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 AZURE_KEY = "AZURE_OPENAI_API_KEY"
@@ -106,7 +109,7 @@ def bind_loopback(port: int, *, listen: bool = True) -> socket.socket:
 
 
 @dataclass
-class OpenAIEnv:
+class ClientEnv:
     """What was set, and what was there before (restored by :meth:`undo`)."""
 
     base_url: str
@@ -118,7 +121,7 @@ class OpenAIEnv:
     serving: bool = True
 
     @classmethod
-    def install(cls, *, port: int, external_url: str | None, serve: bool = True) -> OpenAIEnv:
+    def install(cls, *, port: int, external_url: str | None, serve: bool = True) -> ClientEnv:
         """Set the variables; ``serve=False`` (xdist's controller): bind a port, never listen
         on it, so that a request there is refused at once."""
         sock = None
@@ -132,6 +135,8 @@ class OpenAIEnv:
             BASE_URL: made.base_url,
             KEY: made.api_key,
             **google_variables(made.base_url.removesuffix("/v1"), made.api_key),
+            ANTHROPIC_BASE_URL: made.base_url.removesuffix("/v1"),
+            ANTHROPIC_KEY: made.api_key,
             **azure_variables(made.base_url, made.api_key),
             **ollama_variables(made.base_url.removesuffix("/v1"), made.api_key),
         }

@@ -29,7 +29,7 @@ __all__ = ["NetworkGuard", "NetworkGuardError", "is_local"]
 FIX = (
     "a test that uses mockserver may only connect to this machine (loopback). Point the code "
     "at mockserver (mockserver.client(), the mockserver_env fixture, or "
-    "--mockserver-openai-env for clients made at import time), or let this test out with "
+    "--mockserver-env for clients made at import time), or let this test out with "
     "@pytest.mark.mockserver(allow_network=True) (for every test: --mockserver-allow-network "
     "or ini mockserver_network_guard = false)"
 )

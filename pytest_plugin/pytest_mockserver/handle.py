@@ -18,11 +18,12 @@ from mockserver.store import JournalEntry, Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
-from pytest_mockserver.clients import CLIENT_TIMEOUT, new_client, require
+from pytest_mockserver.clients import CLIENT_TIMEOUT, new_anthropic_client, new_client, require
 from pytest_mockserver.options import MarkerOptions
 from pytest_mockserver.session import MockServerSession, ScenarioRef
 
 if TYPE_CHECKING:
+    import anthropic
     import ollama
     import openai
     from google import genai
@@ -34,6 +35,7 @@ _MEANT = {
     "url": ["base_url"],
     "api_base": ["base_url"],
     "openai_client": ["client"],
+    "claude_client": ["anthropic_client"],
     "genai_client": ["gemini_client"],
     "google_client": ["gemini_client"],
     "ollama": ["ollama_client"],
@@ -148,6 +150,25 @@ class MockServer:
         """An ``openai.AsyncAzureOpenAI`` for this namespace (like ``azure_client``)."""
         made: openai.AsyncAzureOpenAI = new_client(
             self, azure=True, asynchronous=True, in_process=in_process, options=options
+        )
+        return made
+
+    def anthropic_client(
+        self, *, in_process: bool | None = None, **options: Any
+    ) -> anthropic.Anthropic:
+        """An ``anthropic.Anthropic`` for this namespace (its key), at the server's root,
+        closed at teardown; ``options`` and ``in_process`` as for ``client``."""
+        made: anthropic.Anthropic = new_anthropic_client(
+            self, asynchronous=False, in_process=in_process, options=options
+        )
+        return made
+
+    def async_anthropic_client(
+        self, *, in_process: bool | None = None, **options: Any
+    ) -> anthropic.AsyncAnthropic:
+        """An ``anthropic.AsyncAnthropic`` for this namespace (like ``anthropic_client``)."""
+        made: anthropic.AsyncAnthropic = new_anthropic_client(
+            self, asynchronous=True, in_process=in_process, options=options
         )
         return made
 

@@ -20,10 +20,10 @@ __all__ = [
     "MarkerOptions",
     "ScenarioDirs",
     "add_options",
+    "client_env",
     "in_process",
     "marker_options",
     "network_guard",
-    "openai_env",
     "port",
     "record_mode",
     "resolve_seed",
@@ -67,13 +67,14 @@ def add_options(parser: pytest.Parser) -> None:
         help="clients made by the fixture call the app in-process, without a socket",
     )
     group.addoption(
-        "--mockserver-openai-env",
-        dest="mockserver_openai_env",
+        "--mockserver-env",
+        "--mockserver-openai-env",  # its earlier name
+        dest="mockserver_env",
         action="store_true",
         default=None,
-        help="set OPENAI_BASE_URL and OPENAI_API_KEY (and AZURE_OPENAI_ENDPOINT, "
-        "AZURE_OPENAI_API_KEY and, unless set, OPENAI_API_VERSION) to the session's mockserver "
-        "before collection, for clients made at import time (undone at the end)",
+        help="point the SDKs' variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, "
+        "AZURE_OPENAI_ENDPOINT, their keys…) at the session's mockserver before collection, "
+        "for clients made at import time (undone at the end)",
     )
     group.addoption(
         "--mockserver-port",
@@ -108,9 +109,14 @@ def add_options(parser: pytest.Parser) -> None:
         "mockserver_seed", "seed of generated replies: an integer or 'random'", default="0"
     )
     parser.addini(
+        "mockserver_env",
+        "point the SDKs' base URL and key variables at the session's mockserver",
+        type="bool",
+        default=False,
+    )
+    parser.addini(
         "mockserver_openai_env",
-        "point OPENAI_BASE_URL and OPENAI_API_KEY (and Azure OpenAI's variables) at the "
-        "session's mockserver",
+        "deprecated: mockserver_env's earlier name",
         type="bool",
         default=False,
     )
@@ -199,9 +205,13 @@ def _opt(config: pytest.Config, name: str) -> Any:
     return value
 
 
-def openai_env(config: pytest.Config) -> bool:
-    option: bool | None = _opt(config, "mockserver_openai_env")
-    return bool(option) if option is not None else bool(config.getini("mockserver_openai_env"))
+def client_env(config: pytest.Config) -> bool:
+    """Set the SDKs' variables for the session (``--mockserver-env``, ini ``mockserver_env``,
+    or either's earlier name, ``…openai_env``)?"""
+    option: bool | None = _opt(config, "mockserver_env")
+    if option is not None:
+        return bool(option)
+    return bool(config.getini("mockserver_env")) or bool(config.getini("mockserver_openai_env"))
 
 
 def _worker_index() -> int:

@@ -17,7 +17,7 @@ import pytest
 from pytest_mockserver import options
 
 if TYPE_CHECKING:
-    from pytest_mockserver.env import OpenAIEnv  # noqa: F401 - the stash key's type
+    from pytest_mockserver.env import ClientEnv  # noqa: F401 - the stash key's type
     from pytest_mockserver.guard import NetworkGuard
     from pytest_mockserver.handle import MockServer
     from pytest_mockserver.session import MockServerSession
@@ -33,7 +33,7 @@ VERDICT = pytest.StashKey[tuple[bool, str | None]]()
 
 #: The session's server (built on first need), the OpenAI variables set, the network guard.
 SESSION = pytest.StashKey["MockServerSession"]()
-ENV = pytest.StashKey["OpenAIEnv"]()
+ENV = pytest.StashKey["ClientEnv"]()
 GUARD = pytest.StashKey["NetworkGuard"]()
 
 
@@ -44,12 +44,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Before any conftest or test module is imported: the OpenAI variables, if asked for."""
-    if options.openai_env(early_config):
-        from pytest_mockserver.env import OpenAIEnv
+    if options.client_env(early_config):
+        from pytest_mockserver.env import ClientEnv
 
         # xdist's controller imports the conftest files too, but runs no test: its clients
         # get a key and a port that refuses (each worker sets the variables anew).
-        early_config.stash[ENV] = OpenAIEnv.install(
+        early_config.stash[ENV] = ClientEnv.install(
             port=options.port(early_config),
             external_url=options.url(early_config),
             serve=not options.xdist_controller(early_config),
@@ -306,13 +306,15 @@ def mockserver(
 def mockserver_env(mockserver: MockServer, monkeypatch: pytest.MonkeyPatch) -> MockServer:
     """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (and google-genai's
     base URLs and keys: ``env.google_variables``, Azure's ``AZURE_OPENAI_ENDPOINT``,
-    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``, and ollama's ``OLLAMA_HOST`` and
-    ``OLLAMA_API_KEY``) pointing at it, for code that builds its own client (undone after the
-    test)."""
+    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``, anthropic's ``ANTHROPIC_BASE_URL`` and
+    ``ANTHROPIC_API_KEY``, and ollama's ``OLLAMA_HOST`` and ``OLLAMA_API_KEY``) pointing at it,
+    for code that builds its own client (undone after the test)."""
     from pytest_mockserver.env import azure_variables, google_variables, ollama_variables
 
     monkeypatch.setenv("OPENAI_BASE_URL", mockserver.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", mockserver.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mockserver.root_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", mockserver.api_key)
     variables = {
         **google_variables(mockserver.root_url, mockserver.api_key),
         **azure_variables(mockserver.base_url, mockserver.api_key),

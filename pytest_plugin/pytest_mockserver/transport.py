@@ -1,10 +1,10 @@
 """In-process transports: the SDK calls the ASGI app directly, without a socket.
 
-openai-python 3.x speaks ``httpx2``, earlier versions ``httpx``; the transport is built from
-whichever module the installed SDK's client class comes from, so it plugs into that SDK's
-``http_client``. A response body is produced whole before the client sees any of it (no
-stream timing), and the sync client's requests run on one event-loop thread shared by the
-session.
+openai-python 3.x (and anthropic's 2.x line) speaks ``httpx2``, earlier versions ``httpx``;
+the transport is built from whichever module the installed SDK's client class comes from, so
+it plugs into that SDK's ``http_client``. A response body is produced whole before the client
+sees any of it (no stream timing), and the sync client's requests run on one event-loop thread
+shared by the session.
 
 A scripted connection fault (the app raises :class:`~mockserver.faults.StreamAborted` before
 its answer is complete: ``disconnect_after``, ``reset``) is where a socket would drop the
@@ -30,17 +30,17 @@ if TYPE_CHECKING:
 __all__ = ["AsyncASGITransport", "SyncASGITransport", "async_transport", "http_module"]
 
 
-def http_module() -> ModuleType:
-    """``httpx2`` or ``httpx``: the HTTP library of the installed ``openai`` SDK."""
-    import openai
-
-    for cls in openai.DefaultHttpxClient.__mro__:
+def http_module(sdk: str = "openai") -> ModuleType:
+    """``httpx2`` or ``httpx``: the HTTP library of the installed ``sdk`` (``openai`` or
+    ``anthropic``: each names its client class ``DefaultHttpxClient``)."""
+    package = importlib.import_module(sdk)
+    for cls in package.DefaultHttpxClient.__mro__:
         root = cls.__module__.split(".")[0]
         if root in ("httpx2", "httpx"):
             return importlib.import_module(root)
     raise RuntimeError(
-        f"cannot tell which HTTP library openai {openai.__version__} uses "
-        "(neither httpx2 nor httpx in openai.DefaultHttpxClient's bases)"
+        f"cannot tell which HTTP library {sdk} {package.__version__} uses "
+        f"(neither httpx2 nor httpx in {sdk}.DefaultHttpxClient's bases)"
     )
 
 

@@ -24,6 +24,8 @@ from mockserver.store import (
     Namespace,
     StoredChatCompletion,
     StoredConversation,
+    StoredMessageBatch,
+    StoredPromptCache,
     StoredResponse,
     Unparsed,
 )
@@ -164,6 +166,25 @@ def test_stored_completions_and_conversations_read_back() -> None:
     assert back == conversation
     assert isinstance(back.items, OrderedDict)
     assert list(back.items) == ["b", "a"]
+
+
+def test_a_stored_message_batch_reads_back() -> None:
+    batch = StoredMessageBatch(
+        id="msgbatch_01x",
+        created_at=12.5,
+        seconds=1.0,
+        custom_ids=["a", "b"],
+        results=[{"type": "succeeded", "message": {"id": "msg_1"}}, {"type": "errored"}],
+        root="http://127.0.0.1:1",
+        cancel_initiated_at=13.0,
+        size=40,
+    )
+    assert decode_stored("message_batches", encode_stored(batch)) == batch
+
+
+def test_a_prompt_cache_reads_back() -> None:
+    cache = StoredPromptCache(id="prompt_cache", entries={"ab12": 300.5, "cd34": 3600.0})
+    assert decode_stored("prompt_cache", encode_stored(cache)) == cache
 
 
 def test_a_stored_object_that_is_not_this_layouts_is_unreadable() -> None:

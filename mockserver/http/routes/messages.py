@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver import ids
 from mockserver.engine import Engine
+from mockserver.engine.messages import message_id, message_meta
 from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.faults import (
     IMMEDIATE,
@@ -70,13 +70,6 @@ class MessagesResult:
         return self.turn.reply
 
 
-def message_id(engine: Engine, namespace: str, counter: int) -> str:
-    """``msg_01…``: a namespace's ``counter``-th message."""
-    return ids.numbered_opaque_id(
-        "msg_01", engine.settings.seed, namespace, number=counter, length=22
-    )
-
-
 def answer_messages(
     engine: Engine, space: Namespace, prompt: Prompt, *, journal: Journaled | None = None
 ) -> MessagesResult:
@@ -84,12 +77,7 @@ def answer_messages(
     events, with its plans."""
     namespace = space.name
     turn = engine.turn(space, prompt, journal=journal)
-    meta = MessageMeta(
-        id=message_id(engine, namespace, turn.counter),
-        model=prompt.model,
-        thinking=prompt.reasoning_effort is not None,
-        chunk=turn.latency.chunk if turn.latency else "token",
-    )
+    meta = message_meta(engine, namespace, prompt, turn)
     headers = engine.request_headers(namespace, turn)
     if prompt.stream:
         events = message_events(turn.reply, meta)
@@ -217,7 +205,10 @@ async def count_tokens(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
+    from mockserver.http.routes import messages_batches
+
     return [
         Route("/messages", turn_route(Messages.path), methods=["POST"]),
         Route("/messages/count_tokens", count_tokens, methods=["POST"]),
+        *messages_batches.routes(),
     ]

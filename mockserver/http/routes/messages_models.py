@@ -17,7 +17,7 @@ from mockserver.http.routes.messages import compact_json
 from mockserver.values import Json
 from mockserver.wire.catalog import ANTHROPIC_MODELS
 
-__all__ = ["model_page", "retrieve_model"]
+__all__ = ["limit_of", "model_page", "retrieve_model", "window_of"]
 
 #: What a listed model says of its limits.
 _MAX_INPUT_TOKENS: Final = 200_000
@@ -41,7 +41,8 @@ def _info(model_id: str, name: str, created: str) -> Json:
     }
 
 
-def _limit(request: Request) -> int:
+def limit_of(request: Request) -> int:
+    """A list's ``limit`` (1–1000, default 20), or the API's 400."""
     raw = request.query_params.get("limit")
     if raw is None:
         return 20
@@ -58,7 +59,7 @@ def _limit(request: Request) -> int:
     return limit
 
 
-def _window(ids: list[str], request: Request, limit: int) -> tuple[int, int]:
+def window_of(ids: list[str], request: Request, limit: int) -> tuple[int, int]:
     """The ``[start, end)`` of the page the cursors ask for (an unknown cursor: none)."""
     after, before = request.query_params.get("after_id"), request.query_params.get("before_id")
     if before is not None:
@@ -71,7 +72,7 @@ def _window(ids: list[str], request: Request, limit: int) -> tuple[int, int]:
 def model_page(request: Request) -> Response:
     """A page of the models, as ``GET /v1/models`` answers Anthropic's clients."""
     ids = [model_id for model_id, _, _ in ANTHROPIC_MODELS]
-    start, end = _window(ids, request, _limit(request))
+    start, end = window_of(ids, request, limit_of(request))
     data = [_info(*model) for model in ANTHROPIC_MODELS[start:end]]
     more = start > 0 if request.query_params.get("before_id") is not None else end < len(ids)
     return compact_json(
