@@ -27,6 +27,7 @@ from mockserver.http.hosts import HostPolicy, host_name
 from mockserver.http.responses import error_response
 from mockserver.http.routes.base import api_key_of, error_shape
 from mockserver.ids import monotonic
+from mockserver.render import eventstream, ndjson
 from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange
 from mockserver.values import value_class
@@ -412,7 +413,7 @@ class Access:
                 if allow is not None:
                     cors = _cors_headers(allow, shape=_shape(scope, Headers(scope=scope)))
                     _add(MutableHeaders(scope=message), cors)
-                streamed = _is_stream(message["headers"])
+                streamed = _is_stream(message["headers"], exchange)
             await send(message)
             if message["type"] != "http.response.body" or completed:
                 return
@@ -437,11 +438,24 @@ class Access:
             self.store.complete(exchange, duration_ms=elapsed, timing=timing, cut=cut)
 
 
-def _is_stream(raw: list[tuple[bytes, bytes]]) -> bool:
+#: The media types of the families' streams: server-sent events, Ollama's NDJSON, AWS's
+#: event stream.
+_STREAM_TYPES = (b"text/event-stream", ndjson.MEDIA_TYPE.encode(), eventstream.MEDIA_TYPE.encode())
+
+
+def _is_stream(raw: list[tuple[bytes, bytes]], exchange: Exchange) -> bool:
+    """Is the answer a stream, its writes timed for the journal? One of the stream media
+    types, or a body of no stated length answering a request for a stream (Gemini's streamed
+    JSON array)."""
+    kind, sized = b"", False
     for name, value in raw:
         if name == b"content-type":
-            return value.startswith(b"text/event-stream")
-    return False
+            kind = value
+        elif name == b"content-length":
+            sized = True
+    if kind.startswith(_STREAM_TYPES):
+        return True
+    return not sized and any(entry.stream for _, entry in exchange.entries)
 
 
 def _add(headers: MutableHeaders, extra: Mapping[str, str]) -> None:

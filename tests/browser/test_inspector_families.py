@@ -192,3 +192,38 @@ def test_bedrock_calls_read_as_conversations_with_their_answers(
     assert page.locator("#timeline-svg .mark").count() == len(summary["response"])
     page.screenshot(path=str(SHOTS / "inspector-bedrock-1366.png"))
     assert errors == []
+
+
+def test_ollama_calls_read_as_conversations_with_their_answers(
+    mock: BackgroundServer, new_page: Any
+) -> None:
+    page, errors = open_inspector(new_page, mock)
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
+    asked = {"role": "user", "content": "what is the weather?"}
+    body = {"model": "llama3.2", "stream": False, "tools": [tool]}
+    system = {"role": "system", "content": "You are terse."}
+    send(
+        mock, "/api/chat", {**body, "messages": [system, asked]}, {"authorization": f"Bearer {KEY}"}
+    )
+    call = entry(mock, 1, KEY)["response"]["message"]["tool_calls"][0]
+    history = [system, asked, {"role": "assistant", "content": "", "tool_calls": [call]}]
+    history.append({"role": "tool", "tool_name": "get_weather", "content": "18 C"})
+    streamed = {**body, "stream": True, "messages": history}
+    send(mock, "/api/chat", streamed, {"authorization": f"Bearer {KEY}"})
+    page.wait_for_function("() => document.querySelectorAll('#calls tr').length === 2")
+
+    open_call(page, 1)
+    conversation = page.inner_text("#conversation")
+    assert "You are terse." in conversation
+    assert "tools offered: get_weather" in conversation
+    answer = page.inner_text("#answer")
+    assert "→ get_weather" in answer
+    assert json.dumps(call["function"]["arguments"], indent=2) in answer
+
+    open_call(page, 2)
+    assert "result of get_weather" in (page.text_content("#conversation") or "")
+    assert page.text_content("#answer-text") == "It is sunny in Paris."
+    assert "finish: stop" in page.text_content("#answer-usage")
+    assert "first token +" in page.text_content("#timeline-note")
+    page.screenshot(path=str(SHOTS / "inspector-ollama-1366.png"))
+    assert errors == []

@@ -190,3 +190,40 @@ def test_calls_filter_by_namespace_path_and_status(mock: BackgroundServer) -> No
     by_path = httpx.get(calls, params={"namespace": "sk-f", "path": "/v1/chat/completions"})
     assert len(by_path.json()["data"]) == 2
     assert httpx.get(calls, params={"namespace": "sk-nobody"}).json()["data"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "headers"),
+    [
+        (
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",  # a streamed JSON array
+            {"contents": [{"role": "user", "parts": [{"text": "Hello"}]}]},
+            {"x-goog-api-key": "sk-timed"},
+        ),
+        (
+            "/api/chat",  # Ollama's NDJSON
+            {"model": "llama3.2", "messages": [{"role": "user", "content": "Hello"}]},
+            {"authorization": "Bearer sk-timed"},
+        ),
+        (
+            "/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream",  # AWS event stream
+            {"messages": [{"role": "user", "content": [{"text": "Hello"}]}]},
+            {"authorization": "Bearer sk-timed"},
+        ),
+    ],
+)
+def test_every_familys_stream_is_timed_write_by_write(
+    mock: BackgroundServer, path: str, body: dict[str, object], headers: dict[str, str]
+) -> None:
+    scenario = {"scenario": {"latency": {"ttft": 0.01, "chunk_interval": 0.002}}}
+    control = {"authorization": "Bearer sk-timed"}
+    httpx.put(
+        mock.url + "/__mockserver/scenario", json=scenario, headers=control
+    ).raise_for_status()
+    answer = httpx.post(mock.url + path, json=body, headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+    call = httpx.get(mock.url + "/__mockserver/calls/1?namespace=sk-timed").json()
+    assert call["stream"] is True
+    assert len(call["response"]) > 2
+    assert len(call["timing"]) >= len(call["response"])  # a time for each event's write
+    assert call["timing"] == sorted(call["timing"])

@@ -70,6 +70,15 @@ def test_a_chat_streams_by_default_one_object_a_line(http: httpx.Client) -> None
     assert last["eval_count"] == len(said)
 
 
+def test_the_journal_keeps_a_streams_lines(http: httpx.Client) -> None:
+    answer = http.post("/api/chat", json=CHAT)
+    sent = _lines(answer.content)
+    [entry] = http.get("/__mockserver/calls").json()["data"][-1:]
+    kept = http.get(f"/__mockserver/calls/{entry['seq']}").json()
+    assert kept["stream"] is True
+    assert kept["response"] == sent  # each line, as sent (the inspector reads them)
+
+
 def test_lines_are_written_as_gos_encoder_writes_them(http: httpx.Client, control: object) -> None:
     use_scenario(control, "rules:\n  - reply: {text: 'a <b> & c'}\n")  # type: ignore[arg-type]
     answer = http.post("/api/chat", json={**CHAT, "stream": False})

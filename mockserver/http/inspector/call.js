@@ -74,7 +74,8 @@
     const answer = blankAnswer();
     const body = full.response;
     if (full.status >= 400 && isObj(body)) {
-      answer.error = body.error || body;
+      // ``{"error": {…}}``, Ollama's ``{"error": "…"}``, Bedrock's ``{"message": "…"}``
+      answer.error = typeof body.error === "string" ? { message: body.error } : body.error || body;
       return answer;
     }
     const reader = R().readerOf(full.api, full.request);

@@ -467,6 +467,71 @@
     }
   }
 
+  // --- Ollama: /api/chat and /api/generate ------------------------------------------------
+
+  function ollamaConversation(body) {
+    const out = [];
+    for (const m of list(body.messages)) {
+      if (!isObj(m)) continue;
+      const role = String(m.role || "?");
+      if (typeof m.thinking === "string" && m.thinking) out.push(turn("reasoning", m.thinking));
+      const calls = list(m.tool_calls).map((c) => ({ id: c.id, name: (c.function && c.function.name) || "?", arguments: c.function && c.function.arguments }));
+      const images = list(m.images).map(() => "[image]");
+      const text = [typeof m.content === "string" ? m.content : "", ...images].filter(Boolean).join("\n");
+      out.push(turn(role, text, { calls, note: role === "tool" && m.tool_name ? "result of " + m.tool_name : "" }));
+    }
+    return out;
+  }
+
+  function ollamaGenerateConversation(body) {
+    const out = [];
+    if (typeof body.system === "string" && body.system) out.push(turn("system", body.system));
+    const prompt = (typeof body.prompt === "string" ? body.prompt : "") + (typeof body.suffix === "string" ? "\n[suffix] " + body.suffix : "");
+    out.push(turn("prompt", prompt));
+    return out;
+  }
+
+  // One line of Ollama's answer (or the whole answer: the same shape, ``done: true``).
+  function ollamaLine(answer, line) {
+    if (typeof line.error === "string") answer.error = { type: "error", message: line.error };
+    const m = isObj(line.message) ? line.message : null;
+    if (m && typeof m.content === "string") answer.text += m.content;
+    if (m && typeof m.thinking === "string") answer.reasoning += m.thinking;
+    for (const c of list(m && m.tool_calls)) answer.calls.push({ id: c.id, name: c.function && c.function.name, arguments: c.function && c.function.arguments });
+    if (typeof line.response === "string") answer.text += line.response;
+    if (!m && typeof line.thinking === "string") answer.reasoning += line.thinking;
+    if (line.done) {
+      answer.finish = line.done_reason || "done";
+      answer.usage = { input_tokens: line.prompt_eval_count, output_tokens: line.eval_count };
+    }
+  }
+
+  function ollamaWhole(answer, body) {
+    if (!("done" in body)) return false;
+    ollamaLine(answer, body);
+    return true;
+  }
+
+  function ollamaEvents(answer, lines) {
+    for (const line of lines) if (isObj(line)) ollamaLine(answer, line);
+  }
+
+  function ollamaEventName(e) {
+    if (typeof e.error === "string") return "error";
+    if (e.done) return "done: " + (e.done_reason || "");
+    const m = isObj(e.message) ? e.message : e;
+    if (list(m.tool_calls).length) return "tool calls";
+    const text = typeof m.content === "string" ? m.content : typeof e.response === "string" ? e.response : "";
+    if (text) return "text " + JSON.stringify(text);
+    if (typeof m.thinking === "string" && m.thinking) return "thinking";
+    return "line";
+  }
+
+  function ollamaCarriesText(e) {
+    const m = isObj(e.message) ? e.message : e;
+    return !!((typeof m.content === "string" && m.content) || (typeof e.response === "string" && e.response) || list(m.tool_calls).length);
+  }
+
   // --- the table ----------------------------------------------------------------------------
 
   const chat = { conversation: chatConversation, whole: chatWhole, events: chatChunks, eventName: chatEventName, carriesText: chatCarriesText };
@@ -495,6 +560,9 @@
     carriesText: (e) => messagesCarriesText(unchunk(e)),
     isError: (e) => !!converseException(e) || unchunk(e).type === "error",
   };
+  const ollamaShared = { whole: ollamaWhole, events: ollamaEvents, eventName: ollamaEventName, carriesText: ollamaCarriesText, isError: (e) => typeof e.error === "string" };
+  const ollama_chat = Object.assign({ conversation: ollamaConversation }, ollamaShared);
+  const ollama_generate = Object.assign({ conversation: ollamaGenerateConversation }, ollamaShared);
   const gemini = { conversation: geminiConversation, whole: geminiWhole, events: geminiEvents, eventName: geminiEventName, carriesText: geminiCarriesText };
 
   // The tools a request offers, by name, whatever the family's shape.
@@ -523,5 +591,5 @@
     return null;
   }
 
-  window.MockReaders = { byApi: { chat, responses, completions, messages, gemini, converse, invoke }, readerOf, toolNames, partsText };
+  window.MockReaders = { byApi: { chat, responses, completions, messages, gemini, converse, invoke, ollama_chat, ollama_generate }, readerOf, toolNames, partsText };
 })();

@@ -57,7 +57,7 @@ from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.ollama import prompt_from_ollama_chat, prompt_from_ollama_generate
 from mockserver.render.errors import OLLAMA
-from mockserver.render.ndjson import go_json, line
+from mockserver.render.ndjson import decode_lines, go_json, line
 from mockserver.render.ollama import (
     OllamaMeta,
     chat_body,
@@ -219,6 +219,7 @@ class _OllamaTurn(TurnEndpoint[Prompt, OllamaResult]):
             lines[-1:],
             plan=result.stream_plan,
             error_frames=[line(result.stream_error)],
+            decode=decode_lines,
         )
 
     @staticmethod
