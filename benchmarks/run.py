@@ -23,13 +23,18 @@ from benchmarks.workloads import (
     ANTHROPIC_HEADERS,
     CHAT,
     CHAT_STREAM,
+    CONVERSE_PATH,
+    CONVERSE_STREAM,
     GEMINI_PATH,
     GEMINI_STREAM,
     MESSAGES_STREAM,
+    OLLAMA_STREAM,
     RESPONSES_STREAM,
     SPREADS,
+    VARIED_CONVERSE,
     VARIED_GEMINI,
     VARIED_MESSAGES,
+    VARIED_OLLAMA,
     VARIED_RESPONSES,
     VARIED_RESPONSES_STREAM,
     W1V,
@@ -45,7 +50,7 @@ __all__ = ["main"]
 
 ROWS = (
     *("W1", "W1v", "W2", "W3", "W4", "W4s", "W4v", "W5", "W6", "W7", "W8"),
-    *("M1v", "M3", "G1v", "G3"),
+    *("M1v", "M3", "G1v", "G3", "B1v", "B3", "O1v", "O3"),
 )
 #: Spawns of each server a round for W6 (cold start), alternating.
 COLD_STARTS = 5
@@ -66,6 +71,10 @@ FAMILY_ROWS = {
     "G3": Workload(
         GEMINI_PATH + "streamGenerateContent?alt=sse", GEMINI_STREAM, base_path="/v1/stream"
     ),
+    "B1v": Workload(CONVERSE_PATH + "converse", varied=True, halves=VARIED_CONVERSE),
+    "B3": Workload(CONVERSE_PATH + "converse-stream", CONVERSE_STREAM, base_path="/v1/stream"),
+    "O1v": Workload("/api/chat", varied=True, halves=VARIED_OLLAMA),
+    "O3": Workload("/api/chat", OLLAMA_STREAM, base_path="/v1/stream"),
 }
 #: Within 15 % of chat's ratio: a family row's ratio over its chat row's.
 OF_CHAT = 0.85
@@ -140,6 +149,10 @@ def _metrics() -> list[Metric]:
         Metric("M3", "Messages streams/s, 16 conns", "streams/s", ("W3", ">=", OF_CHAT)),
         Metric("G1v", "generateContent req/s, new message", "req/s", ("W1v", ">=", OF_CHAT)),
         Metric("G3", "generateContent streams/s, 16", "streams/s", ("W3", ">=", OF_CHAT)),
+        Metric("B1v", "Converse req/s, new message each", "req/s", ("W1v", ">=", OF_CHAT)),
+        Metric("B3", "ConverseStream streams/s, 16", "streams/s", ("W3", ">=", OF_CHAT)),
+        Metric("O1v", "Ollama chat req/s, new message", "req/s", ("W1v", ">=", OF_CHAT)),
+        Metric("O3", "Ollama chat streams/s, 16", "streams/s", ("W3", ">=", OF_CHAT)),
         Metric("W5", "RSS after start", "MiB", ("ratio", "<=", 1.3)),
         Metric("W5", "RSS after W1", "MiB", ("ratio", "<=", 1.3)),
         Metric("W5", "RSS after W1v", "MiB", ("ratio", "<=", 1.3)),

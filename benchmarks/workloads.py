@@ -16,12 +16,17 @@ from benchmarks.servers import HOST, raw_request
 __all__ = [
     "ANTHROPIC_HEADERS",
     "CHAT",
+    "CONVERSE_PATH",
+    "CONVERSE_STREAM",
     "GEMINI_PATH",
     "GEMINI_STREAM",
     "MESSAGES_STREAM",
+    "OLLAMA_STREAM",
     "SPREADS",
+    "VARIED_CONVERSE",
     "VARIED_GEMINI",
     "VARIED_MESSAGES",
+    "VARIED_OLLAMA",
     "VARIED_RESPONSES",
     "VARIED_RESPONSES_STREAM",
     "W1V",
@@ -123,6 +128,24 @@ GEMINI_STREAM = (
     b'"generationConfig":{"maxOutputTokens":17,"thinkingConfig":{"thinkingBudget":0}}}'
 )
 GEMINI_PATH = "/v1beta/models/gemini-2.5-flash:"
+#: Bedrock's Converse and Ollama's chat, the same two ways.
+CONVERSE_PATH = "/model/anthropic.claude-3-haiku-20240307-v1:0/"
+VARIED_CONVERSE = (
+    '{"messages":[{"role":"user","content":[{"text":"Tell me about order ',
+    _ASKED + '"}]}]}',
+)
+CONVERSE_STREAM = (
+    b'{"messages":[{"role":"user","content":[{"text":"Hello"}]}],'
+    b'"inferenceConfig":{"maxTokens":17}}'
+)
+VARIED_OLLAMA = (
+    '{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"Tell me about order ',
+    _ASKED + '"}]}',
+)
+OLLAMA_STREAM = (
+    b'{"model":"llama3.2","options":{"num_predict":17},'
+    b'"messages":[{"role":"user","content":"Hello"}]}'
+)
 
 #: A new user message on every request, one API key: what a load test sends.
 W1V = Workload("/v1/chat/completions", varied=True)
