@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mockserver.families import family_at
 from mockserver.prompt import Prompt
+from mockserver.record.keys import prompt_of
 from mockserver.scenario.terms import describe_text
 from mockserver.store import JournalEntry
 
@@ -101,16 +101,14 @@ _UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def _prompt(path: str, body: Mapping[str, Any] | None) -> Prompt | None:
-    """The request read by its family's reader (the family table's), as the matcher read it."""
+    """The request read by its family's reader (the family table's), as the matcher read it:
+    with the model a path names (Bedrock's, Gemini's, an Azure deployment) and the provider."""
     if body is None:
         return None
     family = family_at("POST", path)
     if family is None or family.prompt is None:
         return None
-    module, name = family.prompt.split(":")
     try:
-        read = getattr(importlib.import_module(module), name)
-        prompt: Prompt = read(body, headers={})
+        return prompt_of(family.api, body, path=path)
     except _UNREADABLE:
         return None
-    return prompt

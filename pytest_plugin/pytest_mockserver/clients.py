@@ -1,17 +1,19 @@
 """The official clients a handle makes for its test's namespace: ``openai.OpenAI``,
 ``openai.AzureOpenAI`` and ``anthropic.Anthropic``, each sync or async, over the socket or
-in-process.
+in-process; and boto3's ``bedrock-runtime``, over the socket.
 
 Every client carries the test's key (a bearer token for OpenAI's, the ``api-key`` header for
-Azure's, ``x-api-key`` or a bearer token for Anthropic's), so its requests land in the test's
-namespace; the handle closes the clients it owns at teardown.
+Azure's, ``x-api-key`` or a bearer token for Anthropic's, the access key id of boto3's SigV4
+signature), so its requests land in the test's namespace; the handle closes the clients it
+owns at teardown.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from pytest_mockserver.env import DEFAULT_API_VERSION
+from pytest_mockserver.env import AWS_REGION, AWS_SECRET, DEFAULT_API_VERSION
 
 if TYPE_CHECKING:
     from pytest_mockserver.handle import MockServer
@@ -21,6 +23,7 @@ __all__ = [
     "IN_PROCESS_ROOT",
     "IN_PROCESS_URL",
     "new_anthropic_client",
+    "new_bedrock_client",
     "new_client",
     "require",
 ]
@@ -29,6 +32,8 @@ __all__ = [
 CLIENT_TIMEOUT = 30.0
 IN_PROCESS_ROOT = "http://mockserver.in-process"
 IN_PROCESS_URL = IN_PROCESS_ROOT + "/v1"
+#: What a SigV4 credential's access key id can carry (``Credential=<id>/<date>/…``).
+_ACCESS_KEY_ID = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def new_client(
@@ -77,6 +82,28 @@ def new_anthropic_client(
     client = kind(**{"timeout": CLIENT_TIMEOUT, **options, "api_key": handle.api_key})
     if ours or not asynchronous:
         handle._clients.append((client, asynchronous))
+    return client
+
+
+def new_bedrock_client(handle: MockServer, config: dict[str, Any]) -> Any:
+    """boto3's ``bedrock-runtime`` client of ``handle``'s namespace, on the session's server
+    (the key is the access key id its signature sends); ``config`` goes to botocore's
+    ``Config`` (``retries=``, ``read_timeout=``, …)."""
+    require("boto3", "boto3", "mockserver.bedrock_client()")
+    import boto3  # type: ignore[import-untyped]
+    from botocore.config import Config  # type: ignore[import-untyped]
+
+    if not _ACCESS_KEY_ID.fullmatch(handle.api_key):  # never made so by the session
+        raise ValueError(f"{handle.api_key!r} cannot be an access key id: give the handle another")
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name=AWS_REGION,
+        endpoint_url=handle.root_url,
+        aws_access_key_id=handle.api_key,
+        aws_secret_access_key=AWS_SECRET,
+        config=Config(**{"read_timeout": CLIENT_TIMEOUT, **config}),
+    )
+    handle._clients.append((client, False))
     return client
 
 

@@ -4,8 +4,10 @@ what google-genai reads for the same (:func:`google_variables`: the Developer AP
 Vertex AI's base URLs, the server's root, and the keys), ``openai.AzureOpenAI``
 (``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and, unless set, ``OPENAI_API_VERSION``),
 ``anthropic.Anthropic`` (``ANTHROPIC_BASE_URL``, the server's root, and ``ANTHROPIC_API_KEY``)
-and the ``ollama`` package (:func:`ollama_variables`: ``OLLAMA_HOST``, the server's root, and
-``OLLAMA_API_KEY``, which it sends as a bearer token: the namespace).
+the ``ollama`` package (:func:`ollama_variables`: ``OLLAMA_HOST``, the server's root, and
+``OLLAMA_API_KEY``, which it sends as a bearer token: the namespace), and boto3's
+``bedrock-runtime`` (:func:`aws_variables`: its endpoint, dummy credentials whose access key id
+names the namespace, a region).
 
 The session server's socket is bound here (so the URL is known before collection) and served
 from the first test on; under pytest-xdist every worker binds a socket of its own, and the
@@ -27,10 +29,13 @@ __all__ = [
     "DEFAULT_API_VERSION",
     "KEY",
     "ClientEnv",
+    "Variables",
+    "aws_variables",
     "azure_variables",
     "bind_loopback",
     "google_variables",
     "session_key",
+    "set_variables",
 ]
 
 BASE_URL = "OPENAI_BASE_URL"
@@ -53,7 +58,28 @@ AZURE_VERSION = "OPENAI_API_VERSION"
 DEFAULT_API_VERSION = "2024-10-21"
 OLLAMA_HOST = "OLLAMA_HOST"
 OLLAMA_KEY = "OLLAMA_API_KEY"
+#: What boto3 reads for Bedrock Runtime: its endpoint (before any in a config file), the
+#: credentials (before a profile's) and the region.
+BEDROCK_ENDPOINT = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+AWS_KEY_ID = "AWS_ACCESS_KEY_ID"
+AWS_SECRET_KEY = "AWS_SECRET_ACCESS_KEY"
+AWS_REGIONS = ("AWS_REGION", "AWS_DEFAULT_REGION")
+#: What boto3 would otherwise send or obey instead, unset where set: a real session token, a
+#: Bedrock API key (boto3 prefers it to the signature, and refuses it over plain HTTP), and
+#: the switch that ignores the endpoint variable.
+AWS_UNSET = (
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
+)
+#: The secret and the region of the credentials a Bedrock client is given (none is checked).
+AWS_SECRET = "mockserver-secret"
+AWS_REGION = "us-east-1"
 HOST = "127.0.0.1"
+
+#: Environment variables to set, ``None`` for one to unset.
+Variables = dict[str, str | None]
 
 
 def azure_variables(base_url: str, api_key: str) -> dict[str, str]:
@@ -79,6 +105,29 @@ def ollama_variables(root_url: str, api_key: str) -> dict[str, str]:
     """The ``ollama`` client's variables for a server at ``root_url``: its host, and the key it
     sends as a bearer token."""
     return {OLLAMA_HOST: root_url, OLLAMA_KEY: api_key}
+
+
+def aws_variables(root_url: str, api_key: str) -> Variables:
+    """boto3's variables for a Bedrock Runtime client of a server at ``root_url``: the
+    endpoint, ``api_key`` as the access key id (the signature's, which names the namespace), a
+    dummy secret and ``us-east-1``; what would send a real credential instead is unset."""
+    variables: Variables = {
+        BEDROCK_ENDPOINT: root_url,
+        AWS_KEY_ID: api_key,
+        AWS_SECRET_KEY: AWS_SECRET,
+        **dict.fromkeys(AWS_REGIONS, AWS_REGION),
+    }
+    variables.update({name: None for name in AWS_UNSET if name in os.environ})
+    return variables
+
+
+def set_variables(variables: Variables) -> None:
+    """Set (or, for ``None``, unset) each variable."""
+    for name, value in variables.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def session_key() -> str:
@@ -131,17 +180,19 @@ class ClientEnv:
             sock = bind_loopback(port if serve else 0, listen=serve)
             base_url = f"http://{HOST}:{sock.getsockname()[1]}/v1"
         made = cls(base_url=base_url, api_key=session_key(), sock=sock, serving=serve)
-        values = {
+        root_url = made.base_url.removesuffix("/v1")
+        values: Variables = {
             BASE_URL: made.base_url,
             KEY: made.api_key,
-            **google_variables(made.base_url.removesuffix("/v1"), made.api_key),
-            ANTHROPIC_BASE_URL: made.base_url.removesuffix("/v1"),
+            **google_variables(root_url, made.api_key),
+            ANTHROPIC_BASE_URL: root_url,
             ANTHROPIC_KEY: made.api_key,
             **azure_variables(made.base_url, made.api_key),
-            **ollama_variables(made.base_url.removesuffix("/v1"), made.api_key),
+            **ollama_variables(root_url, made.api_key),
+            **aws_variables(root_url, made.api_key),
         }
         made.saved = {name: os.environ.get(name) for name in values}
-        os.environ.update(values)
+        set_variables(values)
         return made
 
     def take_socket(self) -> socket.socket | None:
@@ -150,11 +201,7 @@ class ClientEnv:
         return sock
 
     def undo(self) -> None:
-        for name, value in self.saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        set_variables(self.saved)
         if self.sock is not None:  # never served
             self.sock.close()
             self.sock = None

@@ -18,7 +18,13 @@ from mockserver.store import JournalEntry, Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
-from pytest_mockserver.clients import CLIENT_TIMEOUT, new_anthropic_client, new_client, require
+from pytest_mockserver.clients import (
+    CLIENT_TIMEOUT,
+    new_anthropic_client,
+    new_bedrock_client,
+    new_client,
+    require,
+)
 from pytest_mockserver.options import MarkerOptions
 from pytest_mockserver.session import MockServerSession, ScenarioRef
 
@@ -40,6 +46,7 @@ _MEANT = {
     "google_client": ["gemini_client"],
     "ollama": ["ollama_client"],
     "async_ollama": ["async_ollama_client"],
+    "boto3_client": ["bedrock_client"],
     "requests": ["calls"],
     "journal": ["calls"],
     "history": ["calls"],
@@ -93,7 +100,8 @@ class MockServer:
         hint = f"; did you mean .{meant[0]}?" if meant else ""
         raise AttributeError(
             f"'MockServer' object has no attribute {name!r}{hint} (what a test uses: "
-            ".client() or .async_client(), .azure_client(), .gemini_client(), .base_url with "
+            ".client() or .async_client(), .azure_client(), .gemini_client(), "
+            ".bedrock_client(), .base_url with "
             ".headers, "
             ".on(...).reply(...), "
             ".use(scenario), .calls, .hits)"
@@ -224,6 +232,13 @@ class MockServer:
         client = ollama.AsyncClient(**self._ollama_options(options))
         self._clients.append((client, True))
         return client
+
+    def bedrock_client(self, **config: Any) -> Any:
+        """boto3's ``bedrock-runtime`` client for this namespace (:attr:`api_key` is its
+        access key id, the secret a dummy, the region us-east-1), on the session's server,
+        closed at teardown. ``config`` goes to botocore's ``Config``
+        (``retries={"total_max_attempts": 1}``, ``read_timeout=``, …)."""
+        return new_bedrock_client(self, config)
 
     def _ollama_options(self, options: dict[str, Any]) -> dict[str, Any]:
         if "host" in options:

@@ -73,8 +73,8 @@ def add_options(parser: pytest.Parser) -> None:
         action="store_true",
         default=None,
         help="point the SDKs' variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, "
-        "AZURE_OPENAI_ENDPOINT, their keys…) at the session's mockserver before collection, "
-        "for clients made at import time (undone at the end)",
+        "AZURE_OPENAI_ENDPOINT, AWS_ENDPOINT_URL_BEDROCK_RUNTIME, their keys…) at the session's "
+        "mockserver before collection, for clients made at import time (undone at the end)",
     )
     group.addoption(
         "--mockserver-port",

@@ -100,6 +100,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     elif env is not None:
         lines.append(f"mockserver: OPENAI_BASE_URL={env.base_url} OPENAI_API_KEY={env.api_key}")
         lines.append(f"mockserver: AZURE_OPENAI_ENDPOINT={env.base_url.removesuffix('/v1')}")
+        lines.append(
+            f"mockserver: AWS_ENDPOINT_URL_BEDROCK_RUNTIME={env.base_url.removesuffix('/v1')}"
+        )
     return lines
 
 
@@ -307,19 +310,30 @@ def mockserver_env(mockserver: MockServer, monkeypatch: pytest.MonkeyPatch) -> M
     """``mockserver``, with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (and google-genai's
     base URLs and keys: ``env.google_variables``, Azure's ``AZURE_OPENAI_ENDPOINT``,
     ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``, anthropic's ``ANTHROPIC_BASE_URL`` and
-    ``ANTHROPIC_API_KEY``, and ollama's ``OLLAMA_HOST`` and ``OLLAMA_API_KEY``) pointing at it,
-    for code that builds its own client (undone after the test)."""
-    from pytest_mockserver.env import azure_variables, google_variables, ollama_variables
+    ``ANTHROPIC_API_KEY``, ollama's ``OLLAMA_HOST`` and ``OLLAMA_API_KEY``, and boto3's:
+    ``env.aws_variables``) pointing at it, for code that builds its own client (undone after
+    the test)."""
+    from pytest_mockserver.env import (
+        Variables,
+        aws_variables,
+        azure_variables,
+        google_variables,
+        ollama_variables,
+    )
 
     monkeypatch.setenv("OPENAI_BASE_URL", mockserver.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", mockserver.api_key)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", mockserver.root_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", mockserver.api_key)
-    variables = {
+    variables: Variables = {
         **google_variables(mockserver.root_url, mockserver.api_key),
         **azure_variables(mockserver.base_url, mockserver.api_key),
         **ollama_variables(mockserver.root_url, mockserver.api_key),
+        **aws_variables(mockserver.root_url, mockserver.api_key),
     }
     for name, value in variables.items():
-        monkeypatch.setenv(name, value)
+        if value is None:
+            monkeypatch.delenv(name)
+        else:
+            monkeypatch.setenv(name, value)
     return mockserver
