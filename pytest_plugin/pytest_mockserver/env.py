@@ -61,6 +61,8 @@ OLLAMA_KEY = "OLLAMA_API_KEY"
 #: What boto3 reads for Bedrock Runtime: its endpoint (before any in a config file), the
 #: credentials (before a profile's) and the region.
 BEDROCK_ENDPOINT = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+#: litellm's own name for it (its ``bedrock/…`` models build their URLs without boto3).
+LITELLM_BEDROCK_ENDPOINT = "AWS_BEDROCK_RUNTIME_ENDPOINT"
 AWS_KEY_ID = "AWS_ACCESS_KEY_ID"
 AWS_SECRET_KEY = "AWS_SECRET_ACCESS_KEY"
 AWS_REGIONS = ("AWS_REGION", "AWS_DEFAULT_REGION")
@@ -109,10 +111,12 @@ def ollama_variables(root_url: str, api_key: str) -> dict[str, str]:
 
 def aws_variables(root_url: str, api_key: str) -> Variables:
     """boto3's variables for a Bedrock Runtime client of a server at ``root_url``: the
-    endpoint, ``api_key`` as the access key id (the signature's, which names the namespace), a
-    dummy secret and ``us-east-1``; what would send a real credential instead is unset."""
+    endpoint (litellm's variable too), ``api_key`` as the access key id (the signature's, which
+    names the namespace), a dummy secret and ``us-east-1``; what would send a real credential
+    instead is unset."""
     variables: Variables = {
         BEDROCK_ENDPOINT: root_url,
+        LITELLM_BEDROCK_ENDPOINT: root_url,
         AWS_KEY_ID: api_key,
         AWS_SECRET_KEY: AWS_SECRET,
         **dict.fromkeys(AWS_REGIONS, AWS_REGION),

@@ -142,6 +142,8 @@ def test_the_import_time_client_talks_to_the_session_server(mockserver):
 
 def test_no_real_credential_is_left_in_place(mockserver):
     assert os.environ["AWS_ACCESS_KEY_ID"] == mockserver.api_key
+    root = os.environ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME"]
+    assert root == mockserver.root_url == os.environ["AWS_BEDROCK_RUNTIME_ENDPOINT"]
     assert os.environ["AWS_SECRET_ACCESS_KEY"] == "mockserver-secret"
     assert os.environ["AWS_REGION"] == os.environ["AWS_DEFAULT_REGION"] == "us-east-1"
     for gone in ("AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"):
