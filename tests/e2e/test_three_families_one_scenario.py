@@ -1,7 +1,7 @@
-"""One scenario file, served as ``serve --scenario`` serves it, answers an OpenAI, an Anthropic
-and a Gemini client alike with each one's official SDK: the same scripted text, the same tool
-call and the same end of the tool loop, and the same 429 with the same delay — each in its own
-family's shape."""
+"""One scenario file, served as ``serve --scenario`` serves it, answers an OpenAI, an Anthropic,
+a Gemini and a Bedrock client alike with each one's official SDK: the same scripted text, the
+same tool call and the same end of the tool loop, and the same 429 with the same delay (where
+the family says one) — each in its own family's shape."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ from typing import Any, Protocol
 import anthropic
 import openai
 import pytest
+from botocore.exceptions import ClientError
 from google import genai
 from google.genai import errors, types
 
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
+from tests.support.bedrock import access_key_for, bedrock_client
 
 SCENARIO = """
 name: three-families
@@ -41,6 +43,9 @@ OPENAI_TOOLS: Any = [
     {"type": "function", "function": {"name": "get_weather", "parameters": PARAMETERS}}
 ]
 ANTHROPIC_TOOLS: Any = [{"name": "get_weather", "input_schema": PARAMETERS}]
+BEDROCK_TOOLS: Any = {
+    "tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": PARAMETERS}}}]
+}
 
 
 class Family(Protocol):
@@ -52,8 +57,8 @@ class Family(Protocol):
         """The call's name and arguments, then the answer to its result."""
         ...
 
-    def limited(self, prompt: str) -> tuple[int, float]:
-        """The status of the refusal, and the seconds it says to wait."""
+    def limited(self, prompt: str) -> tuple[int, float | None]:
+        """The status of the refusal, and the seconds it says to wait (``None``: it says none)."""
         ...
 
 
@@ -177,6 +182,42 @@ class Gemini:
         return refused.value.code, float(info["retryDelay"].removesuffix("s"))
 
 
+class Bedrock:
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+
+    def __init__(self, server: BackgroundServer, key: str) -> None:
+        # A SigV4 access key id names the namespace; it cannot carry the test id's "/".
+        self.client = bedrock_client(server.url, access_key_for(key))
+
+    def text(self, prompt: str) -> str:
+        answer = self.client.converse(
+            modelId=self.model, messages=[{"role": "user", "content": [{"text": prompt}]}]
+        )
+        return "".join(block.get("text", "") for block in answer["output"]["message"]["content"])
+
+    def tool_loop(self, prompt: str) -> tuple[str, dict[str, Any], str]:
+        asked: list[Any] = [{"role": "user", "content": [{"text": prompt}]}]
+        answer = self.client.converse(modelId=self.model, messages=asked, toolConfig=BEDROCK_TOOLS)
+        assert answer["stopReason"] == "tool_use"
+        message = answer["output"]["message"]
+        (use,) = [block["toolUse"] for block in message["content"] if "toolUse" in block]
+        result = {"toolResult": {"toolUseId": use["toolUseId"], "content": [{"text": "21"}]}}
+        asked += [message, {"role": "user", "content": [result]}]
+        after = self.client.converse(modelId=self.model, messages=asked, toolConfig=BEDROCK_TOOLS)
+        said = "".join(block.get("text", "") for block in after["output"]["message"]["content"])
+        return use["name"], use["input"], said
+
+    def limited(self, prompt: str) -> tuple[int, float | None]:
+        with pytest.raises(ClientError) as refused:
+            self.text(prompt)  # one attempt: the test client does not retry
+        response = refused.value.response
+        assert response["Error"]["Code"] == "ThrottlingException"
+        headers = response["ResponseMetadata"]["HTTPHeaders"]
+        assert headers["x-amzn-errortype"].startswith("ThrottlingException")
+        assert "retry-after" not in headers  # Bedrock says no delay: botocore backs off itself
+        return response["ResponseMetadata"]["HTTPStatusCode"], None
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
     scenario: Path = tmp_path_factory.mktemp("proof") / "three-families.yaml"
@@ -186,7 +227,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
     server.stop()
 
 
-@pytest.fixture(params=[OpenAIChat, Claude, Gemini], ids=["openai", "anthropic", "gemini"])
+@pytest.fixture(
+    params=[OpenAIChat, Claude, Gemini, Bedrock], ids=["openai", "anthropic", "gemini", "bedrock"]
+)
 def family(
     request: pytest.FixtureRequest, served: BackgroundServer, api_key: str
 ) -> Iterator[Family]:
@@ -208,4 +251,5 @@ def test_the_same_tool_call_and_the_same_end_of_the_loop(family: Family) -> None
 
 
 def test_the_same_429_with_the_same_delay(family: Family) -> None:
-    assert family.limited("busy now?") == (429, 3.0)
+    said = None if isinstance(family, Bedrock) else 3.0  # Bedrock's throttling names no delay
+    assert family.limited("busy now?") == (429, said)
