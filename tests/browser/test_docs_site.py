@@ -82,7 +82,7 @@ def test_the_set_up_commands_wrap_beside_their_copy_button(
     page.close()
 
 
-@pytest.mark.parametrize("path", ["/cli/", "/security/"])
+@pytest.mark.parametrize("path", ["/cli/", "/pytest/"])
 def test_the_side_navigation_starts_at_home_when_the_page_s_link_fits(
     browser: Any, docs: BackgroundServer, path: str
 ) -> None:
