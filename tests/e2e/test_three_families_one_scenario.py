@@ -1,5 +1,6 @@
-"""One scenario file, served as ``serve --scenario`` serves it, answers an OpenAI, an Anthropic,
-a Gemini and a Bedrock client alike with each one's official SDK: the same scripted text, the
+"""One scenario file, served as ``serve --scenario`` serves it, answers an OpenAI, an Azure
+OpenAI, an Anthropic, a Gemini, a Bedrock and an Ollama client alike with each one's official
+SDK: the same scripted text, the
 same tool call and the same end of the tool loop, and the same 429 with the same delay (where
 the family says one) — each in its own family's shape."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import anthropic
+import ollama
 import openai
 import pytest
 from botocore.exceptions import ClientError
@@ -94,6 +96,43 @@ class OpenAIChat:
         with pytest.raises(openai.RateLimitError) as refused:
             self.text(prompt)
         return refused.value.status_code, float(refused.value.response.headers["retry-after"])
+
+
+class Azure(OpenAIChat):
+    """Azure OpenAI's deployment path, the deployment standing for the model."""
+
+    def __init__(self, server: BackgroundServer, key: str) -> None:
+        self.client = openai.AzureOpenAI(
+            azure_endpoint=server.url,
+            azure_deployment="gpt-4o-mini",
+            api_key=key,
+            api_version="2024-10-21",
+            max_retries=0,
+        )
+
+
+class Ollama:
+    model = "llama3.2"
+
+    def __init__(self, server: BackgroundServer, key: str) -> None:
+        self.client = ollama.Client(host=server.url, headers={"Authorization": f"Bearer {key}"})
+
+    def text(self, prompt: str) -> str:
+        said = self.client.chat(model=self.model, messages=[{"role": "user", "content": prompt}])
+        return said.message.content or ""
+
+    def tool_loop(self, prompt: str) -> tuple[str, dict[str, Any], str]:
+        asked: list[Any] = [{"role": "user", "content": prompt}]
+        said = self.client.chat(model=self.model, messages=asked, tools=OPENAI_TOOLS)
+        (call,) = said.message.tool_calls or []
+        asked += [said.message, {"role": "tool", "tool_name": call.function.name, "content": "21"}]
+        after = self.client.chat(model=self.model, messages=asked, tools=OPENAI_TOOLS)
+        return call.function.name, dict(call.function.arguments), after.message.content or ""
+
+    def limited(self, prompt: str) -> tuple[int, float | None]:
+        with pytest.raises(ollama.ResponseError) as refused:
+            self.text(prompt)
+        return refused.value.status_code, None  # Ollama's errors carry no delay
 
 
 class Claude:
@@ -228,7 +267,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
 
 
 @pytest.fixture(
-    params=[OpenAIChat, Claude, Gemini, Bedrock], ids=["openai", "anthropic", "gemini", "bedrock"]
+    params=[OpenAIChat, Azure, Claude, Gemini, Bedrock, Ollama],
+    ids=["openai", "azure", "anthropic", "gemini", "bedrock", "ollama"],
 )
 def family(
     request: pytest.FixtureRequest, served: BackgroundServer, api_key: str
@@ -251,5 +291,6 @@ def test_the_same_tool_call_and_the_same_end_of_the_loop(family: Family) -> None
 
 
 def test_the_same_429_with_the_same_delay(family: Family) -> None:
-    said = None if isinstance(family, Bedrock) else 3.0  # Bedrock's throttling names no delay
+    # Bedrock's throttling names no delay; Ollama's error body is its message alone.
+    said = None if isinstance(family, Bedrock | Ollama) else 3.0
     assert family.limited("busy now?") == (429, said)
