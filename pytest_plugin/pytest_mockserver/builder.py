@@ -155,8 +155,13 @@ class RuleBuilder:
     def __repr__(self) -> str:
         return f"<rule {self.id!r}: {self.label}>"
 
-    def reply(self, **reply: Any) -> RuleBuilder:
-        """Answer with this reply (``text=``, ``tool_calls=``, ``json=``, ``refusal=``, …)."""
+    def reply(self, text: str | None = None, /, **reply: Any) -> RuleBuilder:
+        """Answer with this reply: a text (``reply("Hi")``, the same as ``reply(text="Hi")``),
+        or its keywords (``text=``, ``tool_calls=``, ``json=``, ``refusal=``, …)."""
+        if text is not None:
+            if "text" in reply:
+                raise TypeError("reply() takes the text once: positionally or as text=")
+            reply = {"text": text, **reply}
         with self._change():
             self._replies, self._sequence = [reply_from_keywords(reply)], False
         return self

@@ -91,6 +91,15 @@ def test_replies_play_in_order_then_repeat_the_last(mockserver: MockServer) -> N
     assert mockserver.hits == {"inline-1": 3}
 
 
+def test_a_reply_text_may_be_given_positionally(mockserver: MockServer) -> None:
+    mockserver.on(last_user="plain").reply("Just the text")
+    assert say(mockserver.client(), "plain") == "Just the text"
+    rule = mockserver.on(last_user="twice")
+    with pytest.raises(TypeError, match="takes the text once"):
+        rule.reply("a", text="b")
+    rule.reply("a")  # a rule left with no reply would fail the test
+
+
 def test_times_hands_over_to_the_next_rule(mockserver: MockServer) -> None:
     mockserver.on(last_user="x").reply(text="first").times(1)
     mockserver.on(last_user="x").reply(text="later")
