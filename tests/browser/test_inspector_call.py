@@ -23,10 +23,18 @@ from mockserver.http.routes.labels import label
 from mockserver.http.server import BackgroundServer
 from mockserver.scenario.loader import load_file
 from tests.conftest import start_server
+from tests.support.inspector import (
+    KEY,
+    LAYOUT_CHECK,
+    SHOTS,
+    entry,
+    open_call,
+    open_inspector,
+    post,
+    serve_scenario,
+)
 
-KEY = "sk-call-view-0001"
 OTHER = "sk-other-space-0002"
-SHOTS = Path(os.environ.get("MOCKSERVER_SCREENSHOTS", "/tmp"))
 
 SCENARIO = """
 name: call-view
@@ -63,27 +71,9 @@ rules:
 """
 
 
-def serve_scenario(scenario: str, *keys: str) -> Iterator[BackgroundServer]:
-    """A server (seed 5) whose namespaces of ``keys`` use ``scenario`` (YAML), for a fixture."""
-    server = start_server(seed=5)
-    for key in keys:
-        httpx.put(
-            server.url + "/__mockserver/scenario",
-            content=scenario,
-            headers={"content-type": "application/yaml", "authorization": f"Bearer {key}"},
-        ).raise_for_status()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def mock() -> Iterator[BackgroundServer]:
     yield from serve_scenario(SCENARIO, KEY, OTHER)
-
-
-def post(mock: BackgroundServer, path: str, body: dict[str, Any], key: str = KEY) -> httpx.Response:
-    with httpx.Client(headers={"authorization": f"Bearer {key}"}, timeout=10) as client:
-        return client.post(mock.url + path, json=body)
 
 
 def chat_body(prompt: str, **extra: Any) -> dict[str, Any]:
@@ -113,33 +103,10 @@ def weather_body() -> dict[str, Any]:
     return chat_body("what is the weather?", tools=[WEATHER_TOOL])
 
 
-def entry(mock: BackgroundServer, seq: int, key: str = KEY) -> dict[str, Any]:
-    found = httpx.get(
-        f"{mock.url}/__mockserver/calls/{seq}", headers={"authorization": f"Bearer {key}"}
-    )
-    found.raise_for_status()
-    result: dict[str, Any] = found.json()
-    return result
-
-
 def chat_deltas(events: list[dict[str, Any]]) -> str:
     return "".join(
         e["choices"][0]["delta"].get("content") or "" for e in events if e.get("choices")
     )
-
-
-def open_inspector(new_page: Any, mock: BackgroundServer, width: int = 1366) -> Any:
-    page, errors = new_page()
-    page.set_viewport_size({"width": width, "height": 800})
-    page.goto(mock.url + "/__mockserver/")
-    page.wait_for_selector("#live.on")
-    return page, errors
-
-
-def open_call(page: Any, number: int) -> None:
-    """Open the journal row of the server-wide call ``number`` and wait for its view."""
-    page.locator("#calls tr", has=page.locator(f"td.c-seq b:text-is('{number}')")).click()
-    page.wait_for_function("() => !!document.querySelector('#answer').childElementCount")
 
 
 def wait_for_text(page: Any, selector: str, expected: str) -> None:
@@ -430,7 +397,6 @@ def test_a_call_saved_as_a_rule_validates_and_answers_the_same_request_again(
 
 
 #: The page-side check of the layout test: the list of what overflows (empty: nothing).
-LAYOUT_CHECK = (Path(__file__).parent / "layout_check.js").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("width", [800, 1024, 1440])

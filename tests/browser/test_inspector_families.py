@@ -5,19 +5,16 @@ assembled from each family's whole body or stream events, with its tool calls an
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from mockserver.http.server import BackgroundServer
-from tests.browser.test_inspector_call import entry, open_call, open_inspector, serve_scenario
+from tests.support.inspector import SHOTS, entry, open_call, open_inspector, serve_scenario
 
 KEY = "sk-families-0001"
-SHOTS = Path(os.environ.get("MOCKSERVER_SCREENSHOTS", "/tmp"))
 ANTHROPIC = {"authorization": f"Bearer {KEY}", "anthropic-version": "2023-06-01"}
 GEMINI = {"x-goog-api-key": KEY}
 FLASH = "/v1beta/models/gemini-2.5-flash"

@@ -13,7 +13,9 @@ import pytest
 from websockets.exceptions import ConnectionClosedError
 
 from mockserver.http.server import BackgroundServer
-from tests.browser.test_inspector_call import (
+from tests.conftest import start_server
+from tests.support.events import until_done
+from tests.support.inspector import (
     KEY,
     LAYOUT_CHECK,
     SHOTS,
@@ -22,8 +24,6 @@ from tests.browser.test_inspector_call import (
     open_inspector,
     post,
 )
-from tests.conftest import start_server
-from tests.e2e.test_responses_socket import until_done
 
 
 @pytest.fixture

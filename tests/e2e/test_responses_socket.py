@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import ConnectionClosedError
 
 from mockserver.http.server import BackgroundServer
-from tests.support.events import TERMINAL, assert_well_formed
+from tests.support.events import TERMINAL, assert_well_formed, until_done
 
 TEXT = "One two three four five six seven eight nine ten."
 WEATHER = {
@@ -30,16 +30,6 @@ WEATHER = {
 
 def script(control: httpx.Client, **reply: Any) -> None:
     assert control.post("/next", json=reply).status_code == 200
-
-
-def until_done(connection: Any, *, ends: tuple[str, ...] = (*TERMINAL, "error")) -> list[Any]:
-    """The events of one response (to its terminal event, or an ``error``)."""
-    events = []
-    for event in connection:
-        events.append(event)
-        if event.type in ends:
-            return events
-    raise AssertionError(f"the socket closed after {[e.type for e in events]}")
 
 
 def dumped(events: list[Any]) -> list[dict[str, Any]]:

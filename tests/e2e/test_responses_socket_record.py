@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosedError
 from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
-from tests.e2e.test_responses_socket import until_done
+from tests.support.events import until_done
 from tests.support.recording import WEATHER_TOOL, closed_port, start_recorder
 
 KEY = "sk-socket-recorded-key"

@@ -10,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from tests.e2e.test_responses_socket import until_done
+from tests.support.events import until_done
 from tests.support.fleet import Fleet
 from tests.support.redis_server import RedisServer
 

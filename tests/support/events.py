@@ -9,7 +9,7 @@ from typing import Annotated, Any, Union, get_args
 from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import Field, TypeAdapter
 
-__all__ = ["DONE_FIELD", "EVENTS", "TERMINAL", "assert_well_formed"]
+__all__ = ["DONE_FIELD", "EVENTS", "TERMINAL", "assert_well_formed", "until_done"]
 
 #: The SDK's event union, discriminated on ``type`` so a mismatch names the one event model.
 EVENTS: TypeAdapter[Any] = TypeAdapter(
@@ -114,3 +114,14 @@ def assert_well_formed(events: Sequence[Mapping[str, Any]]) -> Response:
     final = events[-1]["response"]
     assert final["output"] == done
     return Response.model_validate(final)
+
+
+def until_done(connection: Any, *, ends: tuple[str, ...] = (*TERMINAL, "error")) -> list[Any]:
+    """The events of one response on a Responses socket (to its terminal event, or an
+    ``error``)."""
+    events = []
+    for event in connection:
+        events.append(event)
+        if event.type in ends:
+            return events
+    raise AssertionError(f"the socket closed after {[e.type for e in events]}")
