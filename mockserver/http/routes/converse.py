@@ -81,7 +81,8 @@ EVENTSTREAM_FRAMING: Final = Framing(None, _malformed)
 
 @value_class
 class ConverseResult:
-    """A rendered turn: ``body`` when not streamed, ``events`` when streamed."""
+    """A rendered turn: ``body`` when not streamed, ``events`` (each message's event type and
+    payload) when streamed."""
 
     turn: Turn
     body: Json | None
@@ -183,26 +184,9 @@ def answer_converse(
     )
 
 
-class Converse(TurnEndpoint[Prompt, ConverseResult]):
-    """``POST /model/{modelId}/converse`` and ``/converse-stream``."""
-
-    path = "/model/{model+}/converse"
-
-    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
-        model, stream = model_and_stream(at.path)
-        check_converse_body(body)
-        return prompt_from_converse(body, headers=headers, model=model, stream=stream)
-
-    def take(
-        self,
-        space: Namespace,
-        checked: Prompt,
-        body: Body,
-        *,
-        headers: Mapping[str, str],
-        journal: Journaled,
-    ) -> ConverseResult:
-        return answer_converse(self, space, checked, journal)
+class BedrockTurn(TurnEndpoint[Prompt, ConverseResult]):
+    """What Bedrock's turn endpoints share: a JSON body, or an AWS event stream of named
+    messages (Converse's events, InvokeModel's chunk events), paced and faulted as planned."""
 
     def encode(self, result: ConverseResult) -> Encoded[ConverseResult]:
         if result.events is None:
@@ -237,6 +221,28 @@ class Converse(TurnEndpoint[Prompt, ConverseResult]):
         self, key: Key, checked: Prompt, encoded: Encoded[ConverseResult], response: Response
     ) -> Recipe | None:
         return None  # templated paths are not the lane's
+
+
+class Converse(BedrockTurn):
+    """``POST /model/{modelId}/converse`` and ``/converse-stream``."""
+
+    path = "/model/{model+}/converse"
+
+    def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
+        model, stream = model_and_stream(at.path)
+        check_converse_body(body)
+        return prompt_from_converse(body, headers=headers, model=model, stream=stream)
+
+    def take(
+        self,
+        space: Namespace,
+        checked: Prompt,
+        body: Body,
+        *,
+        headers: Mapping[str, str],
+        journal: Journaled,
+    ) -> ConverseResult:
+        return answer_converse(self, space, checked, journal)
 
 
 @create_endpoint

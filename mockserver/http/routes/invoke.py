@@ -15,56 +15,39 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Final
 
 import orjson
-from starlette.responses import Response
 
 from mockserver import ids
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.faults import IMMEDIATE, UNPACED, BodyPlan, StreamPlan, plan_body, plan_stream
+from mockserver.faults import plan_body, plan_stream
 from mockserver.http.endpoint import Target, TurnEndpoint
-from mockserver.http.lane.recipes import Key, Recipe
 from mockserver.http.routes.converse import (
+    BedrockTurn,
+    ConverseResult,
     guarded,
     latency_ms,
     model_and_stream,
-    stream_answer,
     stream_error,
 )
-from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.converse import prompt_from_invoke
-from mockserver.render import eventstream
 from mockserver.render.messages import MessageMeta, message_body
 from mockserver.render.messages_stream import PING, message_events
 from mockserver.store import Namespace
-from mockserver.values import Json, value_class
+from mockserver.values import Json
 from mockserver.wire.converse import check_invoke_body
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_messages_body
 
-__all__ = ["Invoke", "InvokeResult", "anthropic_model"]
+__all__ = ["Invoke", "anthropic_model"]
 
 #: A Bedrock id of an Anthropic model: an inference profile's region, the provider, the
 #: model's own name, its version (``us.anthropic.claude-sonnet-4-20250514-v1:0``).
 _ANTHROPIC_ID: Final = re.compile(r"(?:[a-z]+\.)?anthropic\.(?P<name>.+?)(?:-v\d+(?::\d+)?)?")
 _JSON: Final = "application/json"
 _PADDING: Final = "abcdefghijklmnopq"
-
-
-@value_class
-class InvokeResult:
-    """A rendered turn: ``body`` when not streamed, ``chunks`` (event payloads) when streamed."""
-
-    turn: Turn
-    body: Json | None
-    chunks: list[Json] | None
-    headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = UNPACED
-    body_plan: BodyPlan = IMMEDIATE
-    stream_error: bytes = b""
 
 
 def anthropic_model(model: str) -> str:
@@ -96,11 +79,11 @@ def _chunks(turn: Turn, meta: MessageMeta, latency: int) -> list[Json]:
 
 
 def _answer(
-    endpoint: TurnEndpoint[Prompt, InvokeResult],
+    endpoint: TurnEndpoint[Prompt, ConverseResult],
     space: Namespace,
     prompt: Prompt,
     journal: Journaled,
-) -> InvokeResult:
+) -> ConverseResult:
     engine = endpoint.engine
     turn = engine.turn(space, prompt, journal=journal)
     turn, _ = guarded(turn, prompt)
@@ -124,8 +107,9 @@ def _answer(
             seed=turn.seed,
         )
         headers["x-amzn-bedrock-content-type"] = _JSON
-        return InvokeResult(
-            turn, None, chunks, headers, stream_plan=plan, stream_error=stream_error(turn)
+        events = [("chunk", chunk) for chunk in chunks]
+        return ConverseResult(
+            turn, None, events, headers, stream_plan=plan, stream_error=stream_error(turn)
         )
     body = message_body(turn.reply, meta)
     usage = turn.reply.usage
@@ -137,10 +121,10 @@ def _answer(
         }
     )
     plan_of = plan_body(turn.latency, turn.fault, seed=turn.seed)
-    return InvokeResult(turn, body, None, headers, body_plan=plan_of)
+    return ConverseResult(turn, body, None, headers, body_plan=plan_of)
 
 
-class Invoke(TurnEndpoint[Prompt, InvokeResult]):
+class Invoke(BedrockTurn):
     """``POST /model/{modelId}/invoke`` and ``/invoke-with-response-stream``."""
 
     path = "/model/{model+}/invoke"
@@ -160,39 +144,5 @@ class Invoke(TurnEndpoint[Prompt, InvokeResult]):
         *,
         headers: Mapping[str, str],
         journal: Journaled,
-    ) -> InvokeResult:
+    ) -> ConverseResult:
         return _answer(self, space, checked, journal)
-
-    def encode(self, result: InvokeResult) -> Encoded[InvokeResult]:
-        if result.chunks is None:
-            return Encoded(result, None, [], orjson.dumps(result.body))
-        frames = [eventstream.event_message("chunk", chunk) for chunk in result.chunks]
-        return encode_stream(
-            result,
-            frames,
-            [],
-            plan=result.stream_plan,
-            error_frames=[result.stream_error],
-            decode=eventstream.decode_stream,
-        )
-
-    @staticmethod
-    def turn_of(result: InvokeResult) -> Turn:
-        return result.turn
-
-    def answer(self, encoded: Encoded[InvokeResult]) -> Response:
-        result = encoded.result
-        if encoded.frames is None:
-            return encoded.body_response(plan=result.body_plan, headers=result.headers)
-        return stream_answer(
-            encoded.frames,
-            plan=result.stream_plan,
-            error_frame=result.stream_error,
-            headers=result.headers,
-            whole=encoded.whole,
-        )
-
-    def recipe(
-        self, key: Key, checked: Prompt, encoded: Encoded[InvokeResult], response: Response
-    ) -> Recipe | None:
-        return None  # templated paths are not the lane's
