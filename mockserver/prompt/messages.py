@@ -225,18 +225,29 @@ def _marks(blocks: Any) -> str | None:
     return ttl
 
 
-def _unmarked(value: Any) -> bytes:
-    """``value``'s JSON without its cache marks (they say where to cache, not what)."""
+def _strip_marks(value: Any) -> Any:
+    """``value`` (a tool, a system block or a message) without its cache marks and its
+    content blocks' (they say where to cache, not what)."""
     if isinstance(value, Mapping):
         value = {k: v for k, v in value.items() if k != "cache_control"}
         if isinstance(value.get("content"), list):
-            value["content"] = [
-                {k: v for k, v in b.items() if k != "cache_control"}
-                if isinstance(b, Mapping)
-                else b
-                for b in value["content"]
-            ]
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+            value["content"] = [_strip_marks(b) for b in value["content"]]
+    return value
+
+
+def _unmarked(value: Any) -> bytes:
+    """``value``'s JSON without its cache marks."""
+    return orjson.dumps(_strip_marks(value), option=orjson.OPT_SORT_KEYS)
+
+
+def _content_of(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What the request asks, for its fingerprint: not how it is sent, and not where its
+    prompt may be cached (a ``cache_control`` mark leaves the answer as it was)."""
+    normalized = {k: v for k, v in body.items() if k not in _NOT_CONTENT}
+    for key in ("tools", "messages", "system"):
+        if isinstance(normalized.get(key), list):
+            normalized[key] = [_strip_marks(item) for item in normalized[key]]
+    return normalized
 
 
 def _cache_prefixes(body: Mapping[str, Any]) -> tuple[CachePrefix, ...]:
@@ -289,7 +300,7 @@ def prompt_from_messages(
     effort, summary, budget = _reasoning(body)
     metadata = body.get("metadata") or {}
     user = metadata.get("user_id")
-    normalized = {k: v for k, v in body.items() if k not in _NOT_CONTENT}
+    normalized = _content_of(body)
     return Prompt(
         api="messages",
         provider=provider,

@@ -58,3 +58,18 @@ def test_a_prefix_has_the_same_digest_wherever_the_marks_are() -> None:
     assert [p.digest for p in early.cache_prefixes] == [p.digest for p in late.cache_prefixes]
     assert early.cache_prefixes[2].ttl == "5m"
     assert late.cache_prefixes[2].ttl is None
+
+
+def test_cache_marks_leave_the_fingerprint_and_so_the_answer_as_they_were() -> None:
+    unmarked = prompt_from_messages(_body(mark_first=False, mark_last=False), headers={})
+    marked = prompt_from_messages(_body(mark_first=True, mark_last=True, ttl="1h"), headers={})
+    other = _body(mark_first=True, mark_last=False)
+    other["tools"][0]["cache_control"] = MARK
+    other["system"][0]["cache_control"] = MARK
+    elsewhere = prompt_from_messages(other, headers={})
+    assert marked.cache_prefixes
+    assert elsewhere.cache_prefixes
+    assert marked.fingerprint == unmarked.fingerprint == elsewhere.fingerprint
+    changed = _body(mark_first=True, mark_last=True)
+    changed["messages"][0]["content"][0]["text"] = "first, reworded"
+    assert prompt_from_messages(changed, headers={}).fingerprint != marked.fingerprint
