@@ -17,6 +17,7 @@ def journal_error(
     """Say ``error`` in ``entry`` (journaled already: its number is the request id's) as the
     family of ``shape`` answers it: its status, body and headers, and, in another family's
     words than OpenAI's, its summary. A recorded answer keeps its recorded headers."""
+    entry.code = error.code
     if isinstance(error, RecordedAnswer):
         entry.response_headers = {k.lower(): v for k, v in error.recorded_headers.items()}
         return

@@ -275,6 +275,10 @@ class JournalEntry:
     #: framing's, content type and length, nor the server's, date): a JSON object. Read only
     #: (it may be the dict the answer was sent with).
     response_headers: dict[str, str] = field(default_factory=dict)
+    #: An error answer's code in mockserver's own words (OpenAI's ``code``, whatever the
+    #: family's body says): ``scenario_reply_invalid`` tells the scenario's fault from the
+    #: request's in every family.
+    code: str | None = None
 
     def answer(self) -> Any:
         """The response body (or a stream's payloads) as JSON values."""
@@ -309,6 +313,7 @@ class JournalEntry:
             "number": self.number,
             "request_headers": self.request_headers,
             "response_headers": self.response_headers,
+            "code": self.code,
         }
 
 

@@ -218,6 +218,36 @@ def test_a_rule_that_cannot_be_served_fails_the_test_even_if_the_error_is_caught
     ]
 
 
+def test_a_scenario_fault_fails_the_test_in_another_familys_words_too(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    pytester.makepyfile(
+        test_broken_rule_anthropic="""
+        import anthropic
+
+        def test_swallowed(mockserver):
+            mockserver.on(last_user="hi").reply(tool_calls=[{"name": "nope", "arguments": {}}])
+            try:
+                mockserver.anthropic_client().messages.create(
+                    model="claude-sonnet-4-6",
+                    max_tokens=20,
+                    messages=[{"role": "user", "content": "hi"}],
+                )
+            except anthropic.BadRequestError:
+                pass
+        """
+    )
+    result = run()
+    result.assert_outcomes(failed=1)
+    assert block(
+        result.outlines, "mockserver: 1 request got the scenario's error, not a reply:"
+    ) == [
+        "mockserver: 1 request got the scenario's error, not a reply:",
+        "  call 1: mockserver: scenario rule 'inline-1' calls tool 'nope', which the request "
+        "does not offer (offered: none)",
+    ]
+
+
 def test_a_server_exception_fails_the_test_with_its_traceback(
     pytester: pytest.Pytester, run: Run
 ) -> None:
