@@ -4,6 +4,7 @@ replay (its flags, its verbs, the recorder a verb asks for); ``cli.py`` runs the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -177,12 +178,14 @@ def recorder_for(args: argparse.Namespace, settings: Settings) -> Recorder | Non
     if args.scenario:
         raise MockServerError("--scenario and --record: the recorded file is the scenario")
     from mockserver.record.recorder import Recorder, Recording
+    from mockserver.record.sigv4 import aws_credentials
 
     return Recorder(
         Recording(
             Path(path),
             upstream=args.upstream or settings.upstream_url,
             api_key=settings.upstream_key,
+            aws=aws_credentials(os.environ),
             mode=args.record_mode,
             form=args.record_form,
             redact=tuple(args.redact),
@@ -212,7 +215,7 @@ def recording_banner(recorder: Recorder, *, url: str) -> list[str]:
     if not recorder.records:
         key = "any key"
     root = url.removesuffix("/v1")
-    return [
+    lines = [
         f"mockserver listening on {url}",
         f"record: {doing}",
         f"point your app at it: OPENAI_BASE_URL={url}, with {key}",
@@ -220,6 +223,12 @@ def recording_banner(recorder: Recorder, *, url: str) -> list[str]:
         f"AZURE_OPENAI_ENDPOINT={root}, AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root}, "
         f"OLLAMA_HOST={root})",
     ]
+    if recorder.records and recording.aws is not None and recording.api_key is None:
+        lines.append(
+            f"  Bedrock requests are signed again for the upstream with this shell's "
+            f"AWS_ACCESS_KEY_ID ({recording.aws.access_key_id[:4]}…)"
+        )
+    return lines
 
 
 def check_drift(args: argparse.Namespace) -> int:

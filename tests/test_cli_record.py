@@ -382,3 +382,27 @@ def test_record_check_quotes_the_upstreams_error_in_a_drift_line(
     out = capsys.readouterr().out
     assert "DRIFT rule 'chat-001' (quoted/chat-001.json)" in out
     assert "      status was 200, now 401: Incorrect API key provided" in out, out
+
+
+def test_the_banner_says_bedrock_is_signed_again_with_the_shells_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mockserver.cli_record import recording_banner
+    from mockserver.record.recorder import Recorder, Recording
+    from mockserver.record.sigv4 import aws_credentials
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIASHELL00000000001")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "shell-secret")
+    signing = aws_credentials(os.environ)
+    assert signing is not None
+    path = tmp_path / "bedrock.yaml"
+    url = "http://127.0.0.1:8000/v1"
+    upstream = "https://bedrock-runtime.us-east-1.amazonaws.com"
+    said = "\n".join(recording_banner(Recorder(Recording(path, upstream=upstream)), url=url))
+    assert "signed again" not in said
+    banner = recording_banner(Recorder(Recording(path, upstream=upstream, aws=signing)), url=url)
+    assert banner[-1] == (
+        "  Bedrock requests are signed again for the upstream with this shell's "
+        "AWS_ACCESS_KEY_ID (AKIA…)"
+    )
+    assert "shell-secret" not in "\n".join(banner)

@@ -20,9 +20,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.credentials import credentials_in
 from mockserver.errors import APIError, NoMatchError, StreamAborted
 from mockserver.families import AZURE_PREFIX, FAMILIES, Provider, family_of
+from mockserver.ids import RealClock
 from mockserver.record.capture import Capture
 from mockserver.record.exchange import Exchange
 from mockserver.record.recorder import Recorder, Recorders
+from mockserver.record.sigv4 import resign, signing_scope
 from mockserver.record.upstream import upstream_headers, upstream_query, upstream_url
 
 if TYPE_CHECKING:
@@ -126,6 +128,8 @@ class RecordingProxy:
         sent = upstream_query(query, key=recorder.recording.api_key)
         url = upstream_url(upstream, _sent_path(scope, provider), sent, provider=provider)
         outgoing = self._outgoing(recorder, headers, provider=provider)
+        if provider == "aws":
+            outgoing = _signed(recorder, scope["method"], url, outgoing, body)
         capture = Capture(scope["method"], scope["path"], query, headers, body)
         clock = asyncio.get_running_loop().time
         start = clock()
@@ -182,6 +186,22 @@ def _provider(path: str, headers: list[tuple[str, str]], query: str) -> Provider
         return "azure"
     lowered = {k.lower(): v for k, v in headers}
     return "google" if error_shape(path, lowered, dict(parse_qsl(query))) == "google" else "openai"
+
+
+def _signed(
+    recorder: Recorder, method: str, url: str, headers: list[tuple[str, str]], body: bytes
+) -> list[tuple[str, str]]:
+    """A Bedrock request signed again for the upstream with the recording's AWS credentials
+    (its client signed it for this proxy's host); as it is without them, with a recording key
+    (a Bedrock API key, sent as a bearer token), or when nothing says its region."""
+    recording = recorder.recording
+    if recording.aws is None or recording.api_key is not None:
+        return headers
+    scope = signing_scope(headers, url)
+    if scope is None:
+        return headers
+    now = RealClock().now()
+    return resign(method, url, headers, body, credentials=recording.aws, scope=scope, now=now)
 
 
 def _sent_path(scope: Scope, provider: Provider) -> str:

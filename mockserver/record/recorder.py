@@ -26,6 +26,7 @@ from mockserver.record.exchange import Exchange, error_message
 from mockserver.record.files import probe_writable
 from mockserver.record.keys import api_of, prompt_of
 from mockserver.record.redact import Redactor
+from mockserver.record.sigv4 import AwsCredentials
 from mockserver.scenario.model import Scenario
 from mockserver.values import value_class
 
@@ -76,6 +77,9 @@ class Recording:
     read_timeout: float = 120.0
     #: Sent upstream as the bearer token in place of the client's credentials, if set.
     api_key: str | None = None
+    #: Bedrock's requests are signed again with these for the upstream (a client signs for
+    #: the proxy's host), if set and no ``api_key`` is.
+    aws: AwsCredentials | None = None
 
 
 def check_cassette_path(path: Path, *, writes: bool) -> None:

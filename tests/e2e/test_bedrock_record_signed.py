@@ -1,0 +1,155 @@
+"""Recording from Bedrock itself: boto3 signs for the recording proxy's host, and the proxy
+signs again with the recording shell's AWS credentials, for the region the client signed
+for. The upstream here checks each signature as AWS does (botocore's own signer, over the
+headers the signature names) and refuses a wrong one with AWS's 403."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import botocore.exceptions
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.http.app import create_app
+from mockserver.http.server import BackgroundServer
+from mockserver.record.sigv4 import AwsCredentials
+from mockserver.settings import Settings
+from tests.support.bedrock import bedrock_client
+from tests.support.recording import start_recorder
+
+MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+CLIENT_KEY = "AKIACLIENTKEY0000001"
+RECORDER = AwsCredentials("AKIARECORDER00000001", "recorders/secret+key", "session-token-9")
+_AUTH = re.compile(
+    r"AWS4-HMAC-SHA256 Credential=(?P<key>[^/]+)/\d{8}/(?P<region>[^/]+)/(?P<service>[^/]+)/"
+    r"aws4_request, SignedHeaders=(?P<names>[^,]+), Signature=(?P<signature>[0-9a-f]{64})"
+)
+
+
+class CheckedSignatures:
+    """ASGI middleware: a request is let through only with a valid signature by ``RECORDER``;
+    ``seen`` keeps each request's verdict."""
+
+    def __init__(self, app: ASGIApp, *, seen: list[str]) -> None:
+        self.app = app
+        self.seen = seen
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        verdict = _verdict(scope, body)
+        self.seen.append(verdict)
+        if verdict != "valid":
+            answer = json.dumps({"message": f"signature: {verdict}"}).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"x-amzn-errortype", b"InvalidSignatureException:http://internal.amazon.com/"),
+            ]
+            await send({"type": "http.response.start", "status": 403, "headers": headers})
+            await send({"type": "http.response.body", "body": answer})
+            return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _verdict(scope: Scope, body: bytes) -> str:
+    headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+    found = _AUTH.fullmatch(headers.get("authorization", ""))
+    if found is None:
+        return "no SigV4 authorization"
+    if found["key"] != RECORDER.access_key_id:
+        return f"signed by {found['key']}"
+    host = headers["host"]
+    url = f"http://{host}{scope['raw_path'].decode()}"
+    signed = {name: headers[name] for name in found["names"].split(";")}
+    request = AWSRequest(method=scope["method"], url=url, data=body, headers=signed)
+    request.context["timestamp"] = headers["x-amz-date"]
+    credentials = Credentials(
+        RECORDER.access_key_id, RECORDER.secret_access_key, RECORDER.session_token
+    )
+    signer = SigV4Auth(credentials, found["service"], found["region"])
+    expected = signer.signature(
+        signer.string_to_sign(request, signer.canonical_request(request)), request
+    )
+    if headers.get("x-amz-security-token") != RECORDER.session_token:
+        return "no session token"
+    return "valid" if expected == found["signature"] else "signature mismatch"
+
+
+@pytest.fixture
+def aws_upstream() -> Iterator[tuple[BackgroundServer, list[str]]]:
+    """A Bedrock upstream on loopback that checks signatures, and its verdicts."""
+    app = create_app(Settings(port=0, seed=7, clock="frozen"))
+    seen: list[str] = []
+    app.add_middleware(CheckedSignatures, seen=seen)
+    server = BackgroundServer(app).start()
+    yield server, seen
+    server.stop()
+
+
+def _asked(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"text": text}]}]
+
+
+def test_the_proxy_signs_bedrock_requests_again_with_the_recorders_credentials(
+    tmp_path: Path, aws_upstream: tuple[BackgroundServer, list[str]]
+) -> None:
+    upstream, seen = aws_upstream
+    cassette = tmp_path / "bedrock.yaml"
+    recording = start_recorder(cassette, upstream=upstream.url, mode="once", aws=RECORDER)
+    try:
+        client = bedrock_client(recording.url, CLIENT_KEY)
+        whole = client.converse(modelId=MODEL, messages=_asked("Tell me a story"))
+        streamed = client.converse_stream(modelId=MODEL, messages=_asked("And another"))
+        events = list(streamed["stream"])
+        client.close()
+    finally:
+        recording.stop()
+    assert seen == ["valid", "valid"]
+    assert whole["output"]["message"]["content"][0]["text"]
+    assert events[-1]["metadata"]["usage"]["outputTokens"] > 0
+    written = cassette.read_text() + "".join(
+        p.read_text() for p in (tmp_path / "bedrock").iterdir()
+    )
+    for secret in (RECORDER.secret_access_key, RECORDER.session_token, "Signature="):
+        assert secret not in written
+
+
+def test_without_the_recorders_credentials_the_clients_signature_goes_upstream(
+    tmp_path: Path, aws_upstream: tuple[BackgroundServer, list[str]]
+) -> None:
+    upstream, seen = aws_upstream
+    recording = start_recorder(tmp_path / "unsigned.yaml", upstream=upstream.url, mode="once")
+    try:
+        client = bedrock_client(recording.url, CLIENT_KEY)
+        with pytest.raises(botocore.exceptions.ClientError) as refused:
+            client.converse(modelId=MODEL, messages=_asked("Tell me a story"))
+        client.close()
+    finally:
+        recording.stop()
+    assert seen == [f"signed by {CLIENT_KEY}"]
+    assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
