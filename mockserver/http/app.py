@@ -170,7 +170,16 @@ def create_app(
             # Bedrock Runtime: /model/{modelId}/{operation}
             LazyRoutes("mockserver.http.routes.converse", prefixes=["/model/"]),
             # Ollama's own API.
-            Mount("/api", routes=[LazyRoutes("mockserver.http.routes.ollama", prefixes=["/"])]),
+            Mount(
+                "/api",
+                routes=[
+                    LazyRoutes(
+                        "mockserver.http.routes.ollama",
+                        "mockserver.http.routes.ollama_models",
+                        prefixes=["/"],
+                    )
+                ],
+            ),
             Mount(
                 "/__mockserver",
                 routes=[

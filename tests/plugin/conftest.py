@@ -16,6 +16,7 @@ import pytest
 import mockserver.http.app
 import mockserver.http.proxy
 import mockserver.http.routes.ollama
+import mockserver.http.routes.ollama_models
 import mockserver.http.server
 import mockserver.record.cassette
 import mockserver.record.nearest  # noqa: F401

@@ -1,6 +1,6 @@
-"""Ollama's own API: ``/api/chat`` and ``/api/generate`` (model turns, streamed as NDJSON
-unless ``stream: false``), ``/api/embed`` and ``/api/embeddings``, ``/api/tags``,
-``/api/show``, ``/api/ps`` and ``/api/version``.
+"""Ollama's turns: ``/api/chat`` and ``/api/generate`` (model turns, streamed as NDJSON
+unless ``stream: false``), ``/api/embed`` and ``/api/embeddings``. Its model endpoints are
+``ollama_models.py``.
 
 The turn endpoints take the same turn as every other family (``Engine.turn``) and render it
 with ``render/ollama.py``, framed a line per object (``render/ndjson.py``). Ollama's server
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from typing import Any, ClassVar, Final, Literal
+from typing import ClassVar, Literal
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,7 +26,6 @@ from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.errors import APIError, NotFoundError
 from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
@@ -47,13 +46,13 @@ from mockserver.http.responses import (
     PlannedJSONResponse,
 )
 from mockserver.http.routes.base import (
-    api_endpoint,
     create_endpoint,
     engine_of,
     namespace_of,
     read_json,
 )
 from mockserver.http.routes.encoded import Encoded, encode_stream
+from mockserver.http.routes.ollama_common import known, model_not_found, unloads
 from mockserver.prompt import Prompt
 from mockserver.prompt.ollama import prompt_from_ollama_chat, prompt_from_ollama_generate
 from mockserver.render.errors import OLLAMA
@@ -67,10 +66,10 @@ from mockserver.render.ollama import (
     generate_chunks,
     timings_of,
 )
-from mockserver.scenario.matcher import named_models, names_model
+from mockserver.scenario.matcher import names_model
 from mockserver.store import Namespace
 from mockserver.values import Json, value_class
-from mockserver.wire.catalog import OLLAMA_MODELS, ollama_base, ollama_catalog_has, ollama_tagged
+from mockserver.wire.catalog import ollama_catalog_has
 from mockserver.wire.embeddings import EmbeddingsRequest
 from mockserver.wire.json_body import Body
 from mockserver.wire.ollama import (
@@ -78,15 +77,9 @@ from mockserver.wire.ollama import (
     check_embed_body,
     check_embeddings_body,
     check_generate_body,
-    check_show_body,
 )
 
-__all__ = ["OLLAMA_VERSION", "OllamaChat", "OllamaGenerate", "OllamaResult", "routes"]
-
-#: The server version ``/api/version`` reports.
-OLLAMA_VERSION: Final = "0.13.0"
-#: How long a model stays loaded after a request that does not say (``keep_alive``).
-_KEEP_ALIVE: Final = 300
+__all__ = ["OllamaChat", "OllamaGenerate", "OllamaResult", "routes"]
 
 
 @value_class
@@ -113,27 +106,13 @@ def known_model(engine: Engine, space: Namespace, prompt: Prompt) -> None:
     raise model_not_found(prompt.model)
 
 
-def model_not_found(model: str) -> APIError:
-    error = NotFoundError(f"model '{model}' not found", param="model", code="model_not_found")
-    error.preset = "model_not_found"
-    error.facts["model"] = model
-    return error
-
-
-def _unloads(keep_alive: Any) -> bool:
-    """Does ``keep_alive`` say to unload at once (``0``, ``"0"``, ``"0s"``, ``"0m"``)?"""
-    if isinstance(keep_alive, int | float) and not isinstance(keep_alive, bool):
-        return keep_alive == 0
-    return isinstance(keep_alive, str) and keep_alive.rstrip("smh") in ("0", "0.0")
-
-
 def _load(prompt: Prompt) -> Literal["load", "unload"] | None:
     """A request with nothing to say loads the model (or, ``keep_alive: 0``, unloads it)."""
     body = prompt.params
     empty = not body.get("messages") if prompt.api == "ollama_chat" else not body.get("prompt")
     if not empty or body.get("images"):
         return None
-    return "unload" if _unloads(body.get("keep_alive")) else "load"
+    return "unload" if unloads(body.get("keep_alive")) else "load"
 
 
 def answer_ollama(
@@ -266,18 +245,6 @@ class OllamaGenerate(_OllamaTurn):
         return prompt_from_ollama_generate(check_generate_body(body), headers=headers)
 
 
-def _json(body: Json) -> Response:
-    """A JSON answer as Ollama's server writes one (Go's encoder: compact, HTML-safe)."""
-    return JSONAnswer(go_json(body))
-
-
-def _known(engine: Engine, space: Namespace, model: str) -> bool:
-    if ollama_catalog_has(model):
-        return True
-    prompt = Prompt(api="ollama_chat", model=model, messages=())
-    return names_model(engine.active_scenario(space, prompt), model)
-
-
 async def _embed(request: Request, *, older: bool) -> Response:
     """``/api/embed`` (``{model, embeddings}`` and its counters) or the older
     ``/api/embeddings`` (``{embedding}``): each input one turn, as OpenAI's embeddings are."""
@@ -292,7 +259,7 @@ async def _embed(request: Request, *, older: bool) -> Response:
     wanted = EmbeddingsRequest(tuple(inputs), model, dimensions=dimensions)
 
     def embed_all(space: Namespace) -> tuple[bytes, BodyPlan]:
-        if not _known(engine, space, model):
+        if not known(engine, space, model):
             raise model_not_found(model)
         if not inputs:  # Ollama answers an empty input with no vectors, and takes no turn
             answer: Json = {"embedding": []} if older else {"model": model, "embeddings": []}
@@ -339,161 +306,10 @@ async def embeddings_route(request: Request) -> Response:
     return await _embed(request, older=True)
 
 
-def _catalog_row(model: str) -> tuple[str, str, str, int, tuple[str, ...]]:
-    """``(family, parameter size, quantization, size, capabilities)`` of a known model (a
-    scenario's own model is a small Llama)."""
-    base = ollama_base(model)
-    for name, family, parameters, quantization, size, capabilities in OLLAMA_MODELS:
-        if name == base:
-            return family, parameters, quantization, size, capabilities
-    return "llama", "3.2B", "Q4_K_M", 2_019_393_189, ("completion", "tools")
-
-
-def _details(model: str) -> Json:
-    family, parameters, quantization, _, _ = _catalog_row(model)
-    return {
-        "parent_model": "",
-        "format": "gguf",
-        "family": family,
-        "families": [family],
-        "parameter_size": parameters,
-        "quantization_level": quantization,
-    }
-
-
-def _digest(model: str) -> str:
-    return ids.hex_id("", "ollama-digest", ollama_tagged(model), length=64)
-
-
-def _modified_at(engine: Engine, model: str) -> str:
-    """When the model was pulled: a few days before the server's clock, the same for a name."""
-    days = int(ids.hex_id("", "ollama-pulled", model, length=4), 16) % 90 + 1
-    return ids.rfc3339_nano(engine.clock.now() - days * 86_400, days * 7_919_113)
-
-
-def _listed(engine: Engine, space: Namespace) -> list[str]:
-    """The models ``/api/tags`` lists: the scenario's exact names, then the catalog's."""
-    prompt = Prompt(api="ollama_chat", model="", messages=())
-    own = named_models(engine.active_scenario(space, prompt))
-    catalog = [name for name, *_ in OLLAMA_MODELS]
-    return list(dict.fromkeys(ollama_tagged(name) for name in [*own, *catalog]))
-
-
-@api_endpoint
-async def tags(request: Request) -> Response:
-    """``GET /api/tags``: the models the server has pulled."""
-    engine = engine_of(request)
-    with engine.store.view(namespace_of(request)) as space:
-        names = _listed(engine, space)
-    return _json(
-        {
-            "models": [
-                {
-                    "name": name,
-                    "model": name,
-                    "modified_at": _modified_at(engine, name),
-                    "size": _catalog_row(name)[3],
-                    "digest": _digest(name),
-                    "details": _details(name),
-                }
-                for name in names
-            ]
-        }
-    )
-
-
-def _model_info(model: str) -> Json:
-    family, parameters, _, _, _ = _catalog_row(model)
-    scale = {"M": 1e6, "B": 1e9}.get(parameters[-1], 1e9)
-    return {
-        "general.architecture": family,
-        "general.file_type": 15,
-        "general.parameter_count": int(float(parameters[:-1]) * scale),
-        "general.quantization_version": 2,
-        f"{family}.context_length": 131072,
-        f"{family}.embedding_length": 3072,
-    }
-
-
-@api_endpoint
-async def show(request: Request) -> Response:
-    """``POST /api/show``: a known model's details, else Ollama's 404."""
-    engine = engine_of(request)
-    model = check_show_body(await read_json(request))
-    with engine.store.view(namespace_of(request)) as space:
-        if not _known(engine, space, model):
-            raise model_not_found(model)
-    return _json(
-        {
-            "license": "mockserver: no license; this model is a fake",
-            "modelfile": f'# Modelfile generated by "ollama show"\nFROM {ollama_tagged(model)}\n',
-            "parameters": 'stop                           "<|eot_id|>"',
-            "template": "{{ .Prompt }}",
-            "details": _details(model),
-            "model_info": _model_info(model),
-            "capabilities": list(_catalog_row(model)[4]),
-            "modified_at": _modified_at(engine, model),
-        }
-    )
-
-
-def _loaded(entries: list[Any]) -> list[str]:
-    """The models a namespace's Ollama turns left loaded, the most recently used first."""
-    loaded: dict[str, None] = {}
-    for entry in entries:
-        if entry.api not in ("ollama_chat", "ollama_generate", "embeddings") or not entry.model:
-            continue
-        if not entry.path.startswith("/api/") or entry.status != 200:
-            continue
-        loaded.pop(entry.model, None)
-        request = entry.requested()
-        unload = isinstance(request, dict) and _unloads(request.get("keep_alive"))
-        if not unload:
-            loaded[entry.model] = None
-    return list(reversed(loaded))
-
-
-@api_endpoint
-async def ps(request: Request) -> Response:
-    """``GET /api/ps``: the models the namespace's requests loaded (and did not unload)."""
-    engine = engine_of(request)
-    namespace = namespace_of(request)
-    with engine.store.view(namespace) as space:
-        now = engine.now_in(space)
-    entries = engine.store.journal(namespace)
-    models = []
-    for model in _loaded(entries):
-        size = _catalog_row(model)[3]
-        tagged = ollama_tagged(model)
-        models.append(
-            {
-                "name": tagged,
-                "model": tagged,
-                "size": size,
-                "digest": _digest(model),
-                "details": _details(model),
-                "expires_at": ids.rfc3339_nano(now + _KEEP_ALIVE),
-                "size_vram": size,
-                "context_length": 4096,
-            }
-        )
-    return _json({"models": models})
-
-
-@api_endpoint
-async def version(request: Request) -> Response:
-    """``GET /api/version``."""
-    return _json({"version": OLLAMA_VERSION})
-
-
 def routes() -> list[Route]:
     return [
         Route("/chat", turn_route(OllamaChat.path), methods=["POST"]),
         Route("/generate", turn_route(OllamaGenerate.path), methods=["POST"]),
         Route("/embed", embed_route, methods=["POST"]),
         Route("/embeddings", embeddings_route, methods=["POST"]),
-        Route("/tags", tags, methods=["GET"]),
-        Route("/show", show, methods=["POST"]),
-        Route("/ps", ps, methods=["GET"]),
-        Route("/version", version, methods=["GET"]),
     ]
