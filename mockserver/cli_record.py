@@ -240,11 +240,13 @@ def check_drift(args: argparse.Namespace) -> int:
     if not upstream:
         raise MockServerError("record --check needs --upstream URL to replay against")
     from mockserver.http.drift import check_cassette
+    from mockserver.record.sigv4 import aws_credentials
 
     report = check_cassette(
         Path(args.check),
         upstream=upstream,
         api_key=settings.upstream_key,
+        aws=aws_credentials(os.environ),
         connect_timeout=args.connect_timeout,
         read_timeout=args.read_timeout,
     )

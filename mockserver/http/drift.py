@@ -16,9 +16,11 @@ import yaml
 
 from mockserver.errors import MockServerError
 from mockserver.families import by_api, family_of
+from mockserver.ids import RealClock
 from mockserver.record.capture import Capture
 from mockserver.record.distill import recording_of
 from mockserver.record.drift import answer_differences, rechained, response_id
+from mockserver.record.sigv4 import AwsCredentials, resign, signing_scope
 from mockserver.record.upstream import upstream_headers, upstream_url
 
 __all__ = ["DriftReport", "check_cassette"]
@@ -58,9 +60,13 @@ def check_cassette(
     *,
     upstream: str,
     api_key: str | None = None,
+    aws: AwsCredentials | None = None,
     connect_timeout: float = 5.0,
     read_timeout: float = 120.0,
 ) -> DriftReport:
+    """Each recording of the cassette at ``path`` asked of ``upstream`` again (with
+    ``api_key``, else a placeholder; a Bedrock request signed with ``aws`` when given and no
+    ``api_key`` is), and how its answer's shape differs from the recorded one."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
@@ -75,7 +81,8 @@ def check_cassette(
                 old = json.loads((path.parent / recording).read_text(encoding="utf-8"))
                 request = rechained(old["request"], renamed)
                 sent_to = str(old.get("path") or by_api(api).path)
-                new = _again(client, upstream, sent_to, request, key=key)
+                signing = aws if api_key is None else None
+                new = _again(client, upstream, sent_to, request, key=key, aws=signing)
             except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
                 report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
                 continue
@@ -101,7 +108,13 @@ def _recordings(document: Any) -> list[tuple[str, str, str]]:
 
 
 def _again(
-    client: httpx.Client, upstream: str, sent_to: str, request: Any, *, key: str
+    client: httpx.Client,
+    upstream: str,
+    sent_to: str,
+    request: Any,
+    *,
+    key: str,
+    aws: AwsCredentials | None,
 ) -> dict[str, Any]:
     """The recording ``request`` (sent to ``sent_to``, a path and its query) would make now."""
     path, _, query = sent_to.partition("?")
@@ -112,6 +125,11 @@ def _again(
     start = perf_counter()
     url = upstream_url(upstream, path, query, provider=provider)
     headers = upstream_headers([("content-type", "application/json")], key=key, provider=provider)
+    scope = signing_scope((), url, region=aws.region) if aws is not None else None
+    if provider == "aws" and aws is not None and scope is not None:
+        plain = [("content-type", "application/json")]
+        now = RealClock().now()
+        headers = resign("POST", url, plain, body, credentials=aws, scope=scope, now=now)
     with client.stream("POST", url, content=body, headers=dict(headers)) as answer:
         capture.respond(answer.status_code, answer.headers.multi_items())
         complete = True

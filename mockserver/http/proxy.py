@@ -197,7 +197,7 @@ def _signed(
     recording = recorder.recording
     if recording.aws is None or recording.api_key is not None:
         return headers
-    scope = signing_scope(headers, url)
+    scope = signing_scope(headers, url, region=recording.aws.region)
     if scope is None:
         return headers
     now = RealClock().now()

@@ -1,4 +1,4 @@
-"""AWS Signature Version 4 for recording from Bedrock itself.
+"""AWS Signature Version 4 for recording from Bedrock itself (and checking its drift).
 
 A boto3 client pointed at the recording proxy signs its request for the proxy's host, with
 whatever credentials it has; AWS would refuse that signature. The proxy signs the request
@@ -57,6 +57,8 @@ class AwsCredentials:
     access_key_id: str
     secret_access_key: str
     session_token: str | None = None
+    #: The region signed for when the request does not say (``AWS_REGION``).
+    region: str | None = None
 
     def __repr__(self) -> str:  # never print the secret
         return f"AwsCredentials(access_key_id={self.access_key_id!r}, …)"
@@ -64,23 +66,27 @@ class AwsCredentials:
 
 def aws_credentials(environ: Mapping[str, str]) -> AwsCredentials | None:
     """The credentials ``AWS_ACCESS_KEY_ID`` and ``AWS_SECRET_ACCESS_KEY`` (with
-    ``AWS_SESSION_TOKEN``, if set) of ``environ``; ``None`` without both."""
+    ``AWS_SESSION_TOKEN`` and ``AWS_REGION`` or ``AWS_DEFAULT_REGION``, if set) of
+    ``environ``; ``None`` without both."""
     key, secret = environ.get("AWS_ACCESS_KEY_ID"), environ.get("AWS_SECRET_ACCESS_KEY")
     if not key or not secret:
         return None
-    return AwsCredentials(key, secret, environ.get("AWS_SESSION_TOKEN") or None)
+    region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or None
+    return AwsCredentials(key, secret, environ.get("AWS_SESSION_TOKEN") or None, region)
 
 
-def signing_scope(headers: Iterable[tuple[str, str]], url: str) -> tuple[str, str] | None:
+def signing_scope(
+    headers: Iterable[tuple[str, str]], url: str, *, region: str | None = None
+) -> tuple[str, str] | None:
     """``(region, service)`` the request is for: the client's signature's scope, else the
-    upstream host's region for Bedrock Runtime; ``None`` if neither says."""
+    upstream host's region for Bedrock Runtime, else ``region``; ``None`` if none says."""
     for name, value in headers:
         if name.lower() == "authorization" and (found := _SCOPE.search(value)):
             return found[1], found[2]
     host = urlsplit(url).hostname or ""
     if found := _REGION_HOST.match(host):
         return found[1], "bedrock"
-    return None
+    return None if region is None else (region, "bedrock")
 
 
 def resign(

@@ -19,6 +19,7 @@ from botocore.credentials import Credentials
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.http.app import create_app
+from mockserver.http.drift import check_cassette
 from mockserver.http.server import BackgroundServer
 from mockserver.record.sigv4 import AwsCredentials
 from mockserver.settings import Settings
@@ -27,7 +28,9 @@ from tests.support.recording import start_recorder
 
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
 CLIENT_KEY = "AKIACLIENTKEY0000001"
-RECORDER = AwsCredentials("AKIARECORDER00000001", "recorders/secret+key", "session-token-9")
+RECORDER = AwsCredentials(
+    "AKIARECORDER00000001", "recorders/secret+key", "session-token-9", region="us-east-1"
+)
 _AUTH = re.compile(
     r"AWS4-HMAC-SHA256 Credential=(?P<key>[^/]+)/\d{8}/(?P<region>[^/]+)/(?P<service>[^/]+)/"
     r"aws4_request, SignedHeaders=(?P<names>[^,]+), Signature=(?P<signature>[0-9a-f]{64})"
@@ -137,6 +140,10 @@ def test_the_proxy_signs_bedrock_requests_again_with_the_recorders_credentials(
     )
     for secret in (RECORDER.secret_access_key, RECORDER.session_token, "Signature="):
         assert secret not in written
+    report = check_cassette(cassette, upstream=upstream.url, aws=RECORDER)
+    assert report.failed == []
+    assert len(report.checked) == 2
+    assert seen == ["valid"] * 4  # the drift check signs its requests too
 
 
 def test_without_the_recorders_credentials_the_clients_signature_goes_upstream(

@@ -65,6 +65,8 @@ def test_the_region_comes_from_the_clients_scope_else_the_upstream_host() -> Non
     assert signing_scope(HEADERS, "http://127.0.0.1:9/model/m/converse") == ("eu-west-3", "bedrock")
     assert signing_scope(bearer, URL) == ("eu-west-3", "bedrock")
     assert signing_scope(bearer, "http://127.0.0.1:9/model/m/converse") is None
+    local = signing_scope(bearer, "http://127.0.0.1:9/model/m/converse", region="ap-south-1")
+    assert local == ("ap-south-1", "bedrock")
 
 
 def test_credentials_come_from_the_usual_variables_and_never_print_the_secret() -> None:
@@ -73,4 +75,9 @@ def test_credentials_come_from_the_usual_variables_and_never_print_the_secret() 
         {"AWS_ACCESS_KEY_ID": "AKIA1", "AWS_SECRET_ACCESS_KEY": "s3cret", "AWS_SESSION_TOKEN": ""}
     )
     assert found == AwsCredentials("AKIA1", "s3cret", None)
+    regional = aws_credentials(
+        {"AWS_ACCESS_KEY_ID": "AKIA1", "AWS_SECRET_ACCESS_KEY": "s", "AWS_DEFAULT_REGION": "eu-1"}
+    )
+    assert regional is not None
+    assert regional.region == "eu-1"
     assert "s3cret" not in repr(found)
