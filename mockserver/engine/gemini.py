@@ -146,6 +146,7 @@ def complete_gemini(
         create_time=create_time(engine.clock.now()) if vertex else None,
         safety=safety,
         chunk=turn.latency.chunk if turn.latency else "token",
+        image_tokens=sum(message.image_tokens for message in prompt.messages),
     )
     completion = sum(r.usage.completion_tokens for r in replies)
     headers = gemini_headers(120 + 9 * completion)

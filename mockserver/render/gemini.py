@@ -66,6 +66,8 @@ class GeminiMeta:
     safety: Safety | None = None
     #: Stream granularity: one chunk per token, per word, or per N tokens.
     chunk: int | str = "token"
+    #: The prompt's tokens that are images (``promptTokensDetails``' ``IMAGE`` row).
+    image_tokens: int = 0
 
     @property
     def vertex(self) -> bool:
@@ -195,7 +197,7 @@ def usage_metadata(
     body["totalTokenCount"] = usage.prompt_tokens + candidates + thoughts
     if usage.cached_tokens:
         body["cachedContentTokenCount"] = usage.cached_tokens
-    body["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": usage.prompt_tokens}]
+    body["promptTokensDetails"] = prompt_details(usage.prompt_tokens, images=meta.image_tokens)
     if meta.vertex and candidates:
         body["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": candidates}]
     if thoughts:
@@ -232,12 +234,21 @@ def gemini_response(replies: Sequence[Reply], meta: GeminiMeta) -> Json:
     return {"candidates": candidates, **response_tail(meta, usage_metadata(usages, meta))}
 
 
-def count_tokens_body(total: int, *, cached: int = 0) -> Json:
+def prompt_details(total: int, *, images: int) -> list[Json]:
+    """``promptTokensDetails``: the prompt's tokens by modality, text first."""
+    images = min(images, total)
+    details: list[Json] = [{"modality": "TEXT", "tokenCount": total - images}]
+    if images:
+        details.append({"modality": "IMAGE", "tokenCount": images})
+    return details
+
+
+def count_tokens_body(total: int, *, cached: int = 0, images: int = 0) -> Json:
     """``countTokens``' answer."""
     body: Json = {"totalTokens": total}
     if cached:
         body["cachedContentTokenCount"] = cached
-    body["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": total}]
+    body["promptTokensDetails"] = prompt_details(total, images=images)
     return body
 
 

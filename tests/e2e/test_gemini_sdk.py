@@ -450,3 +450,18 @@ def test_vertex_mode_serves_the_project_paths(server: BackgroundServer, api_key:
     assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
     embedded = client.models.embed_content(model="gemini-embedding-001", contents="apples")
     assert len(embedded.embeddings[0].values) == 3072
+
+
+def test_an_images_tokens_are_counted_under_image_not_text(gemini: genai.Client) -> None:
+    pixel = types.Part.from_bytes(data=b"\x89PNG\r\n\x1a\n" + b"\0" * 32, mime_type="image/png")
+    asked = ["What is in this picture?", pixel]
+    answer = gemini.models.generate_content(model="gemini-2.5-flash", contents=asked)
+    usage = answer.usage_metadata
+    assert usage is not None
+    assert usage.prompt_tokens_details is not None
+    by_modality = {d.modality: d.token_count for d in usage.prompt_tokens_details}
+    assert by_modality[types.MediaModality.IMAGE] == 258
+    assert by_modality[types.MediaModality.TEXT] == usage.prompt_token_count - 258
+    assert by_modality[types.MediaModality.TEXT] > 0
+    counted = gemini.models.count_tokens(model="gemini-2.5-flash", contents=asked)
+    assert counted.total_tokens == usage.prompt_token_count

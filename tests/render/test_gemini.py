@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mockserver.render.gemini import GeminiMeta, gemini_response
+from mockserver.render.gemini import GeminiMeta, count_tokens_body, gemini_response
 from mockserver.render.gemini_stream import gemini_chunks
 from mockserver.reply.model import Reply, Token, ToolCall, Usage
 
@@ -44,3 +44,11 @@ def test_vertex_adds_create_time_before_the_response_id() -> None:
     )
     body = gemini_response([Reply(Usage(1, 1), text="x")], vertex)
     assert list(body) == ["candidates", "usageMetadata", "modelVersion", "createTime", "responseId"]
+
+
+def test_count_tokens_says_the_prompts_tokens_by_modality_text_first() -> None:
+    assert count_tokens_body(12)["promptTokensDetails"] == [{"modality": "TEXT", "tokenCount": 12}]
+    assert count_tokens_body(270, images=258)["promptTokensDetails"] == [
+        {"modality": "TEXT", "tokenCount": 12},
+        {"modality": "IMAGE", "tokenCount": 258},
+    ]

@@ -243,7 +243,8 @@ async def _count_tokens(request: Request) -> Response:
     body = check_count_tokens_body(await read_json(request))
     inner = body.get("generateContentRequest", body)
     prompt = prompt_from_gemini(inner, headers=request.headers, model=model)
-    return json_response(count_tokens_body(count_prompt_tokens(prompt)))
+    images = sum(message.image_tokens for message in prompt.messages)
+    return json_response(count_tokens_body(count_prompt_tokens(prompt), images=images))
 
 
 def _texts(request: Json) -> str:
