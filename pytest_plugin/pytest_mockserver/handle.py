@@ -7,7 +7,7 @@ import difflib
 from collections import Counter
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -18,21 +18,9 @@ from mockserver.store import JournalEntry, Namespace
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
-from pytest_mockserver.clients import (
-    CLIENT_TIMEOUT,
-    new_anthropic_client,
-    new_bedrock_client,
-    new_client,
-    require,
-)
+from pytest_mockserver.clients import ClientMakers
 from pytest_mockserver.options import MarkerOptions
 from pytest_mockserver.session import MockServerSession, ScenarioRef
-
-if TYPE_CHECKING:
-    import anthropic
-    import ollama
-    import openai
-    from google import genai
 
 __all__ = ["MockServer", "open_handle"]
 
@@ -55,11 +43,12 @@ _MEANT = {
 }
 
 
-class MockServer:
+class MockServer(ClientMakers):
     """This test's own namespace: its scenario, rule counters, journal and stored objects.
 
     Made by the ``mockserver`` fixture; the fixture checks the verdict and drops the
-    namespace at teardown.
+    namespace at teardown. Where to send requests, and the clients that send them, are
+    :class:`~pytest_mockserver.clients.ClientMakers`'s.
     """
 
     def __init__(
@@ -106,154 +95,6 @@ class MockServer:
             ".on(...).reply(...), "
             ".use(scenario), .calls, .hits)"
         )
-
-    # -- where to send requests ----------------------------------------------------------
-
-    @property
-    def base_url(self) -> str:
-        """The OpenAI base URL of the session's server (``http://127.0.0.1:<port>/v1``)."""
-        return self.session.base_url
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The headers that select this test's namespace, for a hand-made HTTP client."""
-        return {"Authorization": f"Bearer {self.api_key}"}
-
-    @property
-    def azure_endpoint(self) -> str:
-        """The Azure OpenAI endpoint of the session's server (``http://127.0.0.1:<port>``),
-        for ``openai.AzureOpenAI(azure_endpoint=…)``; send :attr:`api_key` as ``api-key``."""
-        return self.root_url
-
-    def client(self, *, in_process: bool | None = None, **options: Any) -> openai.OpenAI:
-        """An ``openai.OpenAI`` for this namespace, closed at teardown.
-
-        ``options`` go to the constructor (``max_retries=0``, ``timeout=5``, …).
-        ``in_process=True`` skips the socket (default: ``--mockserver-in-process``).
-        """
-        made: openai.OpenAI = new_client(
-            self, azure=False, asynchronous=False, in_process=in_process, options=options
-        )
-        return made
-
-    def async_client(self, *, in_process: bool | None = None, **options: Any) -> openai.AsyncOpenAI:
-        """An ``openai.AsyncOpenAI`` for this namespace, closed at teardown (like ``client``)."""
-        made: openai.AsyncOpenAI = new_client(
-            self, azure=False, asynchronous=True, in_process=in_process, options=options
-        )
-        return made
-
-    def azure_client(self, *, in_process: bool | None = None, **options: Any) -> openai.AzureOpenAI:
-        """An ``openai.AzureOpenAI`` for this namespace (its key in the ``api-key`` header),
-        closed at teardown. ``options`` go to the constructor (``azure_deployment=``,
-        ``api_version=``: any is taken, 2024-10-21 unless given, …), as for ``client``."""
-        made: openai.AzureOpenAI = new_client(
-            self, azure=True, asynchronous=False, in_process=in_process, options=options
-        )
-        return made
-
-    def async_azure_client(
-        self, *, in_process: bool | None = None, **options: Any
-    ) -> openai.AsyncAzureOpenAI:
-        """An ``openai.AsyncAzureOpenAI`` for this namespace (like ``azure_client``)."""
-        made: openai.AsyncAzureOpenAI = new_client(
-            self, azure=True, asynchronous=True, in_process=in_process, options=options
-        )
-        return made
-
-    def anthropic_client(
-        self, *, in_process: bool | None = None, **options: Any
-    ) -> anthropic.Anthropic:
-        """An ``anthropic.Anthropic`` for this namespace (its key), at the server's root,
-        closed at teardown; ``options`` and ``in_process`` as for ``client``."""
-        made: anthropic.Anthropic = new_anthropic_client(
-            self, asynchronous=False, in_process=in_process, options=options
-        )
-        return made
-
-    def async_anthropic_client(
-        self, *, in_process: bool | None = None, **options: Any
-    ) -> anthropic.AsyncAnthropic:
-        """An ``anthropic.AsyncAnthropic`` for this namespace (like ``anthropic_client``)."""
-        made: anthropic.AsyncAnthropic = new_anthropic_client(
-            self, asynchronous=True, in_process=in_process, options=options
-        )
-        return made
-
-    @property
-    def root_url(self) -> str:
-        """The session's server without an API's path (``http://127.0.0.1:<port>``): the
-        base URL of clients that add their own version (google-genai's ``v1beta``…)."""
-        return self.base_url.removesuffix("/v1")
-
-    def gemini_client(self, **options: Any) -> genai.Client:
-        """A ``google.genai.Client`` for this namespace (its key), on the session's server,
-        closed at teardown; ``client.aio`` is its async side. ``options`` go to its
-        ``HttpOptions`` (``retry_options``, ``api_version``, ``timeout`` in ms, …)."""
-        require("google.genai", "google-genai", "mockserver.gemini_client()")
-        import httpx
-        from google import genai
-        from google.genai import types
-
-        if "base_url" in options:
-            raise TypeError("the handle sets base_url: it is the session's server")
-        if "httpx_async_client" not in options:  # httpx, not aiohttp (which warns about the
-            # SDK's subclass of its session), with no pooled connection left at teardown
-            limits = httpx.Limits(max_keepalive_connections=0)
-            options["httpx_async_client"] = httpx.AsyncClient(limits=limits)
-        http_options = types.HttpOptions(
-            **{"timeout": int(CLIENT_TIMEOUT * 1000), **options, "base_url": self.root_url}
-        )
-        client = genai.Client(api_key=self.api_key, http_options=http_options)
-        self._clients.append((client, False))
-        return client
-
-    def ollama_client(self, **options: Any) -> ollama.Client:
-        """An ``ollama.Client`` for this namespace (its key, sent as a bearer token), on the
-        session's server, closed at teardown. ``options`` go to its constructor (``timeout``,
-        ``headers``, httpx's own)."""
-        require("ollama", "ollama", "mockserver.ollama_client()")
-        import ollama
-
-        client = ollama.Client(**self._ollama_options(options))
-        self._clients.append((client, False))
-        return client
-
-    def async_ollama_client(self, **options: Any) -> ollama.AsyncClient:
-        """An ``ollama.AsyncClient`` for this namespace, closed at teardown (like
-        ``ollama_client``)."""
-        require("ollama", "ollama", "mockserver.async_ollama_client()")
-        import httpx
-        import ollama
-
-        # no pooled connection outlives a request: the test's event loop may be gone by
-        # teardown (httpx's own options reach its AsyncClient)
-        options.setdefault("limits", httpx.Limits(max_keepalive_connections=0))
-        client = ollama.AsyncClient(**self._ollama_options(options))
-        self._clients.append((client, True))
-        return client
-
-    def bedrock_client(self, **config: Any) -> Any:
-        """boto3's ``bedrock-runtime`` client for this namespace (:attr:`api_key` is its
-        access key id, the secret a dummy, the region us-east-1), on the session's server,
-        closed at teardown. ``config`` goes to botocore's ``Config``
-        (``retries={"total_max_attempts": 1}``, ``read_timeout=``, …)."""
-        return new_bedrock_client(self, config)
-
-    def _ollama_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        if "host" in options:
-            raise TypeError("the handle sets host: it is the session's server")
-        headers = {**options.pop("headers", {}), "Authorization": f"Bearer {self.api_key}"}
-        return {"timeout": CLIENT_TIMEOUT, **options, "host": self.root_url, "headers": headers}
-
-    def _in_process(self, wanted: bool | None, options: dict[str, Any]) -> bool:
-        for taken in ("api_key", "base_url"):
-            if taken in options:
-                raise TypeError(f"the handle sets {taken}: it selects this test's namespace")
-        own_client = "http_client" in options
-        if wanted and own_client:
-            raise TypeError("give in_process=True or http_client=..., not both")
-        return wanted if wanted is not None else self.session.in_process and not own_client
 
     # -- what the server answers ---------------------------------------------------------
 
