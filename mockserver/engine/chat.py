@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
@@ -12,17 +11,9 @@ from mockserver import ids
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import azure_filtered, moderate_turn
 from mockserver.engine.recorded import recorded_chat_completion
+from mockserver.engine.rendered import Rendered, as_raised, streamed, whole
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import RecordedAnswer
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
-)
 from mockserver.prompt import Prompt
 from mockserver.render.azure import (
     AzureFilters,
@@ -32,9 +23,8 @@ from mockserver.render.azure import (
 )
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.render.moderation import chat_moderation
-from mockserver.reply.model import Reply
 from mockserver.store import Namespace, StoredChatCompletion
-from mockserver.values import Json, value_class
+from mockserver.values import Json
 
 __all__ = ["ChatResult", "chat_id", "complete_chat"]
 
@@ -50,23 +40,9 @@ SERVICE_TIERS = {
 }
 
 
-@value_class
-class ChatResult:
-    """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
-
-    turn: Turn
-    meta: ChatMeta
-    body: Json | None
-    chunks: list[Json] | None
-    headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = UNPACED
-    body_plan: BodyPlan = IMMEDIATE
-    #: What a scripted in-stream error sends (``{"error": {...}}``, as the real API does).
-    stream_error: Json | None = None
-
-    @property
-    def reply(self) -> Reply:
-        return self.turn.reply
+#: A rendered completion: ``body`` when not streamed, ``chunks`` when streamed; a scripted
+#: in-stream error sends ``{"error": {...}}``, as the real API does.
+ChatResult = Rendered[ChatMeta]
 
 
 def complete_chat(
@@ -91,35 +67,19 @@ def complete_chat(
         chunks = list(chat_chunks(turn.reply, meta))
         if filters is not None:
             chunks = list(azure_chunks(chunks, filters))
-        plan = plan_stream(
-            turn.latency,
-            turn.fault,
-            frames=len(chunks),
-            tokens=turn.reply.usage.completion_tokens,
-            seed=turn.seed,
-        )
-        error = turn.fault.error if turn.fault else None
-        stream_error = error_for(error).body()
-        failed = plan.cut is not None and plan.cut[0] == "error"  # no completion to keep
+        result: ChatResult = streamed(turn, meta, chunks, headers, words=as_raised)
+        cut = result.stream_plan.cut
+        failed = cut is not None and cut[0] == "error"  # no completion to keep
         if prompt.params.get("store") is True and not failed:  # as the chunks spell it
             body = chat_completion(turn.reply, meta)
             _store(engine, space, body, prompt, size=journal.size if journal else 1024)
-        return ChatResult(
-            turn, meta, None, chunks, headers, stream_plan=plan, stream_error=stream_error
-        )
+        return result
     body = chat_completion(turn.reply, meta)
     if filters is not None:
         body = azure_body(body, filters)
     if prompt.params.get("store") is True:
         _store(engine, space, body, prompt, size=journal.size if journal else 1024)
-    return ChatResult(
-        turn,
-        meta,
-        body,
-        None,
-        headers,
-        body_plan=plan_body(turn.latency, turn.fault, seed=turn.seed),
-    )
+    return whole(turn, meta, body, headers)
 
 
 def _moderated(turn: Turn, prompt: Prompt) -> tuple[Turn, Json | None, AzureFilters | None]:

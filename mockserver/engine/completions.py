@@ -9,22 +9,13 @@ times. Azure OpenAI's content filter judges every prompt, as it does a chat's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 
 from mockserver import ids
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import azure_filtered
+from mockserver.engine.rendered import Rendered, as_raised, streamed, whole
 from mockserver.engine.turn import Journaled, Turn, answered_by
 from mockserver.errors import APIError
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
-)
 from mockserver.prompt import Prompt
 from mockserver.render.azure import AzureFilters, azure_body, azure_chunks, azure_headers
 from mockserver.render.completions import (
@@ -43,20 +34,10 @@ from mockserver.wire.completions import CompletionCreateParams
 __all__ = ["CompletionResult", "complete_text", "completion_id"]
 
 
-@value_class
-class CompletionResult:
-    """A rendered completion: ``body`` when not streamed, ``chunks`` when streamed."""
-
-    #: The first prompt's turn (the request's journal entry is its).
-    turn: Turn
-    meta: CompletionMeta
-    body: Json | None
-    chunks: list[Json] | None
-    headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = UNPACED
-    body_plan: BodyPlan = IMMEDIATE
-    #: What a scripted in-stream error sends (``{"error": {...}}``).
-    stream_error: Json | None = None
+#: A rendered completion: ``body`` when not streamed, ``chunks`` when streamed; its turn is the
+#: first prompt's (the request's journal entry is its), a scripted in-stream error sends
+#: ``{"error": {...}}``.
+CompletionResult = Rendered[CompletionMeta]
 
 
 def completion_id(engine: Engine, namespace: str, counter: int) -> str:
@@ -93,12 +74,12 @@ def complete_text(
     headers = engine.request_headers(namespace, first)
     if filters is not None:
         headers = azure_headers(headers, deployment=prompt.model)
-    rendered = _Rendered(first, meta, choices, [turn.reply for turn in turns], headers, filters)
-    return rendered.stream() if prompt.stream else rendered.body()
+    choices_of = _Choices(first, meta, choices, [turn.reply for turn in turns], headers, filters)
+    return choices_of.stream() if prompt.stream else choices_of.body()
 
 
 @value_class
-class _Rendered:
+class _Choices:
     """A request's choices, to be rendered whole or streamed (in Azure's shape with
     ``filters``)."""
 
@@ -110,29 +91,17 @@ class _Rendered:
     filters: AzureFilters | None
 
     def stream(self) -> CompletionResult:
-        first = self.first
         chunks = list(completion_chunks(self.meta, self.choices, self.replies))
         if self.filters is not None:
             chunks = list(azure_chunks(chunks, self.filters))
-        plan = plan_stream(
-            first.latency,
-            first.fault,
-            frames=len(chunks),
-            tokens=sum(c.reply.usage.completion_tokens for c in self.choices),
-            seed=first.seed,
-        )
-        error = error_for(first.fault.error if first.fault else None).body()
-        return CompletionResult(
-            first, self.meta, None, chunks, self.headers, stream_plan=plan, stream_error=error
-        )
+        tokens = sum(c.reply.usage.completion_tokens for c in self.choices)
+        return streamed(self.first, self.meta, chunks, self.headers, words=as_raised, tokens=tokens)
 
     def body(self) -> CompletionResult:
-        first = self.first
         body = completion_body(self.meta, self.choices, self.replies)
         if self.filters is not None:
             body = azure_body(body, self.filters)
-        plan = plan_body(first.latency, first.fault, seed=first.seed)
-        return CompletionResult(first, self.meta, body, None, self.headers, body_plan=plan)
+        return whole(self.first, self.meta, body, self.headers)
 
 
 def _turns(

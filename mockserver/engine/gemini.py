@@ -18,15 +18,13 @@ from typing import Any, Final
 from mockserver import ids
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.faults import (
     IMMEDIATE,
     UNPACED,
     BodyPlan,
     StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
 )
 from mockserver.prompt import Prompt
 from mockserver.render.errors import GOOGLE, error_answer
@@ -152,13 +150,11 @@ def complete_gemini(
     headers = gemini_headers(120 + 9 * completion)
     if not prompt.stream:
         body = gemini_response(replies, meta)
-        plan = plan_body(turn.latency, turn.fault, seed=turn.seed)
+        plan = body_plan(turn)
         return GeminiResult(turn, meta, replies, body, None, headers, body_plan=plan)
     chunks = list(gemini_chunks(replies, meta))
-    plan_of = plan_stream(
-        turn.latency, turn.fault, frames=len(chunks), tokens=completion, seed=turn.seed
-    )
-    error = error_answer(error_for(turn.fault.error if turn.fault else None), "google").body
+    plan_of = stream_plan(turn, frames=len(chunks), tokens=completion)
+    error = error_answer(scripted_error(turn), "google").body
     return GeminiResult(
         turn, meta, replies, None, chunks, headers, stream_plan=plan_of, stream_error=error
     )

@@ -17,6 +17,7 @@ from mockserver.engine.chat import SERVICE_TIERS
 from mockserver.engine.core import Engine
 from mockserver.engine.moderated import azure_filtered, moderate_turn
 from mockserver.engine.recorded import recorded_response, stored_recorded_response
+from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
 from mockserver.engine.responses_stored import (
     FINISHED,
     context_of,
@@ -32,9 +33,6 @@ from mockserver.faults import (
     UNPACED,
     BodyPlan,
     StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
     response_error_code,
 )
 from mockserver.prompt.model import Prompt
@@ -275,13 +273,7 @@ def create_response(
     if prompt.stream:
         completed_at = engine.now()
         events = response_events(turn.reply, meta, completed_at=completed_at)
-        plan = plan_stream(
-            turn.latency,
-            turn.fault,
-            frames=len(events),
-            tokens=turn.reply.usage.completion_tokens,
-            seed=turn.seed,
-        )
+        plan = stream_plan(turn, frames=len(events))
         error, failure = _stream_error(turn, meta, at=plan.cut[1] if plan.cut else len(events))
         cut_by_error = plan.cut is not None and plan.cut[0] == "error"
         stored = _stored(
@@ -312,9 +304,8 @@ def create_response(
     rendered = response_body(
         meta, turn.reply, status=stored.status, completed_at=stored.completed_at
     )
-    plan_of_body = plan_body(turn.latency, turn.fault, seed=turn.seed)
     return ResponseResult(
-        turn, prompt, meta, context, rendered, None, response_headers, body_plan=plan_of_body
+        turn, prompt, meta, context, rendered, None, response_headers, body_plan=body_plan(turn)
     )
 
 
@@ -332,7 +323,7 @@ def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> tuple[list[Json
     """What replaces the rest of a stream cut by a scripted error: an ``error`` event (with
     the API error's own code), then ``response.failed`` (as the real API ends a stream that
     fails mid-way); and that response's ``error`` (the closest code a response may have)."""
-    error = error_for(turn.fault.error if turn.fault else None)
+    error = scripted_error(turn)
     failure = {"code": response_error_code(error), "message": error.message}
     failed = response_body(meta, turn.reply, status="failed", error=failure)
     events = [

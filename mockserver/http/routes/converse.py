@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.moderated import moderate_turn
+from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import NotFoundError
 from mockserver.families import family_at
@@ -32,10 +33,7 @@ from mockserver.faults import (
     BodyPlan,
     Framing,
     StreamPlan,
-    error_for,
     paced,
-    plan_body,
-    plan_stream,
 )
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane.recipes import Key, Recipe
@@ -128,8 +126,7 @@ def guarded(turn: Turn, prompt: Prompt) -> tuple[Turn, bool]:
 
 def stream_error(turn: Turn) -> bytes:
     """The exception message that ends the turn's stream if its fault says so."""
-    error = error_for(turn.fault.error if turn.fault else None)
-    member, payload = BEDROCK.stream_error(error)
+    member, payload = BEDROCK.stream_error(scripted_error(turn))
     return eventstream.exception_message(member, payload)
 
 
@@ -169,16 +166,10 @@ def answer_converse(
     )
     headers = engine.request_headers(space.name, turn)
     if not prompt.stream:
-        plan = plan_body(turn.latency, turn.fault, seed=turn.seed)
+        plan = body_plan(turn)
         return ConverseResult(turn, converse_body(turn.reply, meta), None, headers, body_plan=plan)
     events = converse_events(turn.reply, meta)
-    plan_of = plan_stream(
-        turn.latency,
-        turn.fault,
-        frames=len(events),
-        tokens=turn.reply.usage.completion_tokens,
-        seed=turn.seed,
-    )
+    plan_of = stream_plan(turn, frames=len(events))
     return ConverseResult(
         turn, None, events, headers, stream_plan=plan_of, stream_error=stream_error(turn)
     )

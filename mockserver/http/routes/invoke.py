@@ -20,8 +20,8 @@ from typing import Final
 import orjson
 
 from mockserver import ids
+from mockserver.engine.rendered import body_plan, stream_plan
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.faults import plan_body, plan_stream
 from mockserver.http.endpoint import Target, TurnEndpoint
 from mockserver.http.routes.converse import (
     BedrockTurn,
@@ -99,13 +99,7 @@ def _answer(
     headers = engine.request_headers(space.name, turn)
     if prompt.stream:
         chunks = _chunks(turn, meta, latency)
-        plan = plan_stream(
-            turn.latency,
-            turn.fault,
-            frames=len(chunks),
-            tokens=turn.reply.usage.completion_tokens,
-            seed=turn.seed,
-        )
+        plan = stream_plan(turn, frames=len(chunks))
         headers["x-amzn-bedrock-content-type"] = _JSON
         events = [("chunk", chunk) for chunk in chunks]
         return ConverseResult(
@@ -120,8 +114,7 @@ def _answer(
             "x-amzn-bedrock-input-token-count": str(usage.prompt_tokens),
         }
     )
-    plan_of = plan_body(turn.latency, turn.fault, seed=turn.seed)
-    return ConverseResult(turn, body, None, headers, body_plan=plan_of)
+    return ConverseResult(turn, body, None, headers, body_plan=body_plan(turn))
 
 
 class Invoke(BedrockTurn):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import field
 
 import orjson
 from starlette.requests import Request
@@ -20,16 +19,8 @@ from starlette.routing import Route
 
 from mockserver.engine import Engine
 from mockserver.engine.messages import message_id, message_meta
+from mockserver.engine.rendered import Rendered, streamed, whole
 from mockserver.engine.turn import Journaled, Turn, summarize
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
-)
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
@@ -42,32 +33,17 @@ from mockserver.render.errors import ANTHROPIC
 from mockserver.render.messages import MessageMeta, message_body
 from mockserver.render.messages_stream import frame_event, message_events
 from mockserver.reply.generate import count_prompt_tokens
-from mockserver.reply.model import Reply
 from mockserver.store import Namespace, Unparsed
-from mockserver.values import Json, value_class
+from mockserver.values import Json
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_messages_body
 
 __all__ = ["Messages", "MessagesResult", "answer_messages", "message_id", "routes"]
 
 
-@value_class
-class MessagesResult:
-    """A rendered turn: ``body`` when not streamed, ``events`` when streamed."""
-
-    turn: Turn
-    meta: MessageMeta
-    body: Json | None
-    events: list[Json] | None
-    headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = UNPACED
-    body_plan: BodyPlan = IMMEDIATE
-    #: What a scripted in-stream error sends (an ``error`` event, after the 200).
-    stream_error: Json | None = None
-
-    @property
-    def reply(self) -> Reply:
-        return self.turn.reply
+#: A rendered turn: ``body`` when not streamed, ``chunks`` (its events) when streamed; a
+#: scripted in-stream error sends an ``error`` event, after the 200.
+MessagesResult = Rendered[MessageMeta]
 
 
 def answer_messages(
@@ -81,26 +57,8 @@ def answer_messages(
     headers = engine.request_headers(namespace, turn)
     if prompt.stream:
         events = message_events(turn.reply, meta)
-        plan = plan_stream(
-            turn.latency,
-            turn.fault,
-            frames=len(events),
-            tokens=turn.reply.usage.completion_tokens,
-            seed=turn.seed,
-        )
-        error = error_for(turn.fault.error if turn.fault else None)
-        return MessagesResult(
-            turn,
-            meta,
-            None,
-            events,
-            headers,
-            stream_plan=plan,
-            stream_error=ANTHROPIC.stream_error(error),
-        )
-    body = message_body(turn.reply, meta)
-    plan_of_body = plan_body(turn.latency, turn.fault, seed=turn.seed)
-    return MessagesResult(turn, meta, body, None, headers, body_plan=plan_of_body)
+        return streamed(turn, meta, events, headers, words=ANTHROPIC.stream_error)
+    return whole(turn, meta, message_body(turn.reply, meta), headers)
 
 
 class Messages(TurnEndpoint[Prompt, MessagesResult]):
@@ -124,9 +82,9 @@ class Messages(TurnEndpoint[Prompt, MessagesResult]):
         return answer_messages(self.engine, space, checked, journal=journal)
 
     def encode(self, result: MessagesResult) -> Encoded[MessagesResult]:
-        if result.events is None:
+        if result.chunks is None:
             return Encoded(result, None, [], orjson.dumps(result.body))
-        frames = [frame_event(event) for event in result.events]
+        frames = [frame_event(event) for event in result.chunks]
         errors = [_error_frame(result)]
         # message_stop: what a ``no_done`` fault leaves out
         return encode_stream(
@@ -182,7 +140,7 @@ def _error_frame(result: MessagesResult) -> bytes:
 def _sentinel_answer(result: MessagesResult) -> bytes:
     """The answer's bytes with the template's sentinel for its id."""
     meta = dataclasses.replace(result.meta, id=template.ID)
-    if result.events is not None:
+    if result.chunks is not None:
         return b"".join(frame_event(event) for event in message_events(result.reply, meta))
     return orjson.dumps(message_body(result.reply, meta))
 

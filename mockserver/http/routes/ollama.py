@@ -14,7 +14,6 @@ found``. Its answers carry no headers of their own; its errors are ``{"error": "
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import ClassVar, Literal
 
 from starlette.requests import Request
@@ -25,17 +24,13 @@ from mockserver import ids
 from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
+from mockserver.engine.rendered import Rendered, streamed, whole
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
-    UNPACED,
     BodyPlan,
-    StreamPlan,
-    error_for,
     paced,
-    plan_body,
-    plan_stream,
 )
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane.recipes import Key, Recipe
@@ -68,7 +63,7 @@ from mockserver.render.ollama import (
 )
 from mockserver.scenario.matcher import names_model
 from mockserver.store import Namespace
-from mockserver.values import Json, value_class
+from mockserver.values import Json
 from mockserver.wire.catalog import ollama_catalog_has
 from mockserver.wire.embeddings import EmbeddingsRequest
 from mockserver.wire.json_body import Body
@@ -82,19 +77,9 @@ from mockserver.wire.ollama import (
 __all__ = ["OllamaChat", "OllamaGenerate", "OllamaResult", "routes"]
 
 
-@value_class
-class OllamaResult:
-    """A rendered turn: ``body`` when not streamed, ``chunks`` when streamed."""
-
-    turn: Turn
-    meta: OllamaMeta
-    body: Json | None
-    chunks: list[Json] | None
-    headers: dict[str, str] = field(default_factory=dict)
-    stream_plan: StreamPlan = UNPACED
-    body_plan: BodyPlan = IMMEDIATE
-    #: The line a scripted in-stream error sends (after the 200).
-    stream_error: Json | None = None
+#: A rendered turn: ``body`` when not streamed, ``chunks`` when streamed; a scripted
+#: in-stream error sends an ``{"error": …}`` line, after the 200.
+OllamaResult = Rendered[OllamaMeta]
 
 
 def known_model(engine: Engine, space: Namespace, prompt: Prompt) -> None:
@@ -142,27 +127,11 @@ def answer_ollama(
     )
     headers = engine.request_headers(space.name, turn)
     if not prompt.stream:
-        body = (generate_body if generate else chat_body)(turn.reply, meta)
-        plan = plan_body(latency, turn.fault, seed=turn.seed)
-        return OllamaResult(turn, meta, body, None, headers, body_plan=plan)
+        return whole(
+            turn, meta, (generate_body if generate else chat_body)(turn.reply, meta), headers
+        )
     chunks = (generate_chunks if generate else chat_chunks)(turn.reply, meta)
-    stream_plan = plan_stream(
-        latency,
-        turn.fault,
-        frames=len(chunks),
-        tokens=turn.reply.usage.completion_tokens,
-        seed=turn.seed,
-    )
-    error = error_for(turn.fault.error if turn.fault else None)
-    return OllamaResult(
-        turn,
-        meta,
-        None,
-        chunks,
-        headers,
-        stream_plan=stream_plan,
-        stream_error=OLLAMA.stream_error(error),
-    )
+    return streamed(turn, meta, chunks, headers, words=OLLAMA.stream_error)
 
 
 class _OllamaTurn(TurnEndpoint[Prompt, OllamaResult]):
