@@ -2,19 +2,18 @@
 
 One ASGI middleware wraps the routes. It refuses control-plane requests for a ``Host`` name
 that is not allowed, first (:mod:`mockserver.http.hosts`: DNS rebinding). It answers CORS
-preflights itself, before any check of credentials (browsers send none on a preflight);
-refuses control-plane requests sent by foreign web pages or without the admin token; refuses
-``/v1`` requests (and Azure OpenAI's, under ``/openai``) without a configured API key; adds
-the CORS headers to every answer; and times each exchange for the journal.
+preflights itself (:mod:`mockserver.http.cors`: which pages may read our answers), before
+any check of credentials (browsers send none on a preflight); refuses control-plane requests
+sent by foreign web pages or without the admin token; refuses ``/v1`` requests (and Azure
+OpenAI's, under ``/openai``) without a configured API key; adds the CORS headers to every
+answer; and times each exchange for the journal.
 """
 
 from __future__ import annotations
 
 import hmac
-import ipaddress
-import re
 from collections.abc import Mapping
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 from starlette.datastructures import Headers, MutableHeaders, QueryParams
 from starlette.requests import cookie_parser
@@ -23,24 +22,20 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import APIError, AuthenticationError, GatewayError, SettingsError
 from mockserver.families import AZURE_PREFIX, ErrorShape, errors_at
-from mockserver.http.hosts import HostPolicy, host_name
+from mockserver.http.cors import OriginPolicy, cors_headers, origin_refused, preflight
+from mockserver.http.hosts import HostPolicy, host_name, is_loopback_host
 from mockserver.http.responses import error_response
 from mockserver.http.routes.base import api_key_of, error_shape
 from mockserver.ids import monotonic
 from mockserver.render import eventstream, ndjson
 from mockserver.settings import Settings
 from mockserver.store import Exchange, Store, current_exchange
-from mockserver.values import value_class
 
 __all__ = [
     "ADMIN_COOKIE",
     "ADMIN_HEADER",
-    "ANTHROPIC_EXPOSED_HEADERS",
-    "EXPOSED_HEADERS",
     "Access",
-    "OriginPolicy",
     "check_exposure",
-    "is_loopback_host",
 ]
 
 CONTROL_PREFIX = "/__mockserver"
@@ -49,47 +44,6 @@ ADMIN_HEADER = "x-mockserver-admin-token"
 ADMIN_COOKIE = "mockserver_admin"
 PAGE_PATH = CONTROL_PREFIX + "/"
 
-#: Response headers the OpenAI SDKs read; a browser hides any header not listed here.
-EXPOSED_HEADERS = (
-    "x-request-id",
-    "openai-processing-ms",
-    "openai-version",
-    "openai-organization",
-    "openai-project",
-    "retry-after",
-    "retry-after-ms",
-    "x-ratelimit-limit-requests",
-    "x-ratelimit-limit-tokens",
-    "x-ratelimit-remaining-requests",
-    "x-ratelimit-remaining-tokens",
-    "x-ratelimit-reset-requests",
-    "x-ratelimit-reset-tokens",
-    "apim-request-id",
-)
-#: Response headers the Anthropic SDKs read (the same rule, for answers in Anthropic's shape).
-ANTHROPIC_EXPOSED_HEADERS = (
-    "request-id",
-    "anthropic-organization-id",
-    "retry-after",
-    "x-should-retry",
-    *(
-        f"anthropic-ratelimit-{kind}-{part}"
-        for kind in ("requests", "tokens", "input-tokens", "output-tokens")
-        for part in ("limit", "remaining", "reset")
-    ),
-)
-_EXPOSED = {"openai": ", ".join(EXPOSED_HEADERS), "anthropic": ", ".join(ANTHROPIC_EXPOSED_HEADERS)}
-#: Allowed when a preflight names no headers (normally the request's own list is reflected).
-DEFAULT_ALLOWED_HEADERS = (
-    "authorization, api-key, content-type, openai-organization, openai-project, openai-beta, "
-    "idempotency-key, x-stainless-arch, x-stainless-lang, x-stainless-os, "
-    "x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, "
-    "x-stainless-runtime-version, x-stainless-timeout, x-mockserver-session, "
-    "x-mockserver-scenario, x-mockserver-admin-token"
-)
-ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
-#: A list of header names (RFC 9110 tokens), the only thing we reflect back.
-_HEADER_LIST = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*")
 _MAX_TIMINGS = 10_000
 
 AZURE_ACCESS_DENIED = (
@@ -104,17 +58,6 @@ NO_API_KEY = (
     "username and password. You can obtain an API key from "
     "https://platform.openai.com/account/api-keys."
 )
-
-
-def is_loopback_host(host: str) -> bool:
-    """``localhost``, ``127.0.0.0/8`` or ``::1`` (other names may resolve anywhere)."""
-    name = host.strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def check_exposure(settings: Settings) -> None:
@@ -141,95 +84,9 @@ def _masked(key: str) -> str:
     return key[:3] + "*" * (len(key) - 7) + key[-4:]
 
 
-@value_class
-class OriginPolicy:
-    """Which web pages may read our answers.
-
-    ``/v1`` serves any page (``*``) on loopback unless a list is configured. The control plane
-    never serves ``*``: only listed origins, pages on loopback, and the server's own pages (the
-    inspector), so a web site a developer happens to visit cannot rewrite the scenarios."""
-
-    listed: frozenset[str]
-    any_for_api: bool
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> OriginPolicy:
-        listed = frozenset(o.rstrip("/").lower() for o in settings.cors_origins if o != "*")
-        any_for_api = "*" in settings.cors_origins or (
-            not settings.cors_origins and is_loopback_host(settings.host)
-        )
-        return cls(listed, any_for_api)
-
-    def allow(self, origin: str, *, control: bool, host: str | None) -> str | None:
-        """The ``Access-Control-Allow-Origin`` value for ``origin``, or ``None`` (refused)."""
-        normal = origin.rstrip("/").lower()
-        if normal in self.listed or _same_origin(normal, host):
-            return origin
-        if control:
-            return origin if _is_loopback_origin(normal) else None
-        return "*" if self.any_for_api else None
-
-
-def _same_origin(origin: str, host: str | None) -> bool:
-    try:
-        return host is not None and urlsplit(origin).netloc == host.lower()
-    except ValueError:  # not a URL (``http://[``): no origin of ours
-        return False
-
-
-def _is_loopback_origin(origin: str) -> bool:
-    try:
-        parts = urlsplit(origin)
-        hostname = parts.hostname or ""
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and is_loopback_host(hostname)
-
-
 def _shape(scope: Scope, headers: Headers) -> ErrorShape:
     query = QueryParams(scope.get("query_string", b""))
     return error_shape(scope["path"], headers, query)
-
-
-def _cors_headers(allow: str, *, shape: ErrorShape) -> dict[str, str]:
-    headers = {
-        "access-control-allow-origin": allow,
-        "access-control-expose-headers": _EXPOSED.get(shape, _EXPOSED["openai"]),
-    }
-    if allow != "*":
-        headers["vary"] = "Origin"
-    return headers
-
-
-def _preflight(headers: Headers, allow: str | None, *, origin: str) -> Response:
-    if allow is None:
-        return _origin_refused(origin)
-    requested = headers.get("access-control-request-headers", "").strip()
-    answer = {
-        "access-control-allow-origin": allow,
-        "access-control-allow-methods": ALLOWED_METHODS,
-        "access-control-allow-headers": (
-            requested if _HEADER_LIST.fullmatch(requested) else DEFAULT_ALLOWED_HEADERS
-        ),
-        "access-control-max-age": "600",
-        "vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
-    }
-    if headers.get("access-control-request-private-network") == "true":
-        # Chrome asks before a public page may call a loopback server.
-        answer["access-control-allow-private-network"] = "true"
-    return Response(status_code=204, headers=answer)
-
-
-def _origin_refused(origin: str) -> Response:
-    return error_response(
-        APIError(
-            f"Requests from the web page at {origin} are not allowed here. Start mockserver "
-            f"with --cors-origin {origin} (or MOCKSERVER_CORS_ORIGINS) to allow them.",
-            status=403,
-            type="invalid_request_error",
-            code="mockserver_origin_not_allowed",
-        )
-    )
 
 
 def _host_refused(host: str) -> Response:
@@ -326,15 +183,15 @@ class Access:
             and scope["method"] == "OPTIONS"
             and "access-control-request-method" in headers
         ):
-            await _preflight(headers, allow, origin=origin)(scope, receive, send)
+            await preflight(headers, allow, origin=origin)(scope, receive, send)
             return
         if origin is not None and control and allow is None:
-            refusal: Response | None = _origin_refused(origin)
+            refusal: Response | None = origin_refused(origin)
         else:
             refusal = self._refusal(scope, headers, control=control)
         if refusal is not None:
             if allow is not None:
-                refusal.headers.update(_cors_headers(allow, shape=_shape(scope, headers)))
+                refusal.headers.update(cors_headers(allow, shape=_shape(scope, headers)))
             await refusal(scope, receive, send)
             return
         await self._serve(scope, receive, send, allow=allow)
@@ -350,7 +207,7 @@ class Access:
         if origin is not None and (
             self.policy.allow(origin, control=False, host=headers.get("host")) is None
         ):
-            refusal = _origin_refused(origin)
+            refusal = origin_refused(origin)
         else:
             refusal = self._refusal(scope, headers, control=False)
         if refusal is None:
@@ -411,7 +268,7 @@ class Access:
             nonlocal streamed, completed
             if message["type"] == "http.response.start":
                 if allow is not None:
-                    cors = _cors_headers(allow, shape=_shape(scope, Headers(scope=scope)))
+                    cors = cors_headers(allow, shape=_shape(scope, Headers(scope=scope)))
                     _add(MutableHeaders(scope=message), cors)
                 streamed = _is_stream(message["headers"], exchange)
             await send(message)

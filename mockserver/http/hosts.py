@@ -22,7 +22,7 @@ import ipaddress
 
 from mockserver.values import value_class
 
-__all__ = ["HostPolicy", "host_name"]
+__all__ = ["HostPolicy", "host_name", "is_loopback_host"]
 
 
 def host_name(host: str) -> str:
@@ -34,6 +34,17 @@ def host_name(host: str) -> str:
     if value.count(":") == 1:
         value = value.partition(":")[0]
     return value.rstrip(".")
+
+
+def is_loopback_host(host: str) -> bool:
+    """``localhost``, ``127.0.0.0/8`` or ``::1`` (other names may resolve anywhere)."""
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _is_ip(name: str) -> bool:

@@ -12,8 +12,9 @@ import pytest
 
 from mockserver.cli import main
 from mockserver.errors import SettingsError
-from mockserver.http.access import ADMIN_HEADER, NO_API_KEY, check_exposure, is_loopback_host
+from mockserver.http.access import ADMIN_HEADER, NO_API_KEY, check_exposure
 from mockserver.http.app import create_app
+from mockserver.http.hosts import is_loopback_host
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
 from tests.conftest import start_server

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
-from mockserver.http.access import EXPOSED_HEADERS
 from mockserver.http.app import create_app
+from mockserver.http.cors import EXPOSED_HEADERS
 from mockserver.http.routes.lazy import LazyRoutes
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
