@@ -1,5 +1,6 @@
 """The one gateway to mutable state, per namespace: the :class:`Store` interface (``base``),
-its memory backend (``memory``), the values it holds (``model``) and its change feed."""
+its memory backend (``memory``), the values it holds (``model``, the stored objects
+``stored``, their pages ``pages``) and its change feed."""
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Change, Feed
@@ -9,17 +10,17 @@ from mockserver.store.model import (
     Journal,
     JournalEntry,
     Namespace,
-    Page,
-    PageQuery,
+    Unparsed,
+    current_exchange,
+)
+from mockserver.store.pages import Page, PageQuery, paginate
+from mockserver.store.stored import (
     Shelf,
     StoredChatCompletion,
     StoredConversation,
     StoredMessageBatch,
     StoredPromptCache,
     StoredResponse,
-    Unparsed,
-    current_exchange,
-    paginate,
 )
 
 __all__ = [

@@ -37,7 +37,7 @@ class Store(ABC):
     used leaves first), each with at most ``journal_limit`` journal entries and ``store_limit``
     stored objects of each kind.
 
-    The kinds of stored object are the rows of ``model.KINDS``: a kind is added there (its
+    The kinds of stored object are the rows of ``stored.KINDS``: a kind is added there (its
     dataclass, the :class:`~mockserver.store.model.Namespace` shelf that keeps it, its id,
     whether its bytes are bounded) and its shelf on ``Namespace``; both backends then put,
     bound, write and read it with no change of theirs."""
@@ -96,7 +96,7 @@ class Store(ABC):
 
     @abstractmethod
     def put(self, space: Namespace, kind: str, stored: Any) -> None:
-        """Keep ``stored``, an object of ``kind`` (a key of ``model.KINDS``), in ``space``
+        """Keep ``stored``, an object of ``kind`` (a key of ``stored.KINDS``), in ``space``
         (held), dropping the oldest of its kind past ``store_limit`` (or, for a weighed
         kind, past ``store_bytes``)."""
 

@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Feed
-from mockserver.store.model import KINDS, Exchange, JournalEntry, Kept, Namespace
+from mockserver.store.model import Exchange, JournalEntry, Namespace
+from mockserver.store.stored import KINDS, Kept
 
 __all__ = ["MemoryStore"]
 

@@ -12,7 +12,7 @@ from mockserver.store import (
     Store,
     StoredConversation,
 )
-from mockserver.store.model import Kept
+from mockserver.store.stored import Kept
 from tests.support.stores import NewStore
 
 

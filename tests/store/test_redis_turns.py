@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from mockserver.store.model import Namespace, StoredChatCompletion
+from mockserver.store.model import Namespace
 from mockserver.store.redis import RedisStore
 from mockserver.store.redis.pipe import CONTENDED
+from mockserver.store.stored import StoredChatCompletion
 from tests.support.redis_server import RedisServer
 
 NAME = "sk-turns"

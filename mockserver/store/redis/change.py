@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from mockserver.store.feed import Feed
-from mockserver.store.model import KINDS, Exchange, Namespace, current_exchange
+from mockserver.store.model import Exchange, Namespace, current_exchange
 from mockserver.store.redis.client import FEED_SIZE, RedisClient, unavailable
 from mockserver.store.redis.codec import ScenarioCodec, encode_entry, escape, unescape
 from mockserver.store.redis.space import JournalView, Outbox, Reads, RedisShelf, shelf_of
+from mockserver.store.stored import KINDS
 from mockserver.values import value_class
 
 __all__ = ["LEASE_AFTER", "Attempt", "Changes", "Limits", "Missed"]

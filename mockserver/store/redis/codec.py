@@ -34,7 +34,8 @@ from mockserver.render import sse
 from mockserver.render.responses import ResponseMeta
 from mockserver.reply.logprobs import ScoredTokens
 from mockserver.reply.model import Reply
-from mockserver.store.model import KINDS, JournalEntry, Namespace, StoredResponse, Unparsed
+from mockserver.store.model import JournalEntry, Namespace, Unparsed
+from mockserver.store.stored import KINDS, StoredResponse
 
 __all__ = [
     "LAYOUT",

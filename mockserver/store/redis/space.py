@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any, Generic, Literal, TypeVar
 
 from mockserver.store.feed import Feed
-from mockserver.store.model import KINDS, JournalEntry, Namespace
+from mockserver.store.model import JournalEntry, Namespace
 from mockserver.store.redis.client import RedisClient
 from mockserver.store.redis.codec import (
     ScenarioCodec,
@@ -21,6 +21,7 @@ from mockserver.store.redis.codec import (
     encode_stored,
     escape,
 )
+from mockserver.store.stored import KINDS
 
 __all__ = ["JournalView", "Outbox", "Reads", "RedisShelf", "shelf_of"]
 

@@ -19,13 +19,14 @@ from typing import Any, TypeVar
 import orjson
 
 from mockserver.store.base import Store
-from mockserver.store.model import KINDS, Exchange, JournalEntry, Namespace
+from mockserver.store.model import Exchange, JournalEntry, Namespace
 from mockserver.store.redis.change import Changes, Limits
 from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
 from mockserver.store.redis.codec import ScenarioCodec, escape, unescape
 from mockserver.store.redis.feed import Completer, SharedFeed
 from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
 from mockserver.store.redis.space import Reads, shelf_of
+from mockserver.store.stored import KINDS
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
