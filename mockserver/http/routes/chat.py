@@ -11,19 +11,20 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat
-from mockserver.engine.turn import Journaled, Turn, summarize
+from mockserver.engine.turn import Journaled, summarize
 from mockserver.errors import InvalidRequestError, NotFoundError
-from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.responses import json_response
 from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
-from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
+from mockserver.http.routes.encoded import Encoded
 from mockserver.http.routes.query import page_query
+from mockserver.http.routes.rendered import OpenAITurn
 from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
-from mockserver.render.chat import chat_chunks, chat_completion
+from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
 from mockserver.store import Namespace, StoredChatCompletion, Unparsed, paginate
 from mockserver.values import Json
 from mockserver.wire.json_body import Body, encode_json_pretty
@@ -32,7 +33,7 @@ from mockserver.wire.plain import check_chat_body
 __all__ = ["ChatCompletions", "routes"]
 
 
-class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
+class ChatCompletions(OpenAITurn[Prompt, ChatMeta]):
     """``POST /v1/chat/completions``: a chat completion, whole or streamed (also Azure
     OpenAI's, at its paths)."""
 
@@ -52,29 +53,6 @@ class ChatCompletions(TurnEndpoint[Prompt, ChatResult]):
         journal: Journaled,
     ) -> ChatResult:
         return complete_chat(self.engine, space, checked, journal=journal)
-
-    def encode(self, result: ChatResult) -> Encoded[ChatResult]:
-        if result.chunks is not None:
-            frames = [sse.frame(c) for c in result.chunks]
-            errors = [sse.frame(result.stream_error)] if result.stream_plan.cut else []
-            return encode_stream(
-                result, frames, [sse.DONE], plan=result.stream_plan, error_frames=errors
-            )
-        return encode_body(result, result.body, pretty=self.family.provider == "openai")
-
-    @staticmethod
-    def turn_of(result: ChatResult) -> Turn:
-        return result.turn
-
-    def answer(self, encoded: Encoded[ChatResult]) -> Response:
-        result = encoded.result
-        if encoded.frames is not None:
-            return encoded.stream_response(
-                plan=result.stream_plan,
-                error_frames=[sse.frame(result.stream_error)],
-                headers=result.headers,
-            )
-        return encoded.body_response(plan=result.body_plan, headers=result.headers)
 
     def recipe(
         self, key: Key, checked: Prompt, encoded: Encoded[ChatResult], response: Response

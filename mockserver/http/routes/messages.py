@@ -20,12 +20,13 @@ from starlette.routing import Route
 from mockserver.engine import Engine
 from mockserver.engine.messages import message_id, message_meta
 from mockserver.engine.rendered import Rendered, streamed, whole
-from mockserver.engine.turn import Journaled, Turn, summarize
-from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
+from mockserver.engine.turn import Journaled, summarize
+from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template
 from mockserver.http.routes.base import api_endpoint, read_json
 from mockserver.http.routes.encoded import Encoded, encode_stream
+from mockserver.http.routes.rendered import RenderedTurn
 from mockserver.prompt import Prompt
 from mockserver.prompt.messages import prompt_from_messages
 from mockserver.render import sse
@@ -61,7 +62,7 @@ def answer_messages(
     return whole(turn, meta, message_body(turn.reply, meta), headers)
 
 
-class Messages(TurnEndpoint[Prompt, MessagesResult]):
+class Messages(RenderedTurn[Prompt, MessageMeta]):
     """``POST /v1/messages``: a message, whole or streamed."""
 
     path = "/v1/messages"
@@ -90,10 +91,6 @@ class Messages(TurnEndpoint[Prompt, MessagesResult]):
         return encode_stream(
             result, frames[:-1], frames[-1:], plan=result.stream_plan, error_frames=errors
         )
-
-    @staticmethod
-    def turn_of(result: MessagesResult) -> Turn:
-        return result.turn
 
     def answer(self, encoded: Encoded[MessagesResult]) -> Response:
         result = encoded.result

@@ -25,14 +25,14 @@ from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
 from mockserver.engine.rendered import Rendered, streamed, whole
-from mockserver.engine.turn import Journaled, Turn
+from mockserver.engine.turn import Journaled
 from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
     BodyPlan,
     paced,
 )
-from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
+from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane.recipes import Key, Recipe
 from mockserver.http.responses import (
     JSONAnswer,
@@ -48,6 +48,7 @@ from mockserver.http.routes.base import (
 )
 from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.http.routes.ollama_common import known, model_not_found, unloads
+from mockserver.http.routes.rendered import RenderedTurn
 from mockserver.prompt import Prompt
 from mockserver.prompt.ollama import prompt_from_ollama_chat, prompt_from_ollama_generate
 from mockserver.render.errors import OLLAMA
@@ -134,7 +135,7 @@ def answer_ollama(
     return streamed(turn, meta, chunks, headers, words=OLLAMA.stream_error)
 
 
-class _OllamaTurn(TurnEndpoint[Prompt, OllamaResult]):
+class _OllamaTurn(RenderedTurn[Prompt, OllamaMeta]):
     """A model's turn at one of Ollama's two paths, whole or streamed line by line."""
 
     api: ClassVar[str]
@@ -169,10 +170,6 @@ class _OllamaTurn(TurnEndpoint[Prompt, OllamaResult]):
             error_frames=[line(result.stream_error)],
             decode=decode_lines,
         )
-
-    @staticmethod
-    def turn_of(result: OllamaResult) -> Turn:
-        return result.turn
 
     def answer(self, encoded: Encoded[OllamaResult]) -> Response:
         result = encoded.result
