@@ -23,6 +23,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from mockserver.prompt.model import Api
 from mockserver.scenario.behaviour import (
     ErrorSpec,
     LatencySpec,
@@ -94,22 +95,7 @@ def param_lookup(value: Any, *, context: Any = None) -> TextMatch | NumberMatch 
 class When(_Strict):
     """Conditions on the request; all given conditions must hold (AND)."""
 
-    api: (
-        Literal[
-            "chat",
-            "responses",
-            "moderations",
-            "embeddings",
-            "gemini",
-            "messages",
-            "completions",
-            "converse",
-            "invoke",
-            "ollama_chat",
-            "ollama_generate",
-        ]
-        | None
-    ) = None
+    api: Api | None = None
     provider: Literal["openai", "azure", "google", "anthropic", "aws", "ollama"] | None = Field(
         default=None,
         description=(
