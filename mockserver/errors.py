@@ -115,6 +115,19 @@ class APIError(MockServerError):
         #: and unit, say).
         self.facts: dict[str, Any] = {}
 
+    def gave(self, field: str) -> bool:
+        """Did the scenario give this error's ``field`` (``status``, ``message``, …) itself?
+        A family's words for its preset leave such a field as the scenario said it."""
+        return field in self.facts.get("given", ())
+
+    def worded(self, status: int, message: str) -> tuple[int, str]:
+        """``(status, message)``, a family's words for this error's preset, but for what the
+        scenario gave itself."""
+        return (
+            self.status if self.gave("status") else status,
+            self.message if self.gave("message") else message,
+        )
+
     def body(self) -> dict[str, Any]:
         """The JSON body the real API sends for this error."""
         error: dict[str, Any] = {

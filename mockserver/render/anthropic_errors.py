@@ -87,11 +87,8 @@ def anthropic_words(error: APIError) -> tuple[int, str]:
     status, message = error.status, error.message
     words = ANTHROPIC_PRESETS.get(error.preset or "")
     if words is not None:
-        given = error.facts.get("given", ())
-        if "status" not in given:
-            status = words[0]
-        if "message" not in given:
-            message = words[1].format(model=error.facts.get("model", "unknown"))
+        model = error.facts.get("model", "unknown")
+        status, message = error.worded(words[0], words[1].format(model=model))
     limit = error.facts.get("rate_limit")
     if isinstance(limit, int):
         unit = error.facts.get("rate_unit", "requests")

@@ -197,7 +197,7 @@ def azure_error_body(error: APIError) -> Json:
     if error.status != 429:
         return error.body()
     message = error.message
-    if "message" not in error.facts.get("given", ()):
+    if not error.gave("message"):
         seconds = error.headers.get("retry-after", "1")
         model = error.facts.get("model", "requested")
         message = RATE_LIMITED.format(model=model, seconds=seconds)

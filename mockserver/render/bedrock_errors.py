@@ -88,13 +88,11 @@ def exception_name(error: APIError) -> tuple[int, str, str]:
     the scenario gave its own status or message), an exception the scenario named as its
     ``type`` (``ModelNotReadyException``), the rate-limit arithmetic's, else the status's."""
     status, message = error.status, error.message
-    given = error.facts.get("given", ())
     words = BEDROCK_PRESETS.get(error.preset or "")
     name = None
     if words is not None:
-        status = status if "status" in given else words[0]
+        status, message = error.worded(words[0], words[2])
         name = words[1]
-        message = message if "message" in given else words[2]
     if error.type.endswith("Exception"):
         name = error.type
     if isinstance(error.facts.get("rate_limit"), int):

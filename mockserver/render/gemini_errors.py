@@ -145,9 +145,9 @@ def _retry_delay(headers: Mapping[str, str]) -> float | None:
 def google_error(error: APIError) -> tuple[int, Json, dict[str, str]]:
     """``error``'s status, body and headers as Google's APIs answer it."""
     words = _GOOGLE_PRESETS.get(error.preset or "")
-    said = error.facts.get("given", ())  # what the scenario said itself stays as it said it
-    status = words.status if words is not None and "status" not in said else error.status
-    message = words.message if words is not None and "message" not in said else error.message
+    status, message = error.status, error.message
+    if words is not None:
+        status, message = error.worded(words.status, words.message)
     given: Any = error.extra.get("details")
     details: list[Json] = list(given) if isinstance(given, list) else []
     if words is not None and not details:

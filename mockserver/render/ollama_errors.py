@@ -38,11 +38,8 @@ def ollama_words(error: APIError) -> tuple[int, str]:
     status, message = error.status, error.message
     words = OLLAMA_PRESETS.get(error.preset or "")
     if words is not None:
-        given = error.facts.get("given", ())
-        if "status" not in given:
-            status = words[0]
-        if "message" not in given:
-            message = words[1].format(model=error.facts.get("model", "unknown"))
+        model = error.facts.get("model", "unknown")
+        status, message = error.worded(words[0], words[1].format(model=model))
     if isinstance(error.facts.get("rate_limit"), int):
         message = OLLAMA_PRESETS["rate_limited"][1]
     if "invalid_json" in error.facts:
