@@ -13,11 +13,10 @@ object; ``finish_reason`` is a ``stop_reason``.
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from mockserver import ids
-from mockserver.errors import InvalidRequestError
+from mockserver.reply.arguments import arguments_object
 from mockserver.reply.model import Reasoning, Reply, ToolCall
 from mockserver.values import Json, value_class
 
@@ -80,17 +79,7 @@ def tool_use_id(call: ToolCall) -> str:
 
 def tool_input(call: ToolCall) -> Json:
     """The call's arguments as the ``input`` object the API sends."""
-    try:
-        value = json.loads(call.arguments)
-    except ValueError:
-        value = None
-    if not isinstance(value, dict):
-        raise InvalidRequestError(
-            f"mockserver: the arguments of the call of '{call.name}' are not a JSON object, "
-            "which an Anthropic tool_use block's input must be",
-            code="scenario_reply_invalid",
-        )
-    return value
+    return arguments_object(call, must="an Anthropic tool_use block's input")
 
 
 def _said(reply: Reply) -> str | None:

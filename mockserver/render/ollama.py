@@ -21,12 +21,11 @@ clock plus the time the tokens before it took: the same turn always says the sam
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Final, Literal
 
 from mockserver import ids
-from mockserver.errors import InvalidRequestError
+from mockserver.reply.arguments import arguments_object
 from mockserver.reply.model import Reply, ToolCall
 from mockserver.reply.tokens import group_texts, tokenize
 from mockserver.values import Json, value_class
@@ -110,28 +109,16 @@ def ollama_call_id(call: ToolCall) -> str:
     return "call_" + ids.hex_id("", call.call_id, length=8)
 
 
-def _arguments(call: ToolCall) -> Json:
-    try:
-        value = json.loads(call.arguments)
-    except ValueError:
-        value = None
-    if not isinstance(value, dict):
-        raise InvalidRequestError(
-            f"mockserver: the arguments of the call of '{call.name}' are not a JSON object, "
-            "which an Ollama tool call's arguments must be",
-            code="scenario_reply_invalid",
-        )
-    return value
-
-
 def _tool_calls(reply: Reply) -> list[Json]:
     return [
-        {
-            "id": ollama_call_id(call),
-            "function": {"index": index, "name": call.name, "arguments": _arguments(call)},
-        }
+        {"id": ollama_call_id(call), "function": _function(index, call)}
         for index, call in enumerate(reply.tool_calls)
     ]
+
+
+def _function(index: int, call: ToolCall) -> Json:
+    arguments = arguments_object(call, must="an Ollama tool call's arguments")
+    return {"index": index, "name": call.name, "arguments": arguments}
 
 
 def done_reason(reply: Reply) -> str:

@@ -1,11 +1,16 @@
-"""Scripted tool arguments made to fit a tool's schema (a tool call's ``fill: generate``)."""
+"""A tool call's arguments: scripted ones made to fit a tool's schema (a tool call's
+``fill: generate``), and the object a family that sends them as one sends."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["fitted_arguments"]
+from mockserver.errors import InvalidRequestError
+from mockserver.reply.model import ToolCall
+
+__all__ = ["arguments_object", "fitted_arguments"]
 
 
 def _object_schema(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -45,3 +50,19 @@ def fitted_arguments(
     if root.get("additionalProperties") is not False:
         fitted.update({k: v for k, v in given.items() if k not in properties})
     return fitted
+
+
+def arguments_object(call: ToolCall, *, must: str) -> dict[str, Any]:
+    """The call's arguments as a JSON object, which ``must`` (``an Ollama tool call's
+    arguments``) be: a scripted reply whose arguments are not one is refused."""
+    try:
+        value = json.loads(call.arguments)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise InvalidRequestError(
+            f"mockserver: the arguments of the call of '{call.name}' are not a JSON object, "
+            f"which {must} must be",
+            code="scenario_reply_invalid",
+        )
+    return value
