@@ -95,7 +95,9 @@ def _lane_cost(path: Path, requests: int, rounds: int) -> float:
     numbers = _numbers(path)
 
     def batch(size: int) -> float:
-        keys: list[Key] = [(path.target, path.body(next(numbers)), HEADERS) for _ in range(size)]
+        keys: list[Key] = [
+            (path.target, path.body(next(numbers)), HEADERS, b"") for _ in range(size)
+        ]
         served, fresh = lane.replays.served, lane.fresh_answers
         started = time.perf_counter()
         for key in keys:
@@ -114,10 +116,10 @@ def _lane_cost(path: Path, requests: int, rounds: int) -> float:
         return elapsed / size
 
     # The first request of a repeated one files its recipe from the second time it is asked.
-    lane.answer((path.target, path.body(0), HEADERS))
+    lane.answer((path.target, path.body(0), HEADERS, b""))
     for _ in range(2):
         if path.repeat:
-            answered = lane.answer((path.target, path.body(1), HEADERS))
+            answered = lane.answer((path.target, path.body(1), HEADERS, b""))
             assert isinstance(answered, Answered)
     batch(max(requests // 5, 1))  # warm-up
     return min(batch(requests) for _ in range(rounds))

@@ -103,10 +103,10 @@ class Family:
 
     @property
     def laned(self) -> bool:
-        """May the replay lane answer requests here? Its key is the request's path, headers
-        and body: a path whose answer depends on more (a parameter's value, the query), or
-        Azure OpenAI's answers (its own headers and filter results), take the full path."""
-        return self.provider != "azure" and not self.templated and self.query is None
+        """May the replay lane answer requests here? Its key is the request's path, query,
+        headers and body; Azure OpenAI's answers (its own headers and filter results, a
+        required ``api-version``) take the full path."""
+        return self.provider != "azure" and self.query is None
 
     def parameters(self, path: str) -> dict[str, str] | None:
         """The values of the path's ``{name}`` segments in ``path`` (``None``: not served here)."""

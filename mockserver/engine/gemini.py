@@ -35,7 +35,7 @@ from mockserver.reply.model import Reply
 from mockserver.store import Namespace
 from mockserver.values import Json, value_class
 
-__all__ = ["GeminiResult", "complete_gemini", "create_time", "gemini_headers"]
+__all__ = ["GeminiResult", "complete_gemini", "create_time", "gemini_headers", "response_id"]
 
 #: The moderation categories' Gemini harm categories (by the category's first word).
 _HARMS: Final = {
@@ -75,6 +75,13 @@ def gemini_headers(processing_ms: int) -> dict[str, str]:
     """The headers the Gemini API puts on an answer (no request id, no rate-limit headers:
     the ``google`` shape's, ``render/errors.py``)."""
     return GOOGLE.answer_headers("", processing_ms=processing_ms, limits={})
+
+
+def response_id(engine: Engine, namespace: str, counter: int) -> str:
+    """The ``responseId`` of a namespace's ``counter``-th turn."""
+    return ids.numbered_opaque_id(
+        "", engine.settings.seed, namespace, "gemini", number=counter, length=23
+    )
 
 
 def _filters_off(params: Mapping[str, Any]) -> bool:
@@ -137,9 +144,7 @@ def complete_gemini(
     count = int((prompt.params.get("generationConfig") or {}).get("candidateCount") or 1)
     replies = _candidates(engine, prompt, turn, count)
     meta = GeminiMeta(
-        response_id=ids.numbered_opaque_id(
-            "", engine.settings.seed, namespace, "gemini", number=turn.counter, length=23
-        ),
+        response_id=response_id(engine, namespace, turn.counter),
         model_version=prompt.model,
         create_time=create_time(engine.clock.now()) if vertex else None,
         safety=safety,

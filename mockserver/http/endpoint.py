@@ -212,19 +212,42 @@ def _row(path: str) -> Family:
     return row
 
 
+#: The paths of templated rows remembered (each their own: a model's name is in the path).
+_KEPT = 256
+
+
 class Endpoints:
     """One app's turn endpoints, one per row of the family table, each made on its first use
     (by a route or the lane)."""
 
-    #: The paths the replay lane answers (see ``Family.laned``).
-    paths = frozenset(family.path for family in turn_families() if family.laned)
+    #: The exact paths the replay lane answers (see ``Family.laned``); a templated row's are
+    #: found by :meth:`laned`.
+    paths = frozenset(
+        family.path for family in turn_families() if family.laned and not family.templated
+    )
 
     def __init__(self, engine: Engine, replays: Replays) -> None:
         self.engine = engine
         self.replays = replays
         self._made: dict[Family, TurnEndpoint[Any, Any]] = {}
-        #: The endpoints by exact path (the lane asks by path, on every new request).
+        #: The endpoints by path (the lane asks by path, on every new request).
         self._at: dict[str, TurnEndpoint[Any, Any]] = {}
+        #: Whether the lane answers a path a templated row serves, by path (``_KEPT`` at most).
+        self._templated: dict[str, bool] = {}
+
+    def laned(self, path: str) -> bool:
+        """Does the lane answer a ``POST`` to ``path``, a path that is not one of
+        :attr:`paths` (which the lane looks in first: one set lookup for the exact paths)?
+        Only if a templated row serves it (``/v1beta/models/{model}:generateContent``) that
+        the lane may answer; each path is matched against the templates once."""
+        known = self._templated.get(path)
+        if known is None:
+            row = family_at("POST", path)
+            known = row is not None and row.turn and row.laned
+            if len(self._templated) >= _KEPT:
+                self._templated.clear()
+            self._templated[path] = known
+        return known
 
     def at(self, path: str) -> TurnEndpoint[Any, Any]:
         """The endpoint serving ``path`` (a family's path, or a path its template serves)."""
@@ -232,7 +255,7 @@ class Endpoints:
         if endpoint is None:
             row = _row(path)
             endpoint = self.of(row)
-            if not row.templated:  # a templated row's paths are many
+            if not row.templated or len(self._at) < _KEPT:  # a templated row's are many
                 self._at[path] = endpoint
         return endpoint
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -175,6 +176,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
     class LaneProtocol(base):  # type: ignore[misc]
         _held: bytearray | None = None
         _held_path = ""
+        _held_query = b""
         _held_since = 0.0
         #: uvicorn's default headers (a new list each second, for ``date``) as header lines.
         _defaults: tuple[object, bytes] = (None, b"")
@@ -193,12 +195,14 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 and self.parser.should_keep_alive()
                 and not self.parser.should_upgrade()
             ):
-                raw_path = httptools.parse_url(self.url).path
-                if b"%" not in raw_path:
-                    path = self.root_path + raw_path.decode("ascii")
+                parsed = httptools.parse_url(self.url)
+                path = _path_of(parsed.path)
+                if path is not None:
+                    path = self.root_path + path
                     if lane.takes(path, self.headers):
                         self._held = bytearray()
                         self._held_path = path
+                        self._held_query = parsed.query or b""
                         self._held_since = monotonic()
                         self.body_deadline()
                         return
@@ -224,7 +228,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             if held is None:
                 super().on_message_complete()
                 return
-            key: Key = (self._held_path, bytes(held), tuple(self.headers))
+            key: Key = (self._held_path, bytes(held), tuple(self.headers), self._held_query)
             if lane.waits:  # the turn waits on another process: answered when it is written
                 self._answer_later(key)
                 return
@@ -323,6 +327,18 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             return lines
 
     return LaneProtocol
+
+
+def _path_of(raw_path: bytes) -> str | None:
+    """The path of a request, as uvicorn puts it in the ASGI scope (percent-decoded: a
+    Bedrock model id's colons come as ``%3A``); ``None`` if the route would read another path
+    from it (a decoded ``?`` or ``#``)."""
+    path = raw_path.decode("ascii")
+    if "%" in path:
+        path = urllib.parse.unquote(path)
+        if "?" in path or "#" in path:
+            return None
+    return path
 
 
 class _Waiting:

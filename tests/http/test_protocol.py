@@ -16,6 +16,8 @@ from tests.support.wire import conversation, request
 CHAT = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
 STREAM = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"stream":true}'
 RESPONSES = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
+GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+ASK = b'{"contents":[{"role":"user","parts":[{"text":"Hello"}]}]}'
 
 
 def test_the_installed_uvicorn_is_one_the_fast_path_was_written_for() -> None:
@@ -49,8 +51,10 @@ def test_another_uvicorn_gets_its_own_protocol_and_one_log_line(
         ("/v1/chat/completions", CHAT),
         ("/v1/chat/completions", STREAM),
         ("/v1/responses", RESPONSES),
+        (GEMINI + "?alt=sse&key=sk-g", ASK),
+        (GEMINI + "?key=sk-g", ASK),
     ],
-    ids=["chat", "chat-stream", "responses-stream"],
+    ids=["chat", "chat-stream", "responses-stream", "gemini-sse", "gemini-array"],
 )
 def test_the_asgi_fallback_sends_the_bytes_of_the_fast_path(
     monkeypatch: pytest.MonkeyPatch, path: str, body: bytes

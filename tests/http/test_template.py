@@ -114,7 +114,7 @@ def test_a_replayed_answer_is_filled_as_the_slot_by_slot_fill_fills_it(
     from mockserver.settings import Settings
 
     lane = create_app(Settings(seed=3)).state.lane
-    key = (path, body, ((b"content-type", b"application/json"),))
+    key = (path, body, ((b"content-type", b"application/json"),), b"")
     for _ in range(3):  # the second files the recipe, the third is replayed from it
         answered = lane.answer(key)
         assert isinstance(answered, Answered)

@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from starlette.datastructures import QueryParams
+
 from mockserver.errors import APIError
 from mockserver.http.endpoint import Target, TurnEndpoint
-from mockserver.http.lane.recipes import Answered, Handoff, Key, lane_headers
-from mockserver.http.responses import JSONAnswer, SSEResponse
+from mockserver.http.lane.recipes import Answered, Handoff, Key, framing_of, lane_headers
+from mockserver.http.responses import JSONAnswer, NDJSONResponse, SSEResponse
 from mockserver.http.routes.base import is_json_type, namespace_from, within_limit
 from mockserver.store import Exchange, Namespace, current_exchange
 from mockserver.wire.json_body import parse_json_body
@@ -79,29 +81,39 @@ class _Asked(NamedTuple):
 
 
 def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
-    _, raw, pairs = key
+    path, raw, pairs, query_string = key
     headers = lane_headers(pairs)
     json_type = is_json_type(headers.get("content-type", ""))
     if not (json_type and within_limit(endpoint.engine, headers, raw)):
         return None
+    query = QueryParams(query_string) if query_string else _NO_QUERY
     try:
         body = parse_json_body(raw)
-        checked = endpoint.check(body, headers, at=Target(key[0]))
+        if endpoint.family.templated:  # as the route reads it
+            body = endpoint.named(body, path)
+        checked = endpoint.check(body, headers, at=Target(path, query))
     except APIError:  # nothing has changed yet: the route refuses it, and journals why
         return None
-    namespace = namespace_from(headers)
-    work = endpoint.work(checked, body, namespace=namespace, headers=headers, raw=raw)
+    namespace = namespace_from(headers, query)
+    work = endpoint.work(checked, body, namespace=namespace, headers=headers, raw=raw, path=path)
     return _Asked(checked, body, namespace, raw, work)
+
+
+_NO_QUERY = QueryParams()
 
 
 def _answered(
     endpoint: TurnEndpoint[Any, Any], key: Key, asked: _Asked, encoded: Any, exchange: Exchange
 ) -> Answered | Handoff:
     response = endpoint.answer(encoded)
-    if not isinstance(response, JSONAnswer | SSEResponse):  # paced or faulted
+    framing = framing_of(response)
+    if framing is None or not isinstance(response, _WHOLE):  # paced or faulted
         return Handoff(asked.body, encoded, exchange, asked.raw)
     if endpoint.replays.again(key):
         endpoint.file(key, asked.checked, encoded, response)
-    stream = isinstance(response, SSEResponse)
     sent = bytes(response.body)
-    return Answered(response.own_headers, sent, stream, asked.namespace, None, exchange)
+    return Answered(response.own_headers, sent, framing, asked.namespace, None, exchange)
+
+
+#: The answers sent as they are (their framings: ``recipes.framing_of``).
+_WHOLE = JSONAnswer | SSEResponse | NDJSONResponse

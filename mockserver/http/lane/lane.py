@@ -3,14 +3,14 @@
 A load test sends one request over and over; a test suite asks the same question in many tests.
 When the engine says a turn was *settled* (``engine.Decision``: the same request would get the
 same reply, whatever the counters say), its endpoint cuts the answer into a template and files
-a :class:`~mockserver.http.lane.recipes.Recipe` under the request's exact bytes (path, headers,
-body). The next identical request is answered by the :class:`Lane`: the engine re-checks the
-namespace's state and commits the request (its number, rule hit, budgets and journal entry,
-exactly as a full turn would), and the template is filled with the new id and time. Anything
-the state no longer allows falls through to the full path. A new request to a turn endpoint is
-answered by the endpoint's own steps (``fresh.py``). Either way the answer is byte for byte what
-the full path would have sent, so the lane changes speed, never behaviour (the tests compare a
-server with the lane on and off).
+a :class:`~mockserver.http.lane.recipes.Recipe` under the request's exact bytes (path, query,
+headers, body). The next identical request is answered by the :class:`Lane`: the engine
+re-checks the namespace's state and commits the request (its number, rule hit, budgets and
+journal entry, exactly as a full turn would), and the template is filled with the new id and
+time. Anything the state no longer allows falls through to the full path. A new request to a
+turn endpoint is answered by the endpoint's own steps (``fresh.py``). Either way the answer is
+byte for byte what the full path would have sent, so the lane changes speed, never behaviour
+(the tests compare a server with the lane on and off).
 
 The lane is one optional layer in front of the app (``Settings.replay``): :class:`FastLane` in
 the ASGI stack, and, where the installed uvicorn is the one it was written for, the HTTP
@@ -28,8 +28,10 @@ from mockserver.http.lane.fresh import answer_fresh, answer_fresh_soon
 from mockserver.http.lane.recipes import (
     BODY_LIMIT,
     HANDOFF,
+    JSON,
     KEY,
     LANE_ERROR,
+    SSE,
     TRIED,
     Answered,
     Handoff,
@@ -76,8 +78,9 @@ class Lane:
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
         """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
         Not one that declares a body over :data:`BODY_LIMIT`: the usual way refuses an
-        oversize one at once, without waiting for it."""
-        if self.guarded or path not in self.paths:
+        oversize one at once, without waiting for it. (An exact path is one set lookup; a
+        templated row's path is looked for only then.)"""
+        if self.guarded or (path not in self.paths and not self.endpoints.laned(path)):
             return False
         for name, value in headers:
             if name == b"origin":
@@ -161,15 +164,19 @@ class Lane:
                 return None
             counter, standing = committed
             answer_id = recipe.answer_id(counter)
-            created = engine.now()
+            created = engine.now() if recipe.clock is None else recipe.clock(space)
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
-            entry.response_headers = headers = engine.answer_headers(
-                decision.namespace,
-                counter,
-                decision.completion_tokens,
-                SHAPES[recipe.shape].rate_headers(standing),
-                shape=recipe.shape,
-            )
+            if recipe.headers is None:
+                headers = engine.answer_headers(
+                    decision.namespace,
+                    counter,
+                    decision.completion_tokens,
+                    SHAPES[recipe.shape].rate_headers(standing),
+                    shape=recipe.shape,
+                )
+            else:
+                headers = dict(recipe.headers)
+            entry.response_headers = headers
             if recipe.commit is not None:
                 recipe.commit(space, answer_id, created)
             return headers, recipe.fill(answer_id, created)
@@ -183,7 +190,10 @@ class Lane:
             return None
         headers, answer = served
         self.replays.served += 1
-        return Answered(headers, answer, recipe.stream, recipe.decision.namespace, entry)
+        framing = recipe.framing
+        if framing is None:
+            framing = SSE if recipe.stream else JSON
+        return Answered(headers, answer, framing, recipe.decision.namespace, entry)
 
     def complete(self, answered: Answered, started: float) -> None:
         """Stamp the answer's journal entries with how long it took, and announce them."""
@@ -222,7 +232,8 @@ class FastLane:
         if message.get("more_body", False):  # a body in pieces: rare, and never worth a lane
             await self.app(scope, _replaying(message, receive), send)
             return
-        key: Key = (scope["path"], message.get("body", b""), tuple(scope["headers"]))
+        body = message.get("body", b"")
+        key: Key = (scope["path"], body, tuple(scope["headers"]), scope["query_string"])
         answered = await lane.answer_soon(key) if lane.waits else lane.answer(key)
         if isinstance(answered, Answered):
             try:

@@ -21,20 +21,35 @@ from starlette.responses import Response
 from mockserver import ids
 from mockserver.engine.turn import Decision
 from mockserver.http.lane.template import Derive, Template
-from mockserver.http.responses import JSONAnswer, SSEResponse, json_headers, sse_headers
+from mockserver.http.responses import (
+    EventStreamResponse,
+    JSONAnswer,
+    NDJSONResponse,
+    SSEResponse,
+    eventstream_headers,
+    json_headers,
+    ndjson_headers,
+    sse_headers,
+)
 from mockserver.store import Exchange, JournalEntry, Namespace, current_exchange
 from mockserver.values import value_class
 
 __all__ = [
+    "EVENTSTREAM",
     "HANDOFF",
+    "JSON",
     "KEY",
     "LANE_ERROR",
+    "NDJSON",
+    "SSE",
     "TRIED",
     "Answered",
+    "Framing",
     "Handoff",
     "Recipe",
     "Replays",
     "cut_template",
+    "framing_of",
     "handed_over",
     "lane_headers",
     "replay_key",
@@ -57,14 +72,47 @@ BODY_LIMIT = 65_536
 #: Requests remembered as asked once.
 SEEN = 4096
 
-Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...]]
+#: A request as the lane knows it: its path, body, headers and query string (``b""``: none),
+#: all that its answer may depend on.
+Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bytes]
 
-#: The headers the full path's responses put around the answer's own (see ``http.responses``;
-#: the lane's answers are checked against the full path's, header for header, in the tests).
-_SSE_HEAD = sse_headers({})
+
+class Framing(NamedTuple):
+    """How the full path's response sends an answer's own headers and body (see
+    ``http.responses``; the lane's answers are checked against the full path's, header for
+    header, in the tests): a stream's headers before its own, chunked; or a JSON body's length
+    and type after them."""
+
+    #: The headers before the answer's own, and the same as header lines.
+    before: tuple[tuple[bytes, bytes], ...]
+    lines: bytes
+    #: A body of a stated length (a JSON body, or a stream sent as one: Gemini's JSON array).
+    sized: bool = False
+
+    @classmethod
+    def of(cls, head: list[tuple[bytes, bytes]]) -> Framing:
+        return cls(tuple(head), b"".join(b"%b: %b\r\n" % pair for pair in head))
+
+
+#: An event stream, an AWS event stream (Bedrock's), an NDJSON stream (Ollama's).
+SSE = Framing.of(sse_headers({}))
+EVENTSTREAM = Framing.of(eventstream_headers({}))
+NDJSON = Framing.of(ndjson_headers({}))
+#: A JSON body.
+JSON = Framing((), b"", sized=True)
+_FRAMINGS: dict[type[Response], Framing] = {
+    JSONAnswer: JSON,
+    SSEResponse: SSE,
+    EventStreamResponse: EVENTSTREAM,
+    NDJSONResponse: NDJSON,
+}
 _JSON_TYPE = json_headers({}, 0)[-1]
-_SSE_LINES = b"".join(b"%b: %b\r\n" % pair for pair in _SSE_HEAD)
 _JSON_LINE = b"%b: %b\r\n" % _JSON_TYPE
+
+
+def framing_of(response: Response) -> Framing | None:
+    """How ``response`` frames its answer, if it is sent as is (``None``: paced or faulted)."""
+    return _FRAMINGS.get(type(response))
 
 
 @value_class
@@ -94,6 +142,14 @@ class Recipe:
     request_headers: dict[str, str] = field(default_factory=dict)
     #: The error shape of the API family answered (how its headers are written).
     shape: str = "openai"
+    #: How the answer is framed (``None``: as an event stream if ``stream``, else as JSON).
+    framing: Framing | None = None
+    #: The answer's headers, where they are the same every time (``None``: numbered per
+    #: request, as ``Engine.answer_headers`` writes them).
+    headers: Mapping[str, str] | None = None
+    #: The value filled in for the answer's time, from its namespace (``None``: the server's
+    #: clock in whole seconds, ``Engine.now``).
+    clock: Callable[[Namespace], int] | None = None
 
     def fill(self, answer_id: str, created: int) -> bytes:
         """The answer with this id and time: the same bytes every time it is asked."""
@@ -170,7 +226,7 @@ def cut_template(
     """The template of ``response``'s answer: cut from the ``sentinel`` rendering, if the
     answer is sent as is (no pacing or fault) and filling the template with its values gives
     it back byte for byte; else ``None``."""
-    if not isinstance(response, SSEResponse | JSONAnswer):
+    if framing_of(response) is None:
         return None
     template = Template.cut(sentinel())
     pad = ids.obfuscator(answer_id) if padded else None
@@ -194,28 +250,33 @@ class Answered(NamedTuple):
     #: The answer's own headers (lower-case names), before the framing ones.
     headers: Mapping[str, str]
     body: bytes
-    stream: bool
+    framing: Framing
     namespace: str
     #: The one journal entry a replayed answer made (``exchange`` is ``None``) …
     entry: JournalEntry | None
     #: … or all those a fresh turn made.
     exchange: Exchange | None = None
 
+    @property
+    def stream(self) -> bool:
+        """Is the answer sent chunked, as a stream (no stated length)?"""
+        return not self.framing.sized
+
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """All the headers of the answer, in the order the full path's response sends them
-        (``http.responses.sse_headers`` / ``json_headers``)."""
+        (``http.responses.sse_headers`` / ``json_headers``…)."""
         raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
-        if self.stream:
-            return [*_SSE_HEAD, *raw]
-        return [*raw, (b"content-length", str(len(self.body)).encode()), _JSON_TYPE]
+        if self.framing.sized:
+            return [*raw, (b"content-length", str(len(self.body)).encode()), _JSON_TYPE]
+        return [*self.framing.before, *raw]
 
     def head(self) -> bytes:
         """:meth:`raw_headers` as HTTP/1.1 header lines (each ending in CRLF)."""
         # each line ends in CRLF: an answer with no headers of its own (Ollama's) adds none
         own = "".join(f"{k}: {v}\r\n" for k, v in self.headers.items()).encode("latin-1")
-        if self.stream:
-            return _SSE_LINES + own
-        return b"%bcontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
+        if self.framing.sized:
+            return b"%bcontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
+        return self.framing.lines + own
 
 
 class Handoff(NamedTuple):

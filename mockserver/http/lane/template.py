@@ -1,7 +1,8 @@
 """A rendered answer with holes, for answering the same request again without deciding again.
 
 Two identical requests get answers that differ only in a few values: the id (which numbers the
-request), the creation time, and the stream frames' obfuscation padding (drawn from the id).
+request), the creation time (or times: an Ollama stream's lines each say when they were made,
+a fixed time after the first), and the stream frames' obfuscation padding (drawn from the id).
 Rendering the reply once with *sentinels* in their place and cutting the bytes there gives a
 :class:`Template`; filling it is a join. Sentinels are private-use characters (and one integer)
 that no reply contains — and a template is only ever used after it reproduced, byte for byte,
@@ -14,9 +15,10 @@ import re
 from collections.abc import Callable
 from dataclasses import field
 
+from mockserver import ids
 from mockserver.values import value_class
 
-__all__ = ["CREATED", "ID", "Template", "item_sentinel", "pad_sentinel"]
+__all__ = ["CREATED", "ID", "Template", "item_sentinel", "pad_sentinel", "time_sentinel"]
 
 #: Stands for the answer's id (``chatcmpl-…``, ``resp_…``).
 ID = "\ue000id\ue001"
@@ -34,11 +36,21 @@ def item_sentinel(prefix: str, index: int) -> str:
     return f"\ue000{prefix}{index}\ue001"
 
 
+def time_sentinel(started: float, offset: int) -> str:
+    """Stands for the instant ``offset`` nanoseconds after the answer's time, written as RFC
+    3339 to the nanosecond (``ids.rfc3339_nano``, Ollama's ``created_at``); the template is
+    then filled with the answer's time in nanoseconds. (``started``: the time it stands in
+    for, unused: the signature of the ``rfc3339_nano`` it stands in for.)"""
+    return f"\ue000@{offset}\ue001"
+
+
 _SLOT = re.compile(
     rb"\xee\x80\x80id\xee\x80\x81|9007199254740993|\xee\x80\x80(\d+):(\d+)\xee\x80\x81"
-    rb"|\xee\x80\x80([a-z]+_)(\d+)\xee\x80\x81"
+    rb"|\xee\x80\x80([a-z]+_)(\d+)\xee\x80\x81|\xee\x80\x80@(\d+)\xee\x80\x81"
 )
 _PRIVATE = re.compile(rb"\xee\x80[\x80\x81]")
+#: A time slot's value: the answer's time (nanoseconds) plus the slot's offset, in RFC 3339.
+_stamp = ids.rfc3339_nano
 
 Pad = Callable[[int, int], str]
 #: (prefix, index) → the id of an item derived from the answer's id.
@@ -57,6 +69,8 @@ class Template:
     pads: tuple[tuple[int, int, int], ...]
     #: (part index, prefix, item index) of each derived-id slot.
     items: tuple[tuple[int, str, int], ...] = ()
+    #: (part index, nanoseconds after the answer's time) of each RFC 3339 time slot.
+    times: tuple[tuple[int, int], ...] = ()
     #: The fill written out, once it is first needed (see :meth:`fill`).
     _fill: Fill | None = field(default=None, compare=False, repr=False)
 
@@ -69,6 +83,7 @@ class Template:
         created: list[int] = []
         pads: list[tuple[int, int, int]] = []
         items: list[tuple[int, str, int]] = []
+        times: list[tuple[int, int]] = []
         at = 0
         for slot in _SLOT.finditer(rendered):
             parts.append(rendered[at : slot.start()])
@@ -78,6 +93,8 @@ class Template:
                 pads.append((index, int(slot.group(1)), int(slot.group(2))))
             elif slot.group(3) is not None:
                 items.append((index, slot.group(3).decode(), int(slot.group(4))))
+            elif slot.group(5) is not None:
+                times.append((index, int(slot.group(5))))
             elif slot.group(0).startswith(b"\xee"):
                 ids.append(index)
             else:
@@ -86,7 +103,9 @@ class Template:
         parts.append(rendered[at:])
         if any(_PRIVATE.search(part) for part in parts):
             return None
-        return cls(tuple(parts), tuple(ids), tuple(created), tuple(pads), tuple(items))
+        return cls(
+            tuple(parts), tuple(ids), tuple(created), tuple(pads), tuple(items), tuple(times)
+        )
 
     def fill(
         self, answer_id: str, created: int, pad: Pad | None, derive: Derive | None = None
@@ -115,6 +134,8 @@ class Template:
         value = str(created).encode()
         for index in self.created:
             parts[index] = value
+        for index, offset in self.times:
+            parts[index] = _stamp(0, created + offset).encode()
         if pad is not None:
             for index, number, size in self.pads:
                 parts[index] = pad(number, size).encode()
@@ -134,13 +155,16 @@ class Template:
         It calls ``pad`` and ``derive`` in the order the slot-by-slot fill does (the pads,
         then each derived id once). Our own text, compiled once per template: the request's
         bytes are not in it, only names and numbers."""
-        scope: dict[str, object] = {"join": b"".join}
+        scope: dict[str, object] = {"join": b"".join, "stamp": _stamp}
         values: dict[int, str] = dict.fromkeys(self.ids, "id_")
         values.update(dict.fromkeys(self.created, "created_"))
         lines = ["id_ = answer_id.encode()", "created_ = str(created).encode()"]
         for n, (index, number, size) in enumerate(self.pads):
             lines.append(f"pad{n} = pad({number}, {size}).encode()")
             values[index] = f"pad{n}"
+        for n, (index, offset) in enumerate(self.times):
+            lines.append(f"time{n} = stamp(0, created + {offset}).encode()")
+            values[index] = f"time{n}"
         derived: dict[tuple[str, int], str] = {}
         for index, prefix, item in self.items:
             name = derived.get((prefix, item))

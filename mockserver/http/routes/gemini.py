@@ -13,6 +13,7 @@ that sends its key Google's way (``x-goog-api-key`` or ``?key=``) is Gemini's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -24,13 +25,14 @@ from starlette.types import Scope
 
 from mockserver.credentials import journaled_headers
 from mockserver.engine.embeddings import Embedded, embed
-from mockserver.engine.gemini import GeminiResult, complete_gemini
-from mockserver.engine.turn import Journaled, Turn
+from mockserver.engine.gemini import GeminiResult, complete_gemini, response_id
+from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import APIError, NotFoundError, RecordedAnswer
 from mockserver.families import family_at
 from mockserver.faults import paced
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
-from mockserver.http.lane.recipes import Key, Recipe
+from mockserver.http.lane import template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
 from mockserver.http.responses import (
     JSONAnswer,
     PacedSSEResponse,
@@ -46,14 +48,20 @@ from mockserver.http.routes.base import (
     read_json,
     refusal,
 )
-from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
+from mockserver.http.routes.encoded import Encoded, decode_sent, encode_body, encode_stream
 from mockserver.prompt import Prompt
 from mockserver.prompt.gemini import messages_of, prompt_from_gemini
 from mockserver.render import sse
-from mockserver.render.gemini import count_tokens_body, embeddings_body, model_body
+from mockserver.render.gemini import (
+    count_tokens_body,
+    embeddings_body,
+    gemini_response,
+    model_body,
+)
+from mockserver.render.gemini_stream import gemini_chunks
 from mockserver.render.json_array import ARRAY_END, array_frames
 from mockserver.reply.generate import count_prompt_tokens
-from mockserver.store import Namespace
+from mockserver.store import Namespace, Unparsed
 from mockserver.values import Json, value_class
 from mockserver.wire.embeddings import EmbeddingsRequest
 from mockserver.wire.gemini import (
@@ -151,13 +159,12 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
         if answer.chunks is None:
             return encode_body(result, answer.body)
         plan = answer.stream_plan
+        frames, tail = _framed(answer.chunks, sse_framing=result.sse)
         if result.sse:
-            frames = [sse.google_frame(c) for c in answer.chunks]
             errors = [sse.google_frame(answer.stream_error)]
-            return encode_stream(result, frames, [], plan=plan, error_frames=errors)
-        frames = array_frames(answer.chunks)
+            return encode_stream(result, frames, tail, plan=plan, error_frames=errors)
         return encode_stream(
-            result, frames, [ARRAY_END], plan=plan, error_frames=self._array_error(result)
+            result, frames, tail, plan=plan, error_frames=self._array_error(result)
         )
 
     @staticmethod
@@ -202,7 +209,53 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
     def recipe(
         self, key: Key, checked: GeminiCall, encoded: Encoded[GeminiAnswer], response: Response
     ) -> Recipe | None:
-        return None  # templated paths are not the lane's
+        answer = encoded.result.result
+        decision = answer.turn.decision
+        if decision is None or checked.vertex:  # Vertex AI's answers say when they were made
+            return None
+        cut = cut_template(
+            response,
+            lambda: _sentinel_answer(encoded.result),
+            answer.meta.response_id,
+            0,
+            padded=False,
+        )
+        if cut is None:  # (a function call's signature derives from the answer's id)
+            return None
+        engine, namespace = self.engine, decision.namespace
+        stream = checked.prompt.stream
+        return Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=lambda counter: response_id(engine, namespace, counter),
+            journaled=decode_sent if stream else orjson.loads,
+            stream=stream,
+            path=key[0],
+            api=checked.prompt.api,
+            request=Unparsed(key[1], orjson.loads),
+            summary=summarize(answer.turn.reply),
+            miss=answer.turn.miss,
+            shape="google",
+            framing=framing_of(response),
+            headers=answer.headers,
+        )
+
+
+def _framed(chunks: list[Json], *, sse_framing: bool) -> tuple[list[bytes], list[bytes]]:
+    """A stream's chunks framed as asked (``alt=sse``, else one JSON array), and its tail."""
+    if sse_framing:
+        return [sse.google_frame(c) for c in chunks], []
+    return array_frames(chunks), [ARRAY_END]
+
+
+def _sentinel_answer(answer: GeminiAnswer) -> bytes:
+    """The answer's bytes with the template's sentinel for its id."""
+    result = answer.result
+    meta = dataclasses.replace(result.meta, response_id=template.ID)
+    if result.chunks is None:
+        return encode_json_pretty(gemini_response(result.replies, meta))
+    frames, tail = _framed(list(gemini_chunks(result.replies, meta)), sse_framing=answer.sse)
+    return b"".join([*frames, *tail])
 
 
 def _array_stream(request: Request) -> bool:
