@@ -106,7 +106,8 @@ def _verdict(scope: Scope, body: bytes) -> str:
 @pytest.fixture
 def aws_upstream() -> Iterator[tuple[BackgroundServer, list[str]]]:
     """A Bedrock upstream on loopback that checks signatures, and its verdicts."""
-    app = create_app(Settings(port=0, seed=7, clock="frozen"))
+    # no replay lane: it would answer before the middleware that checks the signature
+    app = create_app(Settings(port=0, seed=7, clock="frozen", replay=False))
     seen: list[str] = []
     app.add_middleware(CheckedSignatures, seen=seen)
     server = BackgroundServer(app).start()

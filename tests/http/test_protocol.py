@@ -18,6 +18,8 @@ STREAM = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"s
 RESPONSES = b'{"model":"gpt-4o-mini","input":"Hello","stream":true,"max_output_tokens":16}'
 GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 ASK = b'{"contents":[{"role":"user","parts":[{"text":"Hello"}]}]}'
+CONVERSE = "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream"
+SAY = b'{"messages":[{"role":"user","content":[{"text":"Hello"}]}]}'
 
 
 def test_the_installed_uvicorn_is_one_the_fast_path_was_written_for() -> None:
@@ -53,8 +55,9 @@ def test_another_uvicorn_gets_its_own_protocol_and_one_log_line(
         ("/v1/responses", RESPONSES),
         (GEMINI + "?alt=sse&key=sk-g", ASK),
         (GEMINI + "?key=sk-g", ASK),
+        (CONVERSE, SAY),
     ],
-    ids=["chat", "chat-stream", "responses-stream", "gemini-sse", "gemini-array"],
+    ids=["chat", "chat-stream", "responses-stream", "gemini-sse", "gemini-array", "converse"],
 )
 def test_the_asgi_fallback_sends_the_bytes_of_the_fast_path(
     monkeypatch: pytest.MonkeyPatch, path: str, body: bytes

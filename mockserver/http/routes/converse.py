@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
-from mockserver.engine.turn import Journaled, Turn
+from mockserver.engine.turn import Journaled, Turn, summarize
 from mockserver.errors import NotFoundError
 from mockserver.families import family_at
 from mockserver.faults import (
@@ -36,7 +36,7 @@ from mockserver.faults import (
     paced,
 )
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
-from mockserver.http.lane.recipes import Key, Recipe
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
 from mockserver.http.responses import EventStreamResponse, PacedEventStreamResponse
 from mockserver.http.routes.base import create_endpoint
 from mockserver.http.routes.encoded import Encoded, encode_stream
@@ -47,7 +47,7 @@ from mockserver.render.converse import ConverseMeta, converse_body, converse_eve
 from mockserver.render.errors import BEDROCK
 from mockserver.reply.model import Token
 from mockserver.reply.tokens import tokenize
-from mockserver.store import Namespace
+from mockserver.store import Namespace, Unparsed
 from mockserver.values import Json, value_class
 from mockserver.wire.converse import check_converse_body
 from mockserver.wire.json_body import Body
@@ -211,13 +211,40 @@ class BedrockTurn(TurnEndpoint[Prompt, ConverseResult]):
     def recipe(
         self, key: Key, checked: Prompt, encoded: Encoded[ConverseResult], response: Response
     ) -> Recipe | None:
-        return None  # templated paths are not the lane's
+        return None  # InvokeModel's stream carries the message's id inside each chunk's bytes
 
 
 class Converse(BedrockTurn):
     """``POST /model/{modelId}/converse`` and ``/converse-stream``."""
 
     path = "/model/{model+}/converse"
+
+    def recipe(
+        self, key: Key, checked: Prompt, encoded: Encoded[ConverseResult], response: Response
+    ) -> Recipe | None:
+        """A Converse answer names no id and no time (its request id is a header, numbered
+        by the lane): the same request is answered with the same bytes, CRCs and all."""
+        result = encoded.result
+        decision = result.turn.decision
+        if decision is None:
+            return None
+        cut = cut_template(response, lambda: encoded.whole, "", 0, padded=False)
+        if cut is None:
+            return None
+        return Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=_no_id,
+            journaled=eventstream.decode_stream if checked.stream else orjson.loads,
+            stream=checked.stream,
+            path=key[0],
+            api=checked.api,
+            request=Unparsed(key[1], orjson.loads),
+            summary=summarize(result.turn.reply),
+            miss=result.turn.miss,
+            shape="bedrock",
+            framing=framing_of(response),
+        )
 
     def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
         model, stream = model_and_stream(at.path)
@@ -234,6 +261,10 @@ class Converse(BedrockTurn):
         journal: Journaled,
     ) -> ConverseResult:
         return answer_converse(self, space, checked, journal)
+
+
+def _no_id(counter: int) -> str:
+    return ""
 
 
 @create_endpoint
