@@ -21,7 +21,7 @@ clock plus the time the tokens before it took: the same turn always says the sam
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final, Literal
 
 from mockserver import ids
@@ -61,15 +61,19 @@ class Timings:
     per_token: int
     eval: int
     total: int
+    #: How an instant is written, given the start and the nanoseconds since (``None``: RFC
+    #: 3339 to the nanosecond, ``ids.rfc3339_nano``; the replay lane writes its template's
+    #: sentinels).
+    stamp: Callable[[float, int], str] | None = None
 
     def at(self, tokens: int) -> str:
         """``created_at`` once ``tokens`` output tokens are said."""
         elapsed = self.load + self.prompt_eval + tokens * self.per_token
-        return ids.rfc3339_nano(self.started, elapsed)
+        return (self.stamp or ids.rfc3339_nano)(self.started, elapsed)
 
     @property
     def end(self) -> str:
-        return ids.rfc3339_nano(self.started, self.total)
+        return (self.stamp or ids.rfc3339_nano)(self.started, self.total)
 
 
 def timings_of(

@@ -1,7 +1,7 @@
 """Ollama's API with the replay lane on and off: the same statuses, headers, bytes, journal and
-rule hits (the lane takes a new request through the endpoint's own steps and hands a stream to
-the route; Ollama's answers are never replayed from a template), and across two processes
-sharing one Redis."""
+rule hits (the lane takes a new request through the endpoint's own steps and a repeated one
+from its recipe, each line's ``created_at`` from the namespace's clock), and across two
+processes sharing one Redis."""
 
 from __future__ import annotations
 
@@ -12,12 +12,10 @@ import httpx
 import ollama
 import pytest
 
-from mockserver.http.server import BackgroundServer
-from tests.conftest import start_server
 from tests.support.fleet import Fleet
+from tests.support.lanes import Send, lane_pair, lane_session, served_by_lane
 from tests.support.redis_server import RedisServer
 
-VOLATILE = {"date", "server"}
 SCENARIO = """
 name: ollama-lane
 seed: 5
@@ -41,55 +39,56 @@ def chat(text: str, **extra: Any) -> dict[str, Any]:
     return {"model": "llama3.2", "messages": [{"role": "user", "content": text}], **extra}
 
 
-SENDS: list[tuple[str, dict[str, Any]]] = [
-    *(("/api/chat", chat("Hello")) for _ in range(3)),
-    *(("/api/chat", chat("Hello", stream=False)) for _ in range(3)),
-    *(("/api/chat", chat("weather?", tools=[TOOL], stream=False)) for _ in range(2)),
-    *(("/api/generate", {"model": "llama3.2", "prompt": "Why?"}) for _ in range(2)),
-    ("/api/chat", chat("busy")),
-    ("/api/chat", chat("hi", model="nope")),
-    ("/api/chat", {"messages": []}),
-    ("/api/embed", {"model": "all-minilm", "input": ["a", "b"]}),
+def generate(text: str, **extra: Any) -> dict[str, Any]:
+    return {"model": "llama3.2", "prompt": text, **extra}
+
+
+#: Each request three times: new (the endpoint's steps), again (a recipe is filed), and a third
+#: time (from the recipe), the namespace's clock moved on by a fraction of a second before it.
+THRICE = [
+    Send("/api/chat", chat("Hello")),
+    Send("/api/chat", chat("Hello", stream=False)),
+    Send("/api/chat", chat("weather?", tools=[TOOL])),
+    Send("/api/chat", chat("weather?", tools=[TOOL], stream=False)),
+    Send("/api/chat", chat("Why?", think=True)),
+    Send("/api/generate", generate("Why?")),
+    Send("/api/generate", generate("Why?", stream=False)),
+    Send("/api/generate", generate("Why?", raw=True, options={"num_predict": 5})),
+    Send("/api/chat", {"model": "llama3.2", "messages": []}),  # loads the model
+]
+SENDS = [
+    *(send._replace(advance=0.25 * n) for send in THRICE for n in range(3)),
+    Send("/api/chat", chat("busy")),
+    Send("/api/chat", chat("busy", stream=False)),
+    Send("/api/chat", chat("hi", model="nope")),
+    Send("/api/chat", {"messages": []}),
+    Send("/api/embed", {"model": "all-minilm", "input": ["a", "b"]}),
+    Send("/api/chat", chat("Hello", stream=False)),
 ]
 
 
-@pytest.fixture
-def lanes() -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
-    on, off = start_server(seed=7), start_server(seed=7, replay=False)
-    yield on, off
-    on.stop()
-    off.stop()
+def test_ollama_is_answered_alike_with_the_lane_on_and_off() -> None:
+    with lane_pair() as (on, off):
+        control = {"authorization": "Bearer lane-key"}
+        seen = lane_session(on, SENDS, key="lane-key", scenario=SCENARIO, headers=control)
+        assert seen == lane_session(off, SENDS, key="lane-key", scenario=SCENARIO, headers=control)
+        served, fresh = served_by_lane(on)
+        assert served == len(THRICE) + 1  # each third time, and the last Hello
+        # all else but the scripted errors (the route sends them), the refused requests (an
+        # unknown model's 404 is the turn's, no model a 400 before it) and the embedding
+        assert fresh == len(SENDS) - served - 5
+        assert served_by_lane(off) == (0, 0)
+    times = [orjson_lines(body) for _, _, body in seen[:3]]
+    assert times[0] != times[2]  # each line's time moved with the clock
 
 
-def session(server: BackgroundServer) -> list[Any]:
-    seen: list[Any] = []
-    control = {"authorization": "Bearer lane-key"}
-    with httpx.Client(base_url=server.url, headers=control, timeout=10) as http:
-        answer = http.put(
-            "/__mockserver/scenario", content=SCENARIO, headers={"content-type": "application/yaml"}
-        )
-        assert answer.status_code == 200, answer.text
-        for path, body in SENDS:
-            answer = http.post(path, json=body)
-            kept = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
-            seen.append((answer.status_code, kept, answer.content))
-        calls = http.get("/__mockserver/calls").json()["data"]
-        seen.append(http.get("/__mockserver/scenario").json())
-    assert calls
-    for call in calls:
-        assert call.pop("duration_ms") is not None, call
-        call.pop("timing")
-        assert call["request_headers"].pop("host") == server.url.split("//")[1]
-    seen.append(calls)
-    return seen
+def orjson_lines(stream: bytes) -> list[str]:
+    """The ``created_at`` of each line of an NDJSON stream."""
+    import orjson
 
-
-def test_ollama_is_answered_alike_with_the_lane_on_and_off(
-    lanes: tuple[BackgroundServer, BackgroundServer],
-) -> None:
-    on, off = lanes
-    assert session(on) == session(off)
-    assert on.app.state.replays.served == 0  # never from a template: each line has its time
+    lines = [orjson.loads(text) for text in stream.splitlines() if text]
+    assert lines
+    return [value["created_at"] for value in lines]
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 ASK = b'{"contents":[{"role":"user","parts":[{"text":"Hello"}]}]}'
 CONVERSE = "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream"
 SAY = b'{"messages":[{"role":"user","content":[{"text":"Hello"}]}]}'
+OLLAMA = b'{"model":"llama3.2","messages":[{"role":"user","content":"Hello"}]}'
 
 
 def test_the_installed_uvicorn_is_one_the_fast_path_was_written_for() -> None:
@@ -56,8 +57,17 @@ def test_another_uvicorn_gets_its_own_protocol_and_one_log_line(
         (GEMINI + "?alt=sse&key=sk-g", ASK),
         (GEMINI + "?key=sk-g", ASK),
         (CONVERSE, SAY),
+        ("/api/chat", OLLAMA),
     ],
-    ids=["chat", "chat-stream", "responses-stream", "gemini-sse", "gemini-array", "converse"],
+    ids=[
+        "chat",
+        "chat-stream",
+        "responses-stream",
+        "gemini-sse",
+        "gemini-array",
+        "converse",
+        "ollama",
+    ],
 )
 def test_the_asgi_fallback_sends_the_bytes_of_the_fast_path(
     monkeypatch: pytest.MonkeyPatch, path: str, body: bytes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import pytest
@@ -14,6 +15,7 @@ from mockserver.http.lane.template import (
     Template,
     item_sentinel,
     pad_sentinel,
+    time_sentinel,
 )
 
 
@@ -46,12 +48,39 @@ def test_an_answer_without_slots_is_its_own_template() -> None:
     assert cut.fill("x", 1, None) == b"data: [DONE]\n\n"
 
 
+def test_time_slots_are_filled_with_the_answers_time_plus_their_offset() -> None:
+    from mockserver import ids
+
+    started = 1_800_000_000.123456789
+    lines = [(0, "a"), (16_666_667, "b"), (1_000_000_000, "c")]
+
+    def render(stamp: object) -> bytes:
+        write = cast("Callable[[float, int], str]", stamp)
+        return b"".join(
+            b'{"created_at":"%s","text":"%s"}\n' % (write(started, at).encode(), text.encode())
+            for at, text in lines
+        )
+
+    cut = Template.cut(render(time_sentinel))
+    assert cut is not None
+    assert [offset for _, offset in cut.times] == [at for at, _ in lines]
+    assert (cut.ids, cut.created, cut.pads, cut.items) == ((), (), (), ())
+    now = round(started * 1_000_000_000)
+    assert cut.fill("", now, None) == render(ids.rfc3339_nano)
+    assert cut.fill_slot_by_slot("", now, None) == render(ids.rfc3339_nano)
+    later = cut.fill("", now + 250_000_000, None)
+    assert later != render(ids.rfc3339_nano)
+    moved = ids.rfc3339_nano(0, now + 250_000_000 + 1_000_000_000)
+    assert moved.startswith("2027-01-15T08:00:01.37345")
+    assert b'"created_at":"%s","text":"c"' % moved.encode() in later
+
+
 def test_recipes_in_use_outlive_those_filed_later() -> None:
     from mockserver.http.lane.recipes import Recipe, Replays
 
     replays = Replays(size=2)
     recipe = cast(Recipe, object())
-    keys = [("/v1/chat/completions", str(n).encode(), ()) for n in range(3)]
+    keys = [("/v1/chat/completions", str(n).encode(), (), b"") for n in range(3)]
     replays.file(keys[0], recipe)
     replays.file(keys[1], recipe)
     assert replays.get(keys[0]) is recipe  # used: now the most recent

@@ -13,9 +13,11 @@ found``. Its answers carry no headers of their own; its errors are ``{"error": "
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -25,7 +27,7 @@ from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
 from mockserver.engine.rendered import Rendered, streamed, whole
-from mockserver.engine.turn import Journaled
+from mockserver.engine.turn import Journaled, summarize
 from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
@@ -33,7 +35,8 @@ from mockserver.faults import (
     paced,
 )
 from mockserver.http.endpoint import Target, turn_route
-from mockserver.http.lane.recipes import Key, Recipe
+from mockserver.http.lane import template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
 from mockserver.http.responses import (
     JSONAnswer,
     NDJSONResponse,
@@ -63,7 +66,7 @@ from mockserver.render.ollama import (
     timings_of,
 )
 from mockserver.scenario.matcher import names_model
-from mockserver.store import Namespace
+from mockserver.store import Namespace, Unparsed
 from mockserver.values import Json
 from mockserver.wire.catalog import ollama_catalog_has
 from mockserver.wire.embeddings import EmbeddingsRequest
@@ -190,7 +193,59 @@ class _OllamaTurn(RenderedTurn[Prompt, OllamaMeta]):
     def recipe(
         self, key: Key, checked: Prompt, encoded: Encoded[OllamaResult], response: Response
     ) -> Recipe | None:
-        return None  # every line has its own created_at: a template would cut at each
+        """An answer names no id; each of its times (every line's ``created_at``) is a fixed
+        time after the namespace's clock's when the turn was taken: the template's time slots,
+        filled from the clock in nanoseconds."""
+        result = encoded.result
+        decision = result.turn.decision
+        if decision is None:
+            return None
+        generate = checked.api == "ollama_generate"
+        cut = cut_template(
+            response,
+            lambda: _sentinel_answer(result, generate=generate),
+            "",
+            _nanoseconds(result.meta.timings.started),
+            padded=False,
+        )
+        if cut is None:
+            return None
+        engine = self.engine
+        return Recipe(
+            decision=decision,
+            template=cut,
+            answer_id=_no_id,
+            journaled=decode_lines if checked.stream else orjson.loads,
+            stream=checked.stream,
+            path=key[0],
+            api=checked.api,
+            request=Unparsed(key[1], orjson.loads),
+            summary=summarize(result.turn.reply),
+            miss=result.turn.miss,
+            shape="ollama",
+            framing=framing_of(response),
+            clock=lambda space: _nanoseconds(engine.now_in(space)),
+        )
+
+
+def _sentinel_answer(result: OllamaResult, *, generate: bool) -> bytes:
+    """The answer's bytes with the template's sentinel for each of its times."""
+    timings = dataclasses.replace(result.meta.timings, stamp=template.time_sentinel)
+    meta = dataclasses.replace(result.meta, timings=timings)
+    reply = result.turn.reply
+    if result.chunks is None:
+        return go_json((generate_body if generate else chat_body)(reply, meta))
+    chunks = (generate_chunks if generate else chat_chunks)(reply, meta)
+    return b"".join(line(chunk) for chunk in chunks)
+
+
+def _nanoseconds(seconds: float) -> int:
+    """An instant of a clock in nanoseconds, as ``ids.rfc3339_nano`` counts it."""
+    return round(seconds * 1_000_000_000)
+
+
+def _no_id(counter: int) -> str:
+    return ""
 
 
 class OllamaChat(_OllamaTurn):
