@@ -316,7 +316,10 @@ def family_at(method: str, path: str) -> Family | None:
     return _BY_PATH.get(path) or _templated_at(path)
 
 
+@lru_cache(maxsize=512)
 def _templated_at(path: str) -> Family | None:
+    """The templated row that serves ``path``, if any (remembered: a turn's route and the
+    replay lane ask for the same few paths on every request)."""
     if not path.startswith(_TEMPLATED_STARTS):
         return None
     return next((f for f in _TEMPLATED if f.parameters(path) is not None), None)

@@ -33,6 +33,7 @@ __all__ = [
     "opaque_id",
     "rfc3339",
     "rfc3339_nano",
+    "rfc3339_nanos",
     "signature",
     "stable_digest",
     "uuid_id",
@@ -84,6 +85,21 @@ def rfc3339_nano(seconds: float, nanoseconds: int = 0) -> str:
     text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
     digits = f"{fraction:09d}".rstrip("0")
     return f"{text}.{digits}Z" if digits else f"{text}Z"
+
+
+def rfc3339_nanos(instants: Iterable[int]) -> list[bytes]:
+    """:func:`rfc3339_nano` of each instant (nanoseconds since the epoch), encoded; each whole
+    second is written once (an Ollama stream's lines, a few milliseconds apart, share a few)."""
+    seconds: dict[int, str] = {}
+    written = []
+    for total in instants:
+        whole, fraction = divmod(total, 1_000_000_000)
+        text = seconds.get(whole)
+        if text is None:
+            text = seconds[whole] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        digits = f"{fraction:09d}".rstrip("0")
+        written.append((f"{text}.{digits}Z" if digits else f"{text}Z").encode())
+    return written
 
 
 def monotonic() -> float:

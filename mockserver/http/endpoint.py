@@ -189,6 +189,8 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
     def named(self, body: Body, path: str) -> Body:
         """``body`` with the model the request's path names as Azure's ``{deployment}``, which
         stands for whatever the body says (a body there may leave ``model`` out)."""
+        if "{deployment}" not in self.family.path:
+            return body
         deployment = (self.family.parameters(path) or {}).get("deployment")
         return body if deployment is None else {**body, "model": deployment}
 

@@ -68,3 +68,12 @@ def test_a_derived_rng_is_the_random_random_of_its_digest() -> None:
         assert derived.getstate() == plain.getstate()
         assert derived.gauss(0, 1) == plain.gauss(0, 1)
         assert [derived.random() for _ in range(3)] == [plain.random() for _ in range(3)]
+
+
+def test_instants_written_together_are_each_written_as_alone() -> None:
+    start = 1_767_225_599_998_000_000  # two milliseconds before a new year
+    instants = [start + step * 700_000 for step in range(8)] + [start, start + 2_000_000]
+    written = ids.rfc3339_nanos(instants)
+    assert written == [ids.rfc3339_nano(0, at).encode() for at in instants]
+    assert written[0] == b"2025-12-31T23:59:59.998Z"
+    assert written[-1] == b"2026-01-01T00:00:00Z"

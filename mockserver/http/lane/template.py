@@ -49,8 +49,6 @@ _SLOT = re.compile(
     rb"|\xee\x80\x80([a-z]+_)(\d+)\xee\x80\x81|\xee\x80\x80@(\d+)\xee\x80\x81"
 )
 _PRIVATE = re.compile(rb"\xee\x80[\x80\x81]")
-#: A time slot's value: the answer's time (nanoseconds) plus the slot's offset, in RFC 3339.
-_stamp = ids.rfc3339_nano
 
 Pad = Callable[[int, int], str]
 #: (prefix, index) → the id of an item derived from the answer's id.
@@ -134,8 +132,9 @@ class Template:
         value = str(created).encode()
         for index in self.created:
             parts[index] = value
-        for index, offset in self.times:
-            parts[index] = _stamp(0, created + offset).encode()
+        stamps = ids.rfc3339_nanos(created + offset for _, offset in self.times)
+        for (index, _), stamp in zip(self.times, stamps, strict=True):
+            parts[index] = stamp
         if pad is not None:
             for index, number, size in self.pads:
                 parts[index] = pad(number, size).encode()
@@ -155,16 +154,18 @@ class Template:
         It calls ``pad`` and ``derive`` in the order the slot-by-slot fill does (the pads,
         then each derived id once). Our own text, compiled once per template: the request's
         bytes are not in it, only names and numbers."""
-        scope: dict[str, object] = {"join": b"".join, "stamp": _stamp}
+        scope: dict[str, object] = {"join": b"".join, "stamps": ids.rfc3339_nanos}
         values: dict[int, str] = dict.fromkeys(self.ids, "id_")
         values.update(dict.fromkeys(self.created, "created_"))
         lines = ["id_ = answer_id.encode()", "created_ = str(created).encode()"]
         for n, (index, number, size) in enumerate(self.pads):
             lines.append(f"pad{n} = pad({number}, {size}).encode()")
             values[index] = f"pad{n}"
-        for n, (index, offset) in enumerate(self.times):
-            lines.append(f"time{n} = stamp(0, created + {offset}).encode()")
-            values[index] = f"time{n}"
+        if self.times:
+            offsets = tuple(offset for _, offset in self.times)
+            lines.append(f"times = stamps([created + offset for offset in {offsets!r}])")
+        for n, (index, _) in enumerate(self.times):
+            values[index] = f"times[{n}]"
         derived: dict[tuple[str, int], str] = {}
         for index, prefix, item in self.items:
             name = derived.get((prefix, item))
