@@ -2,12 +2,13 @@
 
 The table's rows say how fast the server is; this says where a request's time goes before any
 byte reaches a socket. Each path is driven in this process, the way the server drives it: the
-lane's paths with the ``(path, body, headers)`` key the HTTP protocol makes of a request, the
-full path as an ASGI call on the app (no HTTP parsing, no socket), and the two lane paths once
-more through the HTTP protocol itself (the request's bytes parsed by httptools and answered by
-the protocol ``serve`` runs, into a transport that only counts: no socket). Each line is the best of
-``rounds`` runs of ``requests`` requests, after a warm-up; every answer is checked (status 200,
-answered by the path the line names), so a line never times an error.
+lane's paths with the ``(path, body, headers, query)`` key the HTTP protocol makes of a
+request, the full path as an ASGI call on the app (no HTTP parsing, no socket), and the two
+lane paths once more through the HTTP protocol itself (the request's bytes parsed by httptools
+and answered by the protocol ``serve`` runs, into a transport that only counts: no socket).
+Each line is the best of ``rounds`` runs of ``requests`` requests, after a warm-up; every
+answer is checked (status 200, answered by the path the line names), so a line never times an
+error.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ __all__ = ["run"]
 
 CHAT = "/v1/chat/completions"
 RESPONSES = "/v1/responses"
+GEMINI = "/v1beta/models/gemini-2.5-flash:"
+CONVERSE = "/model/anthropic.claude-3-haiku-20240307-v1:0/"
+OLLAMA = "/api/chat"
 HEADERS = (
     (b"host", b"127.0.0.1:8000"),
     (b"content-type", b"application/json"),
@@ -53,6 +57,27 @@ def _responses(number: int, *, stream: bool = False) -> bytes:
     return b'{"model":"gpt-4o-mini","input":"Tell me about order %d and where it ships"%s}' % (
         number,
         tail,
+    )
+
+
+def _gemini(number: int) -> bytes:
+    return (
+        b'{"contents":[{"role":"user","parts":[{"text":"Tell me about order %d and where it '
+        b'ships"}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":0}}}' % number
+    )
+
+
+def _converse(number: int) -> bytes:
+    return (
+        b'{"messages":[{"role":"user","content":[{"text":"Tell me about order %d and where it '
+        b'ships"}]}]}' % number
+    )
+
+
+def _ollama(number: int, *, stream: bool = False) -> bytes:
+    return (
+        b'{"model":"llama3.2","stream":%b,"messages":[{"role":"user","content":"Tell me about '
+        b'order %d and where it ships"}]}' % (b"true" if stream else b"false", number)
     )
 
 
@@ -79,6 +104,36 @@ PATHS = (
         lambda n: _responses(n, stream=True),
         target=RESPONSES,
     ),
+    Path(
+        "chat stream, the same request (replay lane)",
+        lambda n: _chat(n, stream=True),
+        via="replayed",
+        repeat=True,
+    ),
+    Path("Gemini, a new message each (fresh turn)", _gemini, target=GEMINI + "generateContent"),
+    Path(
+        "Gemini stream (alt=sse), the same request (replay)",
+        _gemini,
+        target=GEMINI + "streamGenerateContent?alt=sse",
+        via="replayed",
+        repeat=True,
+    ),
+    Path("Converse, a new message each (fresh turn)", _converse, target=CONVERSE + "converse"),
+    Path(
+        "ConverseStream, the same request (replay lane)",
+        _converse,
+        target=CONVERSE + "converse-stream",
+        via="replayed",
+        repeat=True,
+    ),
+    Path("Ollama chat, a new message each (fresh turn)", _ollama, target=OLLAMA),
+    Path(
+        "Ollama chat stream, the same request (replay lane)",
+        lambda n: _ollama(n, stream=True),
+        target=OLLAMA,
+        via="replayed",
+        repeat=True,
+    ),
     Path("chat, a new message each, lane off (ASGI app)", _chat, via="asgi"),
     Path("chat, the same request, HTTP bytes in", _chat, via="protocol", repeat=True),
     Path("chat, a new message each, HTTP bytes in", _chat, via="protocol"),
@@ -89,15 +144,19 @@ def _numbers(path: Path) -> Iterator[int]:
     return itertools.repeat(1) if path.repeat else itertools.count(1)
 
 
+def _key(path: Path, number: int) -> Key:
+    """The lane's key of the request numbered ``number``, as the HTTP protocol makes it."""
+    target, _, query = path.target.partition("?")
+    return (target, path.body(number), HEADERS, query.encode())
+
+
 def _lane_cost(path: Path, requests: int, rounds: int) -> float:
     app = create_app(Settings())
     lane: Lane = app.state.lane
     numbers = _numbers(path)
 
     def batch(size: int) -> float:
-        keys: list[Key] = [
-            (path.target, path.body(next(numbers)), HEADERS, b"") for _ in range(size)
-        ]
+        keys = [_key(path, next(numbers)) for _ in range(size)]
         served, fresh = lane.replays.served, lane.fresh_answers
         started = time.perf_counter()
         for key in keys:
@@ -116,10 +175,10 @@ def _lane_cost(path: Path, requests: int, rounds: int) -> float:
         return elapsed / size
 
     # The first request of a repeated one files its recipe from the second time it is asked.
-    lane.answer((path.target, path.body(0), HEADERS, b""))
+    lane.answer(_key(path, 0))
     for _ in range(2):
         if path.repeat:
-            answered = lane.answer((path.target, path.body(1), HEADERS, b""))
+            answered = lane.answer(_key(path, 1))
             assert isinstance(answered, Answered)
     batch(max(requests // 5, 1))  # warm-up
     return min(batch(requests) for _ in range(rounds))
@@ -129,6 +188,7 @@ def _asgi_cost(path: Path, requests: int, rounds: int) -> float:
     app = create_app(Settings(replay=False))
     numbers = _numbers(path)
     statuses: list[int] = []
+    target, _, query = path.target.partition("?")
 
     async def call(body: bytes) -> None:
         scope: dict[str, Any] = {
@@ -137,9 +197,9 @@ def _asgi_cost(path: Path, requests: int, rounds: int) -> float:
             "http_version": "1.1",
             "method": "POST",
             "scheme": "http",
-            "path": path.target,
-            "raw_path": path.target.encode(),
-            "query_string": b"",
+            "path": target,
+            "raw_path": target.encode(),
+            "query_string": query.encode(),
             "root_path": "",
             "headers": [*HEADERS, (b"content-length", str(len(body)).encode())],
             "client": ("127.0.0.1", 50000),

@@ -50,7 +50,9 @@ def test_the_in_process_costs_print_a_line_per_path() -> None:
     lines = benchmarks("--inprocess", "--rounds", "1", "--requests", "40")
     assert lines[0].startswith("in-process cost of one request")
     rows = lines[2:]
-    assert len(rows) == 8, lines  # the lane, the ASGI app, the HTTP protocol
+    from benchmarks.inprocess import PATHS
+
+    assert len(rows) == len(PATHS) == 15, lines  # the lane, the ASGI app, the HTTP protocol
     for row in rows:
         cost, rate = row.split()[-2:]
         assert float(cost) > 0, row
