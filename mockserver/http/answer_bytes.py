@@ -34,15 +34,16 @@ def encode_answer(answered: Answered, defaults: bytes) -> bytes:
     kept-alive HTTP/1.1 connection): the server's default header lines (``defaults``), the
     answer's headers, then a chunked or sized body."""
     body = answered.body
-    if answered.stream:  # no content-length: uvicorn frames it as one chunk and the last
-        return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
-            _STATUS_200,
-            defaults,
-            answered.head(),
-            len(body),
-            body,
-        )
-    return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
+    if answered.framing.sized:
+        return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
+    # a stream: no content-length: uvicorn frames it as one chunk and the last
+    return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
+        _STATUS_200,
+        defaults,
+        answered.head(),
+        len(body),
+        body,
+    )
 
 
 #: What a slow or malformed request is answered with (the API's error shape, then a close).

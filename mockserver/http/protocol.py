@@ -196,7 +196,8 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 and not self.parser.should_upgrade()
             ):
                 parsed = httptools.parse_url(self.url)
-                path = _path_of(parsed.path)
+                raw: str = parsed.path.decode("ascii")
+                path = _unquoted(raw) if "%" in raw else raw
                 if path is not None:
                     path = self.root_path + path
                     if lane.takes(path, self.headers):
@@ -329,16 +330,12 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
     return LaneProtocol
 
 
-def _path_of(raw_path: bytes) -> str | None:
-    """The path of a request, as uvicorn puts it in the ASGI scope (percent-decoded: a
-    Bedrock model id's colons come as ``%3A``); ``None`` if the route would read another path
-    from it (a decoded ``?`` or ``#``)."""
-    path = raw_path.decode("ascii")
-    if "%" in path:
-        path = urllib.parse.unquote(path)
-        if "?" in path or "#" in path:
-            return None
-    return path
+def _unquoted(path: str) -> str | None:
+    """A percent-escaped path as uvicorn puts it in the ASGI scope (decoded: a Bedrock model
+    id's colons come as ``%3A``); ``None`` if the route would read another path from it (a
+    decoded ``?`` or ``#``)."""
+    path = urllib.parse.unquote(path)
+    return None if "?" in path or "#" in path else path
 
 
 class _Waiting:

@@ -198,7 +198,7 @@ class Lane:
     def complete(self, answered: Answered, started: float) -> None:
         """Stamp the answer's journal entries with how long it took, and announce them."""
         elapsed = round((monotonic() - started) * 1000, 1)
-        timing = [elapsed] if answered.stream else None
+        timing = None if answered.framing.sized else [elapsed]
         exchange = answered.exchange
         if exchange is None and answered.entry is not None:
             exchange = Exchange([(answered.namespace, answered.entry)])
