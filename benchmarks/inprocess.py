@@ -137,6 +137,20 @@ PATHS = (
     Path("chat, a new message each, lane off (ASGI app)", _chat, via="asgi"),
     Path("chat, the same request, HTTP bytes in", _chat, via="protocol", repeat=True),
     Path("chat, a new message each, HTTP bytes in", _chat, via="protocol"),
+    Path(
+        "Responses stream, the same request (replay lane)",
+        lambda n: _responses(n, stream=True),
+        target=RESPONSES,
+        via="replayed",
+        repeat=True,
+    ),
+    Path(
+        "Responses stream, the same request, HTTP bytes in",
+        lambda n: _responses(n, stream=True),
+        target=RESPONSES,
+        via="protocol",
+        repeat=True,
+    ),
 )
 
 

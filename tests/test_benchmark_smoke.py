@@ -52,7 +52,7 @@ def test_the_in_process_costs_print_a_line_per_path() -> None:
     rows = lines[2:]
     from benchmarks.inprocess import PATHS
 
-    assert len(rows) == len(PATHS) == 15, lines  # the lane, the ASGI app, the HTTP protocol
+    assert len(rows) == len(PATHS) == 17, lines  # the lane, the ASGI app, the HTTP protocol
     for row in rows:
         cost, rate = row.split()[-2:]
         assert float(cost) > 0, row
