@@ -58,6 +58,8 @@ SUPPORTED_UVICORN = frozenset({"0.54", "0.55"})
 #: How early a timer may fire and still count as on time (uvloop's timers count whole
 #: milliseconds, so one set for a deadline can fire a fraction of one before it).
 _TIMER_SLACK = 0.002
+#: What the deadline is for between requests on a kept-alive connection.
+_IDLE = "idle"
 
 
 class Deadlines:
@@ -67,10 +69,13 @@ class Deadlines:
     answer has started) and the connection is closed. And a request the parser refuses gets
     the API's JSON 400, not uvicorn's plain text.
 
-    The deadline moves twice per request, and most requests end long before it: so moving it
-    only notes the new time, and one timer per connection, set for no later than the deadline,
-    looks when it fires and is set again for the deadline as it is then (no timer made and
-    cancelled twice per request)."""
+    Between requests the same deadline keeps a kept-alive connection's idle time (uvicorn's
+    ``timeout_keep_alive``; past it the connection is closed, as uvicorn closes it).
+
+    The deadline moves three times per request, and most requests end long before it: so
+    moving it only notes the new time, and one timer per connection, set for no later than the
+    deadline, looks when it fires and is set again for the deadline as it is then (no timer
+    made and cancelled per request: uvicorn makes one for each answer's keep-alive)."""
 
     header_timeout: float
     body_timeout: float
@@ -96,6 +101,20 @@ class Deadlines:
     def on_message_complete(self) -> None:
         self.disarm()
         super().on_message_complete()  # type: ignore[misc]
+
+    def on_response_complete(self) -> None:
+        """uvicorn's, the keep-alive timeout kept by the connection's deadline."""
+        self.server_state.total_requests += 1  # type: ignore[attr-defined]
+        transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
+        if transport.is_closing():
+            return
+        self.flow.resume_reading()  # type: ignore[attr-defined]
+        pipeline = self.pipeline  # type: ignore[attr-defined]
+        if pipeline:  # a request that waited behind this one: its turn
+            cycle, app = pipeline.pop()
+            self._start_asgi_task(cycle, app)  # type: ignore[attr-defined]
+        else:
+            self._arm(self.timeout_keep_alive, _IDLE)  # type: ignore[attr-defined]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.disarm()
@@ -139,6 +158,9 @@ class Deadlines:
     def _too_slow(self, part: str, seconds: float) -> None:
         transport: asyncio.Transport = self.transport  # type: ignore[attr-defined]
         if transport.is_closing():
+            return
+        if part == _IDLE:  # kept alive, and nothing asked since: closed, as uvicorn does
+            transport.close()
             return
         cycle = self.cycle  # type: ignore[attr-defined]
         if cycle is None or not cycle.response_started:

@@ -133,3 +133,25 @@ def test_a_malformed_request_gets_the_api_json_400(server: BackgroundServer, sen
         }
     }
     assert b"content-type: application/json" in head
+
+
+def test_an_idle_kept_alive_connection_is_closed_after_the_keep_alive_timeout() -> None:
+    server = start_server()
+    server._server.config.timeout_keep_alive = 0.3  # uvicorn's 5 s, for each new connection
+    chat = b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}]}'
+    whole = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(chat), chat)
+    )
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            for _ in range(2):  # an answer within the timeout keeps the connection open
+                sock.sendall(whole)
+                assert sock.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+                time.sleep(0.15)
+            began = time.monotonic()
+            assert sock.recv(65536) == b""  # closed, with nothing written
+            waited = time.monotonic() - began
+    finally:
+        server.stop()
+    assert 0.05 <= waited < 2  # 0.3 s after the last answer, not 0.3 s after the first
