@@ -39,8 +39,11 @@ class Bucket:
         return cls(limit=limit, level=float(limit), updated=now)
 
     def refill(self, now: float) -> None:
-        elapsed = max(0.0, now - self.updated)
-        self.level = min(float(self.limit), self.level + elapsed * self.limit / 60)
+        # ``min``/``max`` spelt as comparisons (the same values): this runs twice per request
+        limit = self.limit
+        elapsed = now - self.updated
+        level = self.level + (elapsed * limit / 60 if elapsed > 0 else 0.0)
+        self.level = level if level < limit else float(limit)
         self.updated = now
 
     def wait_for(self, amount: float) -> float:
@@ -73,14 +76,20 @@ class Budgets:
 
     def standing(self) -> Standing:
         """Where the budgets stand now (as of their last refill)."""
+        # ``Bucket.reset_in`` and ``max(0, floor(level))`` inline (the same values: a level
+        # never passes its limit): this runs for every answer's headers
         requests, tokens = self.requests, self.tokens
+        r_limit, r_level = requests.limit, requests.level
+        t_limit, t_level = tokens.limit, tokens.level
+        r_reset = (r_limit - r_level) * 60 / r_limit
+        t_reset = (t_limit - t_level) * 60 / t_limit
         return Standing(
-            requests.limit,
-            max(0, math.floor(requests.level)),
-            requests.reset_in(),
-            tokens.limit,
-            max(0, math.floor(tokens.level)),
-            tokens.reset_in(),
+            r_limit,
+            math.floor(r_level) if r_level > 0 else 0,
+            r_reset if r_reset > 0 else 0.0,
+            t_limit,
+            math.floor(t_level) if t_level > 0 else 0,
+            t_reset if t_reset > 0 else 0.0,
             requests.updated,
         )
 
