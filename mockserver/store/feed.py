@@ -47,7 +47,9 @@ class Feed:
         with self._lock:
             self.version += 1
             self._log.append(Change(self.version, kind, namespace, seq))
-            waiters, self._waiters = self._waiters, []
+            waiters = self._waiters
+            if waiters:  # (no new list per change while nobody waits: one per request)
+                self._waiters = []
         for loop, event in waiters:
             with suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
                 loop.call_soon_threadsafe(event.set)
