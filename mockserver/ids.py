@@ -14,7 +14,7 @@ import random
 import string
 import struct
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -215,23 +215,48 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
 _PAD_STRIDE = 16
 
 
-def obfuscator(*parts: Part) -> Callable[[int, int], str]:
+def obfuscator(*parts: Part) -> Obfuscator:
     """``pad(frame_number, payload_size)``: the padding the real API puts in a stream frame's
     ``obfuscation``. One extendable digest (SHAKE-128) per stream, cut into 16-byte slots:
     frame ``n``'s padding is read from slot ``n`` alone, so it is a pure function of the frame
     number (the order frames are rendered in does not matter)."""
-    seed = stable_digest("obfuscation", *parts)
-    raw = b""
-    text = ""
+    return Obfuscator(stable_digest("obfuscation", *parts))
 
-    def pad(number: int, payload_size: int) -> str:
-        nonlocal raw, text
+
+class Obfuscator:
+    """:func:`obfuscator`'s padding, frame by frame (a call), or for many frames at once
+    (:meth:`many`: a replayed Responses stream has some fifty)."""
+
+    __slots__ = ("_ascii", "_raw", "_seed", "_text")
+
+    def __init__(self, seed: bytes) -> None:
+        self._seed = seed
+        self._raw = self._ascii = b""
+        self._text = ""
+
+    def _extend(self, end: int) -> None:
+        """Digest at least ``end`` bytes (SHAKE's longer output starts with the shorter one:
+        the bytes already read stay the same)."""
+        self._raw = hashlib.shake_128(self._seed).digest(
+            max(end, 2 * len(self._raw), 32 * _PAD_STRIDE)
+        )
+        self._ascii = self._raw.translate(_TO_ALNUM)
+        self._text = self._ascii.decode()
+
+    def __call__(self, number: int, payload_size: int) -> str:
         start = _PAD_STRIDE * number
-        if start + _PAD_STRIDE > len(raw):
-            size = max(start + _PAD_STRIDE, 2 * len(raw), 32 * _PAD_STRIDE)
-            raw = hashlib.shake_128(seed).digest(size)
-            text = raw.translate(_TO_ALNUM).decode()
-        length = 1 + (raw[start] + payload_size) % 15
-        return text[start + 1 : start + 1 + length]
+        if start + _PAD_STRIDE > len(self._raw):
+            self._extend(start + _PAD_STRIDE)
+        length = 1 + (self._raw[start] + payload_size) % 15
+        return self._text[start + 1 : start + 1 + length]
 
-    return pad
+    def many(self, slots: Sequence[tuple[int, int]], *, frames: int) -> list[bytes]:
+        """The paddings of ``(frame_number, payload_size)`` slots (numbered below
+        ``frames``), encoded: what a call for each gives, in one pass."""
+        if _PAD_STRIDE * frames > len(self._raw):
+            self._extend(_PAD_STRIDE * frames)
+        raw, text = self._raw, self._ascii
+        return [
+            text[_PAD_STRIDE * n + 1 : _PAD_STRIDE * n + 2 + (raw[_PAD_STRIDE * n] + size) % 15]
+            for n, size in slots
+        ]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import field
 
 from mockserver import ids
+from mockserver.ids import Obfuscator
 from mockserver.values import value_class
 
 __all__ = ["CREATED", "ID", "Template", "item_sentinel", "pad_sentinel", "time_sentinel"]
@@ -158,9 +159,11 @@ class Template:
         values: dict[int, str] = dict.fromkeys(self.ids, "id_")
         values.update(dict.fromkeys(self.created, "created_"))
         lines = ["id_ = answer_id.encode()", "created_ = str(created).encode()"]
-        for n, (index, number, size) in enumerate(self.pads):
-            lines.append(f"pad{n} = pad({number}, {size}).encode()")
-            values[index] = f"pad{n}"
+        if self.pads:  # all at once (one pass over the padding's digest: see ``ids``)
+            scope["pads"] = _padding(tuple((number, size) for _, number, size in self.pads))
+            lines.append(f"{', '.join(f'pad{n}' for n in range(len(self.pads)))}, = pads(pad)")
+            for n, (index, _, _) in enumerate(self.pads):
+                values[index] = f"pad{n}"
         if self.times:
             offsets = tuple(offset for _, offset in self.times)
             lines.append(f"times = stamps([created + offset for offset in {offsets!r}])")
@@ -197,3 +200,16 @@ class Template:
         if (self.pads and pad is None) or (self.items and derive is None):
             return False
         return self.fill(answer_id, created, pad, derive) == answer
+
+
+def _padding(slots: tuple[tuple[int, int], ...]) -> Callable[[Pad], list[bytes]]:
+    """The paddings of a template's ``(frame number, payload size)`` slots, encoded, in their
+    order: from an :class:`~mockserver.ids.Obfuscator` in one pass, else a call each."""
+    frames = 1 + max(number for number, _ in slots)
+
+    def pads(pad: Pad) -> list[bytes]:
+        if isinstance(pad, Obfuscator):
+            return pad.many(slots, frames=frames)
+        return [pad(number, size).encode() for number, size in slots]
+
+    return pads
