@@ -213,6 +213,9 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
 
 #: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.
 _PAD_STRIDE = 16
+#: :meth:`Obfuscator.plan`'s: each slot's place in the digest and its payload's size, and the
+#: bytes of the digest they read.
+PadPlan = tuple[tuple[tuple[int, int], ...], int]
 
 
 def obfuscator(*parts: Part) -> Obfuscator:
@@ -250,13 +253,18 @@ class Obfuscator:
         length = 1 + (self._raw[start] + payload_size) % 15
         return self._text[start + 1 : start + 1 + length]
 
-    def many(self, slots: Sequence[tuple[int, int]], *, frames: int) -> list[bytes]:
-        """The paddings of ``(frame_number, payload_size)`` slots (numbered below
-        ``frames``), encoded: what a call for each gives, in one pass."""
-        if _PAD_STRIDE * frames > len(self._raw):
-            self._extend(_PAD_STRIDE * frames)
+    @staticmethod
+    def plan(slots: Sequence[tuple[int, int]]) -> PadPlan:
+        """What :meth:`many` reads for these ``(frame_number, payload_size)`` slots (made once
+        for a template, read for each of its fills)."""
+        starts = tuple((_PAD_STRIDE * number, size) for number, size in slots)
+        return starts, max((start + _PAD_STRIDE for start, _ in starts), default=0)
+
+    def many(self, plan: PadPlan) -> list[bytes]:
+        """The paddings of a :meth:`plan`'s slots, encoded: what a call for each gives, in
+        one pass."""
+        starts, end = plan
+        if end > len(self._raw):
+            self._extend(end)
         raw, text = self._raw, self._ascii
-        return [
-            text[_PAD_STRIDE * n + 1 : _PAD_STRIDE * n + 2 + (raw[_PAD_STRIDE * n] + size) % 15]
-            for n, size in slots
-        ]
+        return [text[at + 1 : at + 2 + (raw[at] + size) % 15] for at, size in starts]

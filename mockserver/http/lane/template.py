@@ -205,11 +205,11 @@ class Template:
 def _padding(slots: tuple[tuple[int, int], ...]) -> Callable[[Pad], list[bytes]]:
     """The paddings of a template's ``(frame number, payload size)`` slots, encoded, in their
     order: from an :class:`~mockserver.ids.Obfuscator` in one pass, else a call each."""
-    frames = 1 + max(number for number, _ in slots)
+    plan = Obfuscator.plan(slots)
 
     def pads(pad: Pad) -> list[bytes]:
         if isinstance(pad, Obfuscator):
-            return pad.many(slots, frames=frames)
+            return pad.many(plan)
         return [pad(number, size).encode() for number, size in slots]
 
     return pads
