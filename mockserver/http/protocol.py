@@ -227,7 +227,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                         self._held_path = path
                         self._held_query = parsed.query or b""
                         self._held_since = monotonic()
-                        self.body_deadline()
+                        self._arm(self.body_timeout, "body")  # (body_deadline, a frame less)
                         return
             super().on_headers_complete()
 
@@ -266,7 +266,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 super().on_message_complete()
                 return
             self._held = None
-            self.disarm()
+            self._deadline = 0.0  # (disarm, a frame less: this runs per request)
             self.transport.send_now(encode_answer(answered, self._default_lines()))
             lane.complete(answered, self._held_since)
             self.on_response_complete()

@@ -97,9 +97,14 @@ class Lane:
         ``None`` when neither answered and nothing has changed."""
         recipe = self.replays.get(key)
         if recipe is not None:
-            replayed = self._serve(recipe)
-            if replayed is not None:
-                return replayed
+            entry, serve = self._replay(recipe)
+            # One atomic change of the namespace (on a shared store, maybe made again: on the
+            # namespace as another process left it).
+            served = self.engine.store.transact(recipe.decision.namespace, serve)
+            if served is not None:
+                self.replays.served += 1
+                headers, body = served
+                return Answered(headers, body, recipe.stream, recipe.decision.namespace, entry)
             self.replays.forget(key)
         answered = answer_fresh(self.endpoints.at(key[0]), key)
         if isinstance(answered, Answered):
@@ -131,13 +136,6 @@ class Lane:
             scope[HANDOFF] = handoff
         elif self.replays.again(key):  # worth a recipe from the second time it is asked
             scope[KEY] = key
-
-    def _serve(self, recipe: Recipe) -> Answered | None:
-        entry, serve = self._replay(recipe)
-        # One atomic change of the namespace (on a shared store, maybe made again: on the
-        # namespace as another process left it).
-        served = self.engine.store.transact(recipe.decision.namespace, serve)
-        return self._replayed(recipe, entry, served)
 
     def _replay(self, recipe: Recipe) -> tuple[JournalEntry, Callable[[Namespace], Served | None]]:
         """The journal entry a replay of ``recipe`` makes, and its change of the namespace."""
