@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from mockserver.engine.turn import Turn
 from mockserver.errors import APIError, RecordedAnswer
-from mockserver.render.errors import SHAPES
+from mockserver.render.errors import SHAPES, Standing
 from mockserver.settings import Settings
 
 __all__ = ["AnswerHeaders"]
@@ -44,6 +44,23 @@ class AnswerHeaders:
         request_id = writer.request_id(self.settings.seed, namespace, counter, journal=False)
         return writer.answer_headers(
             request_id, processing_ms=120 + 9 * completion_tokens, limits=budget
+        )
+
+    def replay_headers(
+        self,
+        namespace: str,
+        counter: int,
+        completion_tokens: int,
+        standing: Standing,
+        *,
+        shape: str = "openai",
+    ) -> dict[str, str]:
+        """:meth:`answer_headers`, its rate-limit headers those of ``standing`` (where the
+        namespace's budgets stand after the turn)."""
+        writer = SHAPES[shape]
+        request_id = writer.request_id(self.settings.seed, namespace, counter, journal=False)
+        return writer.answer_headers_at(
+            request_id, processing_ms=120 + 9 * completion_tokens, standing=standing
         )
 
     def service_headers(self, namespace: str, seq: int, *, shape: str = "openai") -> dict[str, str]:

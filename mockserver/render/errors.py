@@ -117,6 +117,15 @@ class Shape:
         """The rate-limit headers for ``standing``."""
         raise NotImplementedError
 
+    def answer_headers_at(
+        self, request_id: str, *, processing_ms: int, standing: Standing
+    ) -> dict[str, str]:
+        """:meth:`answer_headers` with the rate-limit headers of ``standing`` (a shape may
+        write them in one go: a replayed answer's headers are made per request)."""
+        return self.answer_headers(
+            request_id, processing_ms=processing_ms, limits=self.rate_headers(standing)
+        )
+
     def error(self, error: APIError, *, request_id: str | None) -> ErrorAnswer:
         """``error`` as the API answers it (``request_id``: the answer's, if it has one)."""
         raise NotImplementedError
@@ -161,6 +170,23 @@ class OpenAIShape(Shape):
             "openai-processing-ms": str(processing_ms),
             **OPENAI_SERVICE_HEADERS,
             **limits,
+        }
+
+    def answer_headers_at(
+        self, request_id: str, *, processing_ms: int, standing: Standing
+    ) -> dict[str, str]:
+        # answer_headers(…, limits=rate_headers(standing)) as one dict (the same, in order)
+        return {
+            "x-request-id": request_id,
+            "openai-processing-ms": str(processing_ms),
+            "openai-version": OPENAI_SERVICE_HEADERS["openai-version"],
+            "openai-organization": OPENAI_SERVICE_HEADERS["openai-organization"],
+            "x-ratelimit-limit-requests": str(standing.requests_limit),
+            "x-ratelimit-limit-tokens": str(standing.tokens_limit),
+            "x-ratelimit-remaining-requests": str(standing.requests_remaining),
+            "x-ratelimit-remaining-tokens": str(standing.tokens_remaining),
+            "x-ratelimit-reset-requests": duration(standing.requests_reset),
+            "x-ratelimit-reset-tokens": duration(standing.tokens_reset),
         }
 
     def rate_headers(self, standing: Standing) -> dict[str, str]:
@@ -289,6 +315,9 @@ class AzureShape(OpenAIShape):
     """Azure OpenAI: OpenAI's API behind Azure's gateway (``render/azure.py``), which names a
     request by UUIDs, says its region, sends only the rate limits' ``remaining`` and ``limit``
     and writes every body compact."""
+
+    # its own answer_headers and rate_headers, together (not OpenAI's in one go)
+    answer_headers_at = Shape.answer_headers_at
 
     def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
         return ids.uuid_id(super().request_id(seed, namespace, number, journal=journal))

@@ -145,3 +145,16 @@ def test_unknown_routes_are_each_apis_own_words() -> None:
         404,
         {"type": "not_found_error", "message": "Not Found"},
     )
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_answer_headers_at_a_standing_are_the_answer_headers_with_its_rate_limits(
+    name: str,
+) -> None:
+    shape = SHAPES[name]
+    at = shape.answer_headers_at("req_abc", processing_ms=300, standing=STANDING)
+    composed = shape.answer_headers(
+        "req_abc", processing_ms=300, limits=shape.rate_headers(STANDING)
+    )
+    assert composed or name == "ollama"  # (Ollama sends no headers of its own)
+    assert list(at.items()) == list(composed.items())  # the same headers, in the same order

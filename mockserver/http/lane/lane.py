@@ -40,7 +40,6 @@ from mockserver.http.lane.recipes import (
     Remake,
 )
 from mockserver.ids import monotonic
-from mockserver.render.errors import SHAPES
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
 __all__ = ["FastLane", "Lane"]
@@ -165,11 +164,11 @@ class Lane:
             created = engine.now() if recipe.clock is None else recipe.clock(space)
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
             if recipe.headers is None:
-                headers = engine.answer_headers(
+                headers = engine.replay_headers(
                     decision.namespace,
                     counter,
                     decision.completion_tokens,
-                    SHAPES[recipe.shape].rate_headers(standing),
+                    standing,
                     shape=recipe.shape,
                 )
             else:
