@@ -213,9 +213,9 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
 
 #: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.
 _PAD_STRIDE = 16
-#: :meth:`Obfuscator.plan`'s: each slot's place in the digest and its payload's size, and the
-#: bytes of the digest they read.
-PadPlan = tuple[tuple[tuple[int, int], ...], int]
+#: :meth:`Obfuscator.plan`'s: per slot, where its length byte is, where its padding starts,
+#: the least it can end and its payload's size; and the bytes of the digest they read.
+PadPlan = tuple[tuple[tuple[int, int, int, int], ...], int]
 
 
 def obfuscator(*parts: Part) -> Obfuscator:
@@ -248,7 +248,7 @@ class Obfuscator:
 
     def __call__(self, number: int, payload_size: int) -> str:
         start = _PAD_STRIDE * number
-        if start + _PAD_STRIDE > len(self._raw):
+        if start + _PAD_STRIDE > len(self._text):  # (many() leaves the text undecoded)
             self._extend(start + _PAD_STRIDE)
         length = 1 + (self._raw[start] + payload_size) % 15
         return self._text[start + 1 : start + 1 + length]
@@ -257,14 +257,21 @@ class Obfuscator:
     def plan(slots: Sequence[tuple[int, int]]) -> PadPlan:
         """What :meth:`many` reads for these ``(frame_number, payload_size)`` slots (made once
         for a template, read for each of its fills)."""
-        starts = tuple((_PAD_STRIDE * number, size) for number, size in slots)
-        return starts, max((start + _PAD_STRIDE for start, _ in starts), default=0)
+        rows = tuple(
+            (start, start + 1, start + 2, size)
+            for start, size in ((_PAD_STRIDE * number, size) for number, size in slots)
+        )
+        return rows, max((row[0] + _PAD_STRIDE for row in rows), default=0)
 
     def many(self, plan: PadPlan) -> list[bytes]:
         """The paddings of a :meth:`plan`'s slots, encoded: what a call for each gives, in
         one pass."""
-        starts, end = plan
-        if end > len(self._raw):
-            self._extend(end)
-        raw, text = self._raw, self._ascii
-        return [text[at + 1 : at + 2 + (raw[at] + size) % 15] for at, size in starts]
+        rows, end = plan
+        raw = self._raw
+        if end > len(raw):  # only what the slots read (a call per frame digests ahead)
+            raw = self._raw = hashlib.shake_128(self._seed).digest(end)
+            self._ascii = raw.translate(_TO_ALNUM)
+            self._text = ""  # (decoded by _extend, when a call needs it)
+        text = self._ascii
+        # 1 + (the slot's length byte + its payload's size) % 15 characters after that byte
+        return [text[first : least + (raw[at] + size) % 15] for at, first, least, size in rows]
