@@ -100,10 +100,9 @@ class Lane:
             # One atomic change of the namespace (on a shared store, maybe made again: on the
             # namespace as another process left it).
             served = self.engine.store.transact(recipe.decision.namespace, serve)
-            if served is not None:
-                self.replays.served += 1
-                headers, body = served
-                return Answered(headers, body, recipe.stream, recipe.decision.namespace, entry)
+            replayed = self._replayed(recipe, entry, served)
+            if replayed is not None:
+                return replayed
             self.replays.forget(key)
         answered = answer_fresh(self.endpoints.at(key[0]), key)
         if isinstance(answered, Answered):

@@ -274,14 +274,11 @@ class Answered(NamedTuple):
         """:meth:`raw_headers` as HTTP/1.1 header lines (each ending in CRLF)."""
         # joined by ``map`` (no Python frame per header: a dozen go out with each answer);
         # each line ends in CRLF: an answer with no headers of its own (Ollama's) adds none
-        own = "
-".join(map(": ".join, self.headers.items())).encode("latin-1")
+        own = "\r\n".join(map(": ".join, self.headers.items())).encode("latin-1")
         if own:
-            own += b"
-"
+            own += b"\r\n"
         if self.framing.sized:
-            return b"%bcontent-length: %d
-%b" % (own, len(self.body), _JSON_LINE)
+            return b"%bcontent-length: %d\r\n%b" % (own, len(self.body), _JSON_LINE)
         return self.framing.lines + own
 
 
