@@ -130,9 +130,14 @@ def content_blocks(reply: Reply, meta: ConverseMeta) -> list[Json]:
     if said:
         blocks.append({"text": said})
     for call in reply.tool_calls:
-        use = {"toolUseId": tool_use_id(call), "name": call.name, "input": tool_input(call)}
+        use = {"toolUseId": tool_use_id(call), "name": call.name, "input": _input(call)}
         blocks.append({"toolUse": use})
     return blocks
+
+
+def _input(call: ToolCall) -> Json:
+    """The call's arguments as its ``toolUse`` block's ``input`` object."""
+    return tool_input(call, must="a Converse toolUse block's input")
 
 
 def converse_body(reply: Reply, meta: ConverseMeta) -> Json:
@@ -177,7 +182,7 @@ def _blocks(reply: Reply, meta: ConverseMeta) -> Iterator[Event]:
     for call in reply.tool_calls:
         start = {"toolUse": {"toolUseId": tool_use_id(call), "name": call.name}}
         yield "contentBlockStart", {"contentBlockIndex": index, "start": start}
-        arguments = json.dumps(tool_input(call), separators=(",", ":"), ensure_ascii=False)
+        arguments = json.dumps(_input(call), separators=(",", ":"), ensure_ascii=False)
         for piece in tokenize(arguments):
             yield _delta(index, {"toolUse": {"input": piece}})
         yield _stop(index)

@@ -77,9 +77,10 @@ def tool_use_id(call: ToolCall) -> str:
     return ids.opaque_id("toolu_01", call.call_id, length=22)
 
 
-def tool_input(call: ToolCall) -> Json:
-    """The call's arguments as the ``input`` object the API sends."""
-    return arguments_object(call, must="an Anthropic tool_use block's input")
+def tool_input(call: ToolCall, *, must: str = "an Anthropic tool_use block's input") -> Json:
+    """The call's arguments as the ``input`` object the API sends (``must``: what the refusal
+    of arguments that are no JSON object calls it)."""
+    return arguments_object(call, must=must)
 
 
 def _said(reply: Reply) -> str | None:
