@@ -4,12 +4,15 @@ namespace, or records one through the session's server (``--mockserver-record-mo
 Replaying needs nothing but the file (``tests/cassettes/<module>/<name>.yaml`` by default). A
 mode that records (``once`` with no file, ``new_episodes``, ``all``) sends what the cassette
 does not answer to ``MOCKSERVER_UPSTREAM_URL`` with ``OPENAI_API_KEY`` — read only then,
-never written (the recording drops credentials and masks the key wherever it is echoed).
+never written (the recording drops credentials and masks the key wherever it is echoed); without
+that key, a Bedrock request is signed again with the shell's ``AWS_ACCESS_KEY_ID`` and
+``AWS_SECRET_ACCESS_KEY`` (and ``AWS_SESSION_TOKEN``). Both are read from the environment as
+the shell gave it, not as ``--mockserver-env`` set it for the SDKs.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Cassette", "cassette_path", "may_record", "start"]
 
+#: The environment's variables by name.
+Environ = Mapping[str, str]
 UPSTREAM_VARIABLE = "MOCKSERVER_UPSTREAM_URL"
 KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -84,8 +89,11 @@ class Cassette:
         return "\n".join([how, *lines])
 
 
-def start(handle: MockServer, item: pytest.Item, *, given: str | bool, mode: str) -> Cassette:
-    """Serve (or record) the cassette for this test's namespace."""
+def start(
+    handle: MockServer, item: pytest.Item, *, given: str | bool, mode: str, environ: Environ
+) -> Cassette:
+    """Serve (or record) the cassette for this test's namespace (``environ``: the shell's
+    environment, which holds the upstream's credentials)."""
     path = cassette_path(item, given)
     if not may_record(mode) or (mode == "once" and path.exists()):
         if not path.exists():
@@ -97,14 +105,15 @@ def start(handle: MockServer, item: pytest.Item, *, given: str | bool, mode: str
             )
         handle.use(path)
         return Cassette(path, mode)
-    return _recording(handle, path, mode)
+    return _recording(handle, path, mode, environ)
 
 
-def _recording(handle: MockServer, path: Path, mode: str) -> Cassette:
+def _recording(handle: MockServer, path: Path, mode: str, environ: Environ) -> Cassette:
     from mockserver.errors import MockServerError
     from mockserver.record.recorder import Recorder, Recording
+    from mockserver.record.sigv4 import aws_credentials
 
-    upstream = os.environ.get(UPSTREAM_VARIABLE)
+    upstream = environ.get(UPSTREAM_VARIABLE)
     if not upstream:
         pytest.fail(
             f"mockserver: record mode {mode} records {path}: set {UPSTREAM_VARIABLE} to the "
@@ -119,7 +128,8 @@ def _recording(handle: MockServer, path: Path, mode: str) -> Cassette:
                 path,
                 upstream=upstream,
                 mode=cast("Mode", mode),
-                api_key=os.environ.get(KEY_VARIABLE),
+                api_key=environ.get(KEY_VARIABLE),
+                aws=aws_credentials(environ),
             )
         )
     except MockServerError as exc:

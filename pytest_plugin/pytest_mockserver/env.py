@@ -199,6 +199,17 @@ class ClientEnv:
         set_variables(values)
         return made
 
+    def shell(self) -> dict[str, str]:
+        """The environment as the shell gave it, before these variables were set (what an
+        upstream is reached with when recording: the real keys, not the mock's)."""
+        environ = dict(os.environ)
+        for name, value in self.saved.items():
+            if value is None:
+                environ.pop(name, None)
+            else:
+                environ[name] = value
+        return environ
+
     def take_socket(self) -> socket.socket | None:
         """The reserved socket, for the session server (once)."""
         sock, self.sock = self.sock, None

@@ -8,6 +8,7 @@ the engine and the SDK are imported inside the fixtures, so a suite that never a
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -286,7 +287,8 @@ def mockserver(
         from pytest_mockserver import cassettes
 
         mode = options.record_mode(request.config)
-        cassette = cassettes.start(handle, item, given=marker.cassette, mode=mode)
+        environ = env.shell() if env is not None else dict(os.environ)
+        cassette = cassettes.start(handle, item, given=marker.cassette, mode=mode, environ=environ)
     item.stash[HANDLE] = handle
     yield handle
     del item.stash[HANDLE]
