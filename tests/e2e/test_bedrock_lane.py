@@ -7,22 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.lanes import Send, lane_pair, lane_session, served_by_lane
+from tests.support.lanes import TOOL_AND_ERROR, Send, lane_pair, lane_session, served_by_lane
 
 KEY = "AKIALANETEST00000001"
 SIGNED = (
     f"AWS4-HMAC-SHA256 Credential={KEY}/20260101/us-east-1/bedrock/aws4_request, "
     f"SignedHeaders=host;x-amz-date, Signature={'f' * 64}"
 )
-SCENARIO = """
-rules:
-  - id: weather
-    when: {last_user: {contains: weather}}
-    reply: {tool_calls: [{name: get_weather, arguments: {city: Oslo}}]}
-  - id: busy
-    when: {last_user: {contains: busy}}
-    reply: {error: {preset: overloaded}}
-"""
+SCENARIO = TOOL_AND_ERROR
 MODEL = "/model/anthropic.claude-3-5-haiku-20241022-v1:0"
 ESCAPED = "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0"  # as botocore sends it
 TOOLS = {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": {}}}}]}

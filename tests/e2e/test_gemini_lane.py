@@ -7,18 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.lanes import Send, lane_pair, lane_session, served_by_lane
+from tests.support.lanes import TOOL_AND_ERROR, Send, lane_pair, lane_session, served_by_lane
 
 KEY = "g-lane"
-SCENARIO = """
-rules:
-  - id: weather
-    when: {last_user: {contains: weather}}
-    reply: {tool_calls: [{name: get_weather, arguments: {city: Oslo}}]}
-  - id: busy
-    when: {last_user: {contains: busy}}
-    reply: {error: {preset: overloaded}}
-"""
+SCENARIO = TOOL_AND_ERROR
 MODEL = "/v1beta/models/gemini-2.5-flash"
 VERTEX = "/v1beta1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash"
 TOOLS = [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "object"}}]}]

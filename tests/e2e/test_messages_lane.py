@@ -12,17 +12,10 @@ import pytest
 
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
+from tests.support.lanes import TOOL_AND_ERROR
 
 VOLATILE = {"date", "server"}
-SCENARIO = """
-rules:
-  - id: weather
-    when: {last_user: {contains: weather}}
-    reply: {tool_calls: [{name: get_weather, arguments: {city: Oslo}}]}
-  - id: busy
-    when: {last_user: {contains: busy}}
-    reply: {error: {preset: overloaded}}
-"""
+SCENARIO = TOOL_AND_ERROR
 TOOL = {"name": "get_weather", "input_schema": {"type": "object", "properties": {}}}
 
 

@@ -13,7 +13,18 @@ import httpx
 from mockserver.http.server import BackgroundServer
 from tests.conftest import start_server
 
-__all__ = ["Send", "lane_pair", "lane_session", "served_by_lane"]
+__all__ = ["TOOL_AND_ERROR", "Send", "lane_pair", "lane_session", "served_by_lane"]
+
+#: A scenario of a tool call and a scripted error (the rest generated), for every family.
+TOOL_AND_ERROR = """
+rules:
+  - id: weather
+    when: {last_user: {contains: weather}}
+    reply: {tool_calls: [{name: get_weather, arguments: {city: Oslo}}]}
+  - id: busy
+    when: {last_user: {contains: busy}}
+    reply: {error: {preset: overloaded}}
+"""
 
 #: Headers that differ between two servers whatever they answer.
 VOLATILE = {"date", "server"}
