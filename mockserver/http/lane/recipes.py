@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from typing import Any, NamedTuple
 
+import orjson
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver import ids
-from mockserver.engine.turn import Decision
+from mockserver.engine.turn import Decision, Turn, summarize
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.responses import (
     EventStreamResponse,
@@ -31,7 +32,7 @@ from mockserver.http.responses import (
     ndjson_headers,
     sse_headers,
 )
-from mockserver.store import Exchange, JournalEntry, Namespace, current_exchange
+from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed, current_exchange
 from mockserver.values import value_class
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "handed_over",
     "lane_headers",
     "replay_key",
+    "turn_recipe",
 ]
 
 #: Where the lane leaves a request's key (in the ASGI scope) for the route to file a recipe.
@@ -212,6 +214,36 @@ class Replays:
         if len(self._seen) > SEEN:  # O(1): a dict's first key is found past its deleted ones
             self._seen.popitem(last=False)
         return False
+
+
+def turn_recipe(
+    key: Key,
+    turn: Turn,
+    template: Template,
+    *,
+    api: str,
+    stream: bool,
+    decode_stream: Callable[[bytes], Any],
+    **rest: Any,
+) -> Recipe | None:
+    """The recipe of a settled ``turn`` that answered ``key`` (``None``: a turn that a replay
+    could not make again): what every family's holds alike — its decision, summary and miss,
+    the request as its key holds it, the answer read back for the journal by
+    ``decode_stream`` or as JSON — and the family's own ``rest``."""
+    if turn.decision is None:
+        return None
+    return Recipe(
+        decision=turn.decision,
+        template=template,
+        journaled=decode_stream if stream else orjson.loads,
+        stream=stream,
+        path=key[0],
+        api=api,
+        request=Unparsed(key[1], orjson.loads),
+        summary=summarize(turn.reply),
+        miss=turn.miss,
+        **rest,
+    )
 
 
 def cut_template(

@@ -5,17 +5,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine.chat import ChatResult, chat_id, complete_chat
-from mockserver.engine.turn import Journaled, summarize
+from mockserver.engine.turn import Journaled
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
-from mockserver.http.lane.recipes import Key, Recipe, cut_template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, turn_recipe
 from mockserver.http.responses import json_response
 from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded
@@ -25,7 +24,7 @@ from mockserver.prompt import Prompt
 from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render import sse
 from mockserver.render.chat import ChatMeta, chat_chunks, chat_completion
-from mockserver.store import Namespace, StoredChatCompletion, Unparsed, paginate
+from mockserver.store import Namespace, StoredChatCompletion, paginate
 from mockserver.values import Json
 from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_chat_body
@@ -74,17 +73,14 @@ class ChatCompletions(OpenAITurn[Prompt, ChatMeta]):
         if cut is None:
             return None
         engine, namespace = self.engine, decision.namespace
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=lambda counter: chat_id(engine, namespace, counter),
-            journaled=sse.decode_stream if checked.stream else orjson.loads,
-            stream=checked.stream,
-            path=key[0],
+        return turn_recipe(
+            key,
+            result.turn,
+            cut,
             api=checked.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(result.reply),
-            miss=result.turn.miss,
+            stream=checked.stream,
+            decode_stream=sse.decode_stream,
+            answer_id=lambda counter: chat_id(engine, namespace, counter),
         )
 
 

@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
-from mockserver.engine.turn import Journaled, Turn, summarize
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import NotFoundError
 from mockserver.families import family_at
 from mockserver.faults import (
@@ -36,7 +36,7 @@ from mockserver.faults import (
     paced,
 )
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
-from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
 from mockserver.http.responses import EventStreamResponse, PacedEventStreamResponse
 from mockserver.http.routes.base import create_endpoint
 from mockserver.http.routes.encoded import Encoded, encode_stream
@@ -47,7 +47,7 @@ from mockserver.render.converse import ConverseMeta, converse_body, converse_eve
 from mockserver.render.errors import BEDROCK
 from mockserver.reply.model import Token
 from mockserver.reply.tokens import tokenize
-from mockserver.store import Namespace, Unparsed
+from mockserver.store import Namespace
 from mockserver.values import Json, value_class
 from mockserver.wire.converse import check_converse_body
 from mockserver.wire.json_body import Body
@@ -231,17 +231,14 @@ class Converse(BedrockTurn):
         cut = cut_template(response, lambda: encoded.whole, "", 0, padded=False)
         if cut is None:
             return None
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=_no_id,
-            journaled=eventstream.decode_stream if checked.stream else orjson.loads,
-            stream=checked.stream,
-            path=key[0],
+        return turn_recipe(
+            key,
+            result.turn,
+            cut,
             api=checked.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(result.turn.reply),
-            miss=result.turn.miss,
+            stream=checked.stream,
+            decode_stream=eventstream.decode_stream,
+            answer_id=_no_id,
             shape="bedrock",
             framing=framing_of(response),
         )

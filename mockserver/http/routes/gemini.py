@@ -26,13 +26,13 @@ from starlette.types import Scope
 from mockserver.credentials import journaled_headers
 from mockserver.engine.embeddings import Embedded, embed
 from mockserver.engine.gemini import GeminiResult, complete_gemini, response_id
-from mockserver.engine.turn import Journaled, Turn, summarize
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import APIError, NotFoundError, RecordedAnswer
 from mockserver.families import family_at
 from mockserver.faults import paced
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane import template
-from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
 from mockserver.http.responses import (
     JSONAnswer,
     PacedSSEResponse,
@@ -61,7 +61,7 @@ from mockserver.render.gemini import (
 from mockserver.render.gemini_stream import gemini_chunks
 from mockserver.render.json_array import ARRAY_END, array_frames
 from mockserver.reply.generate import count_prompt_tokens
-from mockserver.store import Namespace, Unparsed
+from mockserver.store import Namespace
 from mockserver.values import Json, value_class
 from mockserver.wire.embeddings import EmbeddingsRequest
 from mockserver.wire.gemini import (
@@ -224,17 +224,14 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
             return None
         engine, namespace = self.engine, decision.namespace
         stream = checked.prompt.stream
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=lambda counter: response_id(engine, namespace, counter),
-            journaled=decode_sent if stream else orjson.loads,
-            stream=stream,
-            path=key[0],
+        return turn_recipe(
+            key,
+            answer.turn,
+            cut,
             api=checked.prompt.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(answer.turn.reply),
-            miss=answer.turn.miss,
+            stream=stream,
+            decode_stream=decode_sent,
+            answer_id=lambda counter: response_id(engine, namespace, counter),
             shape="google",
             framing=framing_of(response),
             headers=answer.headers,

@@ -20,10 +20,10 @@ from starlette.routing import Route
 from mockserver.engine import Engine
 from mockserver.engine.messages import message_id, message_meta
 from mockserver.engine.rendered import Rendered, streamed, whole
-from mockserver.engine.turn import Journaled, summarize
+from mockserver.engine.turn import Journaled
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
-from mockserver.http.lane.recipes import Key, Recipe, cut_template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, turn_recipe
 from mockserver.http.routes.base import api_endpoint, read_json
 from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.http.routes.rendered import RenderedTurn
@@ -34,7 +34,7 @@ from mockserver.render.errors import ANTHROPIC
 from mockserver.render.messages import MessageMeta, message_body
 from mockserver.render.messages_stream import frame_event, message_events
 from mockserver.reply.generate import count_prompt_tokens
-from mockserver.store import Namespace, Unparsed
+from mockserver.store import Namespace
 from mockserver.values import Json
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_messages_body
@@ -115,17 +115,14 @@ class Messages(RenderedTurn[Prompt, MessageMeta]):
         if cut is None:
             return None
         engine, namespace = self.engine, decision.namespace
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=lambda counter: message_id(engine, namespace, counter),
-            journaled=sse.decode_stream if checked.stream else orjson.loads,
-            stream=checked.stream,
-            path=key[0],
+        return turn_recipe(
+            key,
+            result.turn,
+            cut,
             api=checked.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(result.reply),
-            miss=result.turn.miss,
+            stream=checked.stream,
+            decode_stream=sse.decode_stream,
+            answer_id=lambda counter: message_id(engine, namespace, counter),
             shape="anthropic",
         )
 

@@ -17,7 +17,6 @@ import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -27,7 +26,7 @@ from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
 from mockserver.engine.rendered import Rendered, streamed, whole
-from mockserver.engine.turn import Journaled, summarize
+from mockserver.engine.turn import Journaled
 from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
@@ -36,7 +35,7 @@ from mockserver.faults import (
 )
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
-from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
 from mockserver.http.responses import (
     JSONAnswer,
     NDJSONResponse,
@@ -66,7 +65,7 @@ from mockserver.render.ollama import (
     timings_of,
 )
 from mockserver.scenario.matcher import names_model
-from mockserver.store import Namespace, Unparsed
+from mockserver.store import Namespace
 from mockserver.values import Json
 from mockserver.wire.catalog import ollama_catalog_has
 from mockserver.wire.embeddings import EmbeddingsRequest
@@ -211,17 +210,14 @@ class _OllamaTurn(RenderedTurn[Prompt, OllamaMeta]):
         if cut is None:
             return None
         engine = self.engine
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=_no_id,
-            journaled=decode_lines if checked.stream else orjson.loads,
-            stream=checked.stream,
-            path=key[0],
+        return turn_recipe(
+            key,
+            result.turn,
+            cut,
             api=checked.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(result.turn.reply),
-            miss=result.turn.miss,
+            stream=checked.stream,
+            decode_stream=decode_lines,
+            answer_id=_no_id,
             shape="ollama",
             framing=framing_of(response),
             clock=lambda space: _nanoseconds(engine.now_in(space)),

@@ -7,7 +7,6 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-import orjson
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,11 +21,11 @@ from mockserver.engine.responses import (
     replay_store,
 )
 from mockserver.engine.responses import response_id as response_id_of
-from mockserver.engine.turn import Journaled, Turn, summarize
+from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
 from mockserver.http.lane import template
-from mockserver.http.lane.recipes import Key, Recipe, cut_template
+from mockserver.http.lane.recipes import Key, Recipe, cut_template, turn_recipe
 from mockserver.http.responses import SSEResponse, json_response
 from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
 from mockserver.http.routes.encoded import Encoded, encode_body, encode_stream
@@ -35,7 +34,7 @@ from mockserver.prompt.responses import input_items as items_of
 from mockserver.render import sse
 from mockserver.render.responses import final_status, item_id, response_body
 from mockserver.render.responses_stream import response_events
-from mockserver.store import Namespace, Unparsed
+from mockserver.store import Namespace
 from mockserver.values import Json
 from mockserver.wire.json_body import Body, encode_json_pretty
 from mockserver.wire.plain import check_responses_body
@@ -169,17 +168,14 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
         def store(space: Namespace, response_id: str, created: int) -> None:
             replay_store(engine, space, result, response_id=response_id, created=created)
 
-        return Recipe(
-            decision=decision,
-            template=cut,
-            answer_id=lambda counter: response_id_of(engine, namespace, counter),
-            journaled=sse.decode_stream if result.events is not None else orjson.loads,
-            stream=result.events is not None,
-            path=key[0],
+        return turn_recipe(
+            key,
+            result.turn,
+            cut,
             api=result.prompt.api,
-            request=Unparsed(key[1], orjson.loads),
-            summary=summarize(result.turn.reply),
-            miss=result.turn.miss,
+            stream=result.events is not None,
+            decode_stream=sse.decode_stream,
+            answer_id=lambda counter: response_id_of(engine, namespace, counter),
             derive=derive_for,
             commit=store if body.get("store") is not False else None,
         )
