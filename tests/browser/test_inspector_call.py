@@ -524,6 +524,9 @@ def test_copied_is_said_beside_the_copy_button(
     page.wait_for_selector("#calls tr")
     open_call(page, 1)
     for button in ("#copy-curl", "#save-rule"):
+        # The notice of the click before is still there until this one's export (fetched
+        # first) replaces it: wait for this click's own.
+        page.evaluate("() => { document.querySelector('#export-notice').textContent = ''; }")
         page.click(button)
         page.wait_for_function("() => !!document.querySelector('#export-notice').textContent")
         said = page.text_content("#export-notice")
