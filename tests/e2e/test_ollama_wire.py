@@ -101,6 +101,36 @@ def test_the_same_requests_give_the_same_bytes(server: BackgroundServer, api_key
     assert run(api_key + "-1") == run(api_key + "-1-again")
 
 
+@pytest.mark.parametrize("path", ["/api/chat", "/api/generate", "/api/show", "/api/embed"])
+def test_a_body_is_read_as_json_whatever_its_content_type(http: httpx.Client, path: str) -> None:
+    """Ollama's server reads every body as JSON (Go's ``ShouldBindJSON``), as its docs'
+    ``curl URL -d '{…}'`` examples, sent as a form, rely on; a new request and its repeat
+    (the replay lane's) alike."""
+    body = {
+        "/api/chat": {**CHAT, "stream": False},
+        "/api/generate": {"model": MODEL, "prompt": "Why is the sky blue?", "stream": False},
+        "/api/show": {"model": MODEL},
+        "/api/embed": {"model": "all-minilm", "input": "Why is the sky blue?"},
+    }[path]
+    as_json = http.post(path, json=body)
+    assert as_json.status_code == 200, as_json.text
+    for _ in range(2):
+        as_form = http.post(
+            path,
+            content=json.dumps(body),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
+        assert as_form.status_code == 200, as_form.text
+        assert as_form.headers["content-type"] == as_json.headers["content-type"]
+        assert set(as_form.json()) == set(as_json.json())
+    refused = http.post(
+        "/v1/chat/completions",
+        content=json.dumps(CHAT),
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert refused.status_code == 415  # OpenAI's API, on the same server, refuses it
+
+
 def test_generate_lines_and_its_context(http: httpx.Client) -> None:
     objects = _lines(http.post("/api/generate", json={"model": MODEL, "prompt": "Hi"}).content)
     *said, last = objects

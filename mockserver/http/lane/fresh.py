@@ -19,7 +19,7 @@ from mockserver.errors import APIError
 from mockserver.http.endpoint import Target, TurnEndpoint
 from mockserver.http.lane.recipes import Answered, Handoff, Key, framing_of, lane_headers
 from mockserver.http.responses import JSONAnswer, NDJSONResponse, SSEResponse
-from mockserver.http.routes.base import is_json_type, namespace_from, within_limit
+from mockserver.http.routes.base import namespace_from, reads_as_json, within_limit
 from mockserver.store import Exchange, Namespace, current_exchange
 from mockserver.wire.json_body import parse_json_body
 
@@ -83,7 +83,7 @@ class _Asked(NamedTuple):
 def _asked(endpoint: TurnEndpoint[Any, Any], key: Key) -> _Asked | None:
     path, raw, pairs, query_string = key
     headers = lane_headers(pairs)
-    json_type = is_json_type(headers.get("content-type", ""))
+    json_type = reads_as_json(headers.get("content-type", ""), path)
     if not (json_type and within_limit(endpoint.engine, headers, raw)):
         return None
     query = QueryParams(query_string) if query_string else _NO_QUERY

@@ -37,11 +37,11 @@ __all__ = [
     "engine_of",
     "error_shape",
     "google_key_of",
-    "is_json_type",
     "namespace_from",
     "namespace_of",
     "read_body",
     "read_json",
+    "reads_as_json",
     "refusal",
     "within_limit",
 ]
@@ -132,7 +132,7 @@ async def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object, with the real API's answers for oversize and non-JSON bodies."""
     _refuse_declared_oversize(request)
     content_type = request.headers.get("content-type", "")
-    if not is_json_type(content_type):
+    if not reads_as_json(content_type, request.scope["path"]):
         raise UnsupportedMediaTypeError(
             f"Unsupported content type: '{content_type}'. This API method only accepts "
             f"'application/json' requests, but you specified the header 'Content-Type: "
@@ -154,10 +154,13 @@ def journaled_body(request: Request) -> Any:
     return getattr(request.state, "json_body", None)
 
 
-def is_json_type(content_type: str) -> bool:
-    """Does a request with this ``Content-Type`` (``""``: none) get its body read as JSON?"""
+def reads_as_json(content_type: str, path: str) -> bool:
+    """Does a request to ``path`` with this ``Content-Type`` (``""``: none) get its body read
+    as JSON? Ollama's server reads every body as JSON whatever it says it is (Go's
+    ``ShouldBindJSON``), and its docs' ``curl -d`` examples send a form's type; elsewhere a
+    type that is not JSON is refused."""
     media = content_type.split(";")[0].strip().lower()
-    return not media or "json" in media
+    return not media or "json" in media or errors_at(path) == "ollama"
 
 
 def within_limit(engine: Engine, headers: Mapping[str, str], body: bytes) -> bool:
