@@ -10,9 +10,9 @@ its JSON; a request or an answer kept unparsed as its text and the name of its p
 reply's lazily scored tokens as what scores them.
 
 Journal entries and stored objects are written field by field from their dataclass and read
-back by the fields' types (:func:`structure`), so a field added with a default needs nothing
-here: a value written without it reads back with the default, and a field this release does
-not know is ignored.
+back by the fields' types (pydantic's lax validation, :class:`_Reader`), so a field added with
+a default needs nothing here: a value written without it reads back with the default, and a
+field this release does not know is ignored.
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ import base64
 import dataclasses
 import functools
 import hashlib
-import types
-import typing
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, get_args, get_origin
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 import orjson
+from pydantic import TypeAdapter, ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.render import sse
-from mockserver.render.responses import ResponseMeta
 from mockserver.reply.logprobs import ScoredTokens
-from mockserver.reply.model import Reply
+from mockserver.reply.model import Token
 from mockserver.store.model import JournalEntry, Namespace, Unparsed
 from mockserver.store.stored import KINDS, StoredResponse
 
@@ -104,139 +102,33 @@ def _loads(blob: bytes) -> Any:
         raise Unreadable("not JSON") from None
 
 
-# -- reading: JSON values back into the types the fields declare -------------------------
+# -- reading: JSON values back into the types the fields declare ---------------------------
 
 
-def structure(kind: Any, value: Any) -> Any:
-    """``value`` (JSON) as a value of the type ``kind`` (a dataclass, or a type hint of the
-    kinds the store's values use); :class:`Unreadable` if it is not one."""
-    return _reader(kind)(value)
+class _Reader:
+    """JSON values read as a ``kind`` (a dataclass, or a type hint) by pydantic's (lax)
+    validation, built when first used; :class:`Unreadable` if they are not one."""
 
+    def __init__(self, kind: Any) -> None:
+        self.kind = kind
 
-@functools.cache
-def _reader(hint: Any) -> Callable[[Any], Any]:
-    origin, args = get_origin(hint), get_args(hint)
-    if hint is Any:
-        return lambda value: value
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _dataclass_reader(hint)
-    if hint in (int, str, bool):
-        return functools.partial(_checked, hint)
-    if hint is float:
-        return _float
-    if origin in (types.UnionType, typing.Union):
-        return _union_reader(args)
-    if origin is Literal:
-        return functools.partial(_literal, args)
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = _reader(args[0])
-            return lambda value: tuple(item(v) for v in _list(value))
-        return _fixed_reader(tuple(_reader(arg) for arg in args))
-    if origin is list:
-        item = _reader(args[0]) if args else _reader(Any)
-        return lambda value: [item(v) for v in _list(value)]
-    if origin in (Sequence, typing.Sequence):
-        return _sequence_reader(args[0])
-    if origin in (frozenset, set):
-        item = _reader(args[0])
-        return lambda value: frozenset(item(v) for v in _list(value))
-    if origin in (dict, Mapping, OrderedDict, typing.Mapping) or hint is dict:
-        keep = OrderedDict if origin is OrderedDict else dict
-        item = _reader(args[1]) if args else _reader(Any)
-        return lambda value: keep((str(k), item(v)) for k, v in _dict(value).items())
-    if origin is Callable or hint is type(None):  # never written: only ``None`` reads back
-        return functools.partial(_literal, (None,))
-    raise TypeError(f"no reader for {hint!r}")
+    @functools.cached_property
+    def _validate(self) -> Callable[[Any], Any]:
+        # pydantic looks these names up here: fields name them, and their modules import
+        # them for type checkers only.
+        from mockserver.render.responses import ResponseMeta  # noqa: F401
+        from mockserver.reply.model import Reply  # noqa: F401
+        from mockserver.values import Json  # noqa: F401
 
+        return TypeAdapter(self.kind).validate_python
 
-def _dataclass_reader(kind: type) -> Callable[[Any], Any]:
-    hints = typing.get_type_hints(kind, localns=_NAMES)
-    readers = {f.name: _reader(hints[f.name]) for f in dataclasses.fields(kind) if f.init}
-
-    def read(value: Any) -> Any:
-        given = _dict(value)
-        fields = {name: read(given[name]) for name, read in readers.items() if name in given}
+    def __call__(self, value: Any) -> Any:
         try:
-            return kind(**fields)
-        except TypeError as exc:  # a field it must have is missing
-            raise Unreadable(f"not a {kind.__name__}: {exc}") from None
-
-    return read
-
-
-def _fixed_reader(readers: tuple[Callable[[Any], Any], ...]) -> Callable[[Any], Any]:
-    def read(value: Any) -> tuple[Any, ...]:
-        given = _list(value)
-        if len(given) != len(readers):
-            raise Unreadable(f"{value!r:.40} is not {len(readers)} values")
-        return tuple([read(v) for read, v in zip(readers, given, strict=True)])
-
-    return read
-
-
-def _union_reader(args: tuple[Any, ...]) -> Callable[[Any], Any]:
-    choices = [_reader(arg) for arg in args if arg is not type(None)]
-    optional = type(None) in args
-
-    def read(value: Any) -> Any:
-        if value is None and optional:
-            return None
-        for choice in choices:
-            try:
-                return choice(value)
-            except Unreadable:
-                continue
-        raise Unreadable(f"{value!r:.40} is none of {args}")
-
-    return read
-
-
-def _sequence_reader(item_hint: Any) -> Callable[[Any], Any]:
-    item = _reader(item_hint)
-
-    def read(value: Any) -> Any:
-        if isinstance(value, dict):  # a reply's tokens, as what scores them
-            texts = tuple(_checked(str, text) for text in _list(value.get("texts")))
-            seed, top_k = _checked(int, value.get("seed")), _checked(int, value.get("top_k"))
-            return ScoredTokens(texts, seed=seed, top_k=top_k)
-        return tuple(item(v) for v in _list(value))
-
-    return read
-
-
-def _checked(kind: type, value: Any) -> Any:
-    if type(value) is not kind:
-        raise Unreadable(f"{value!r:.40} is not a {kind.__name__}")
-    return value
-
-
-def _float(value: Any) -> float:
-    if type(value) not in (int, float):
-        raise Unreadable(f"{value!r:.40} is not a number")
-    return float(value)
-
-
-def _literal(allowed: tuple[Any, ...], value: Any) -> Any:
-    if value not in allowed:
-        raise Unreadable(f"{value!r:.40} is not one of {allowed}")
-    return value
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise Unreadable(f"{value!r:.40} is not a list")
-    return value
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise Unreadable(f"{value!r:.40} is not an object")
-    return value
-
-
-#: Names the fields' annotations use that their modules import only for type checkers.
-_NAMES = {"ResponseMeta": ResponseMeta, "Reply": Reply, "Json": dict[str, Any]}
+            return self._validate(value)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(map(str, error["loc"])) or "the value"
+            raise Unreadable(f"{where}: {error['msg']}") from None
 
 
 # -- journal entries ----------------------------------------------------------------------
@@ -273,25 +165,27 @@ def decode_entry(
 ) -> JournalEntry:
     """A journal entry as written, with its times (once sent) and its server-wide call number
     (``scripts.lua`` keeps both beside it)."""
-    value = _dict(_loads(blob))
-    kept = _dict(value.get("kept", {}))
-    entry: JournalEntry = structure(JournalEntry, value)
-    for name, how in kept.items():
-        parser, _, encoding = _checked(str, how).partition(":")
-        text = value.get(name)
-        if name not in ("request", "response") or parser not in PARSERS or type(text) is not str:
+    value = _loads(blob)
+    entry: JournalEntry = _ENTRY(value)
+    for name, how in _KEPT(value.get("kept", {})).items():
+        parser, _, encoding = how.partition(":")
+        text = getattr(entry, name)
+        if parser not in PARSERS or type(text) is not str:
             raise Unreadable(f"a journal entry's {name} kept as {how!r}")
         raw = base64.b64decode(text, validate=True) if encoding == "base64" else text.encode()
         setattr(entry, name, Unparsed(raw, PARSERS[parser]))
     if number is not None:
         entry.number = int(number)
     if times is not None:
-        entry.duration_ms, entry.timing, entry.cut = structure(_TIMES, _loads(times))
+        entry.duration_ms, entry.timing, entry.cut = _TIMES(_loads(times))
     return entry
 
 
+_ENTRY = _Reader(JournalEntry)
 #: A journal entry's times, as ``RedisStore.complete`` writes them.
-_TIMES = tuple[float, list[float] | None, bool]
+_TIMES = _Reader(tuple[float, list[float] | None, bool])
+#: What a journal entry keeps unparsed, and as what (its parser's name, ``:base64`` if not text).
+_KEPT = _Reader(dict[Literal["request", "response"], str])
 
 
 # -- stored objects -----------------------------------------------------------------------
@@ -306,7 +200,29 @@ def encode_stored(stored: Any) -> bytes:
 
 
 def decode_stored(kind: str, blob: bytes) -> Any:
-    return structure(KINDS[kind].kind, _loads(blob))
+    value = _loads(blob)
+    reply = value.get("reply") if isinstance(value, dict) else None
+    written = reply.pop("tokens", ()) if isinstance(reply, dict) else ()
+    stored = _STORED[kind](value)
+    if written:  # a reply's tokens, or what scores them
+        tokens = _TOKENS(written)
+        if isinstance(tokens, _Scored):
+            tokens = ScoredTokens(tokens.texts, seed=tokens.seed, top_k=tokens.top_k)
+        stored.reply = dataclasses.replace(stored.reply, tokens=tokens)
+    return stored
+
+
+@dataclasses.dataclass(slots=True)
+class _Scored:
+    """A reply's tokens as ``ScoredTokens.recipe`` writes them."""
+
+    texts: tuple[str, ...]
+    seed: int
+    top_k: int
+
+
+_STORED = {kind: _Reader(of.kind) for kind, of in KINDS.items()}
+_TOKENS = _Reader(tuple[Token, ...] | _Scored)
 
 
 # -- a namespace's state --------------------------------------------------------------------
@@ -405,7 +321,7 @@ class ScenarioCodec:
     def decode_state(self, blob: bytes, space: Namespace) -> None:
         """Fill ``space`` from ``blob`` (a change made on a state another process wrote
         decodes it: this is on a request's path)."""
-        state: _State = structure(_State, _loads(blob))
+        state: _State = _STATE(_loads(blob))
         space.counter, space.journal_seq = state.counter, state.journal_seq
         space.rule_hits, space.clock_offset = state.rule_hits, state.clock_offset
         space.budgets, space.seed, space.incarnation = state.budgets, state.seed, state.incarnation
@@ -437,3 +353,6 @@ class _State:
 
 def _reply_json(reply: Any) -> Any:
     return reply.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+_STATE = _Reader(_State)
