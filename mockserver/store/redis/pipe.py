@@ -5,23 +5,21 @@ answers other requests meanwhile. One of the pipelined path's devices (``pipelin
 Each serving loop has one connection to Redis (:class:`RedisPipe`), its calls pipelined: Redis
 answers a connection's calls in order, so each answer settles the oldest call waiting, and the
 calls made while others are in flight go to Redis in one write. A namespace's turns are made
-in the order they come (:meth:`PipelinedTurns.transact`): one made while the one before is on its
-way is made on the state that one writes (its version is named in advance) and sent after it;
-if that one is not written, neither is this one, which is then made again. A turn waits for
-the one before to be settled instead if that one changed stored objects (this one would read
-them as they were), or while another process lately wrote the namespace too (``contend``).
-A ``rediss://`` URL (TLS) has no pipe: its store has no awaited turns.
+in the order they come: one made while the one before is on its way is made on the state that
+one writes (its version is named in advance) and sent after it; if that one is not written,
+neither is this one, which is then made again. A turn waits for the one before to be settled
+instead if that one changed stored objects (this one would read them as they were), or while
+another process lately wrote the namespace too (``CONTENDED``). A ``rediss://`` URL (TLS) has
+no pipe: its store has no awaited turns.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from functools import partial
 from typing import Any, TypeVar
 
 import hiredis
@@ -30,20 +28,18 @@ from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
 from mockserver.store.redis.change import LEASE_AFTER, WAIT, Attempt, Changes, Missed
-from mockserver.store.redis.client import RedisClient
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
 T = TypeVar("T")
 #: How many of a namespace's next turns go one at a time after another process moved it under
-#: one (:meth:`PipelinedTurns._contend`); and how many such namespaces a loop remembers.
+#: one; and how many such namespaces a loop remembers.
 CONTENDED = 64
 CONTENDED_NAMES = 1024
 
 
 def pipe_target(url: str) -> dict[str, Any] | None:
-    """Where a pipe to ``url`` connects, and how it logs in; ``None`` for a URL it cannot
-    serve (TLS)."""
+    """Where a pipe to ``url`` connects, and how it logs in; ``None`` for TLS."""
     if not url.startswith(("redis://", "unix://")):
         return None
     target: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
@@ -66,8 +62,7 @@ class RedisPipe(asyncio.Protocol):
 
     @classmethod
     async def open(cls, target: dict[str, Any], timeout: float) -> RedisPipe:
-        loop = asyncio.get_running_loop()
-        pipe = cls(timeout)
+        loop, pipe = asyncio.get_running_loop(), cls(timeout)
         if "path" in target:
             connecting = loop.create_unix_connection(lambda: pipe, target["path"])
         else:
@@ -77,8 +72,8 @@ class RedisPipe(asyncio.Protocol):
         except (TimeoutError, OSError) as exc:
             raise redis.ConnectionError(f"connecting to Redis: {exc}") from None
         if target.get("password"):
-            username, password = target.get("username"), target["password"]
-            await pipe.call(("AUTH", username, password) if username else ("AUTH", password))
+            login = (target.get("username"), target["password"])
+            await pipe.call(("AUTH", *login) if login[0] else ("AUTH", login[1]))
         if target.get("db"):
             await pipe.call(("SELECT", target["db"]))
         return pipe
@@ -91,7 +86,7 @@ class RedisPipe(asyncio.Protocol):
         """Send ``command`` and await its answer: an error answer is raised as redis-py raises
         it (``NoScriptError``, ``ResponseError``); a lost or silent Redis as its
         ``ConnectionError`` or ``TimeoutError``."""
-        if self._broken is not None or self._transport is None:
+        if self._transport is None or self._broken is not None:
             raise redis.ConnectionError("the connection to Redis was lost")
         packed = hiredis.pack_command(command)  # type: ignore[arg-type]
         loop = asyncio.get_running_loop()
@@ -109,16 +104,14 @@ class RedisPipe(asyncio.Protocol):
         finally:
             timer.cancel()
         if isinstance(got, hiredis.ReplyError):
-            message = str(got)
-            if message.startswith("NOSCRIPT"):
-                raise redis.exceptions.NoScriptError(message)
-            raise redis.ResponseError(message)
+            refused = redis.exceptions.NoScriptError if str(got).startswith("NOSCRIPT") else None
+            raise (refused or redis.ResponseError)(str(got))
         return got
 
     def _send(self) -> None:
         outgoing, self._outgoing = self._outgoing, []
-        if self._broken is None and self._transport is not None:  # (else its calls have failed)
-            self._transport.write(b"".join(outgoing))
+        if self.usable:  # (else its calls have failed)
+            self._transport.write(b"".join(outgoing))  # type: ignore[union-attr]
 
     def close(self) -> None:
         self._break(redis.ConnectionError("the connection to Redis was closed"))
@@ -127,10 +120,9 @@ class RedisPipe(asyncio.Protocol):
         self._transport = transport  # type: ignore[assignment]  # a stream's (uvloop's too)
 
     def data_received(self, data: bytes) -> None:
-        reader = self._reader
         try:
-            reader.feed(data)
-            while (got := reader.gets()) is not False:
+            self._reader.feed(data)
+            while (got := self._reader.gets()) is not False:
                 if not self._waiting:  # an answer nobody asked for: the stream is not ours
                     raise redis.ConnectionError("Redis answered a call never made")
                 future = self._waiting.popleft()
@@ -146,8 +138,7 @@ class RedisPipe(asyncio.Protocol):
         self._break(redis.TimeoutError(f"Redis did not answer within {self.timeout:g} s"))
 
     def _break(self, error: BaseException) -> None:
-        if self._broken is None:
-            self._broken = error
+        self._broken = self._broken or error
         waiting, self._waiting = self._waiting, deque()
         for future in waiting:
             if not future.done():
@@ -163,24 +154,23 @@ class Turn:
 
     __slots__ = ("alone", "attempt", "done", "missed")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, alone: bool) -> None:
         self.attempt: Attempt[Any] | None = None
         self.done: asyncio.Future[None] = loop.create_future()
         #: Was it made again (its first try not written)?
         self.missed = False
         #: Made one at a time (on the change the one before wrote, not the one it sent)?
-        self.alone = False
+        self.alone = alone
 
 
 class PipelinedTurns:
     """A store's awaited turns (see the module's docstring): on each event loop the server
     announced (:meth:`loop_starts`, on the loop; :meth:`loop_ends` before it closes) a pipe,
-    opened when first needed and anew once broken or in a forked worker, and each
-    namespace's line of turns."""
+    opened when first needed and anew once broken, and each namespace's line of turns."""
 
     def __init__(self, changes: Changes, target: dict[str, Any]) -> None:
         self.changes = changes
-        self.client: RedisClient = changes.client
+        self.client = changes.client
         self.target = target
         self._local = threading.local()  # a thread's loop: its pipe, its turns
 
@@ -188,13 +178,23 @@ class PipelinedTurns:
         """``Store.transact``, awaited (see the module's docstring); waiting on Redis, as
         :meth:`Changes.transact` does, on a loop the server did not announce."""
         local = self._local
-        if getattr(local, "serving", None) is not asyncio.get_running_loop():
+        loop = asyncio.get_running_loop()
+        if getattr(local, "serving", None) is not loop:
             return self.changes.transact(name, work)
-        ahead, turn = self._queue(name)
+        contended: dict[str, int] = local.contended
+        turn = Turn(loop, alone=contended.get(name, 0) > 0)
+        if turn.alone:
+            contended[name] -= 1
+        ahead = local.turns.get(name)
+        local.turns[name] = turn
         try:
             return await self._turn(name, work, ahead, turn)
         finally:
-            self._leave(name, turn)
+            turn.attempt = None
+            if not turn.done.done():  # (cancelled if the one after it was, while it waited)
+                turn.done.set_result(None)
+            if local.turns.get(name) is turn:
+                del local.turns[name]
 
     async def _turn(
         self, name: str, work: Callable[[Namespace], T], ahead: Turn | None, turn: Turn
@@ -222,11 +222,9 @@ class PipelinedTurns:
             outcome = changes.settle(attempt, got)
             if not isinstance(outcome, Missed):
                 return outcome
-            misses += 1
-            turn.missed = True
-            known = outcome.known
-            if not known[1].startswith(mine):
-                self._contend(name)  # another process wrote it meanwhile
+            misses, turn.missed, known = misses + 1, True, outcome.known
+            if not known[1].startswith(mine):  # another process wrote it meanwhile
+                self._contend(name)
             if outcome.leased:
                 deadline = deadline or time.monotonic() + WAIT
                 changes.waited(name, deadline)
@@ -234,10 +232,9 @@ class PipelinedTurns:
 
     async def run(self, script: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""
-        client = self.client
-        source, sha = client.scripts[script]
-        command = ("EVALSHA", sha, 0, client.prefix, *args)
-        with client.step():
+        source, sha = self.client.scripts[script]
+        command = ("EVALSHA", sha, 0, self.client.prefix, *args)
+        with self.client.step():
             pipe = await self.pipe()
             try:
                 return await pipe.call(command)
@@ -249,50 +246,32 @@ class PipelinedTurns:
         local = self._local
         local.serving = asyncio.get_running_loop()
         local.turns, local.contended = {}, {}
+        local.pipe = local.opening = None
 
     def loop_ends(self) -> None:
         local = self._local
-        local.serving = None
-        pipe: RedisPipe | None = getattr(local, "pipe", None)
-        if pipe is not None and local.pipe_loop is asyncio.get_running_loop():
-            pipe.close()
-        local.pipe = local.pipe_loop = local.opening = None
+        if local.pipe is not None:
+            local.pipe.close()
+        local.serving = local.pipe = local.opening = None
 
     async def pipe(self) -> RedisPipe:
-        """The running loop's pipe. While it is being opened, the calls that come wait for
+        """The serving loop's pipe. While it is being opened, the calls that come wait for
         that one opening, and go on in the order they came (a namespace's turns are sent in
         the order they were made)."""
         local = self._local
-        loop = asyncio.get_running_loop()
-        if getattr(local, "pipe_loop", None) is not loop or local.pipe_pid != os.getpid():
-            local.pipe = local.opening = None
-            local.pipe_loop, local.pipe_pid = loop, os.getpid()
         pipe: RedisPipe | None = local.pipe
         if pipe is not None and pipe.usable:
             return pipe
-        opening: asyncio.Task[RedisPipe] | None = local.opening
-        if opening is None:
-            opening = local.opening = loop.create_task(
-                RedisPipe.open(self.target, self.client.timeout)
-            )
-            opening.add_done_callback(partial(_opened, local))
+        if local.opening is None:
+            local.opening = asyncio.create_task(RedisPipe.open(self.target, self.client.timeout))
+            local.opening.add_done_callback(self._opened)
+        opening: asyncio.Task[RedisPipe] = local.opening
         return await asyncio.shield(opening)  # (a caller cancelled leaves it to the others)
 
-    def _queue(self, name: str) -> tuple[Turn | None, Turn]:
-        """A new turn of the namespace ``name`` on the running loop, last in its line; and the
-        turn before it, if one is still unsettled. The turn goes ``alone`` (it does not follow
-        the one before) while another process lately moved the namespace (:meth:`_contend`)."""
-        local = self._local
-        turn = Turn(asyncio.get_running_loop())
-        contended: dict[str, int] = local.contended
-        if contended and name in contended:
-            turn.alone = True
-            contended[name] -= 1
-            if contended[name] == 0:
-                del contended[name]
-        ahead = local.turns.get(name)
-        local.turns[name] = turn
-        return ahead, turn
+    def _opened(self, opening: asyncio.Task[RedisPipe]) -> None:
+        self._local.opening = None
+        if not opening.cancelled() and opening.exception() is None:
+            self._local.pipe = opening.result()
 
     def _contend(self, name: str) -> None:
         """Another process moved the namespace under a turn of this loop: its next
@@ -303,18 +282,3 @@ class PipelinedTurns:
         contended[name] = CONTENDED
         if len(contended) > CONTENDED_NAMES:
             del contended[next(iter(contended))]  # the least lately contended
-
-    def _leave(self, name: str, turn: Turn) -> None:
-        """``turn`` settled: the one after it may go on."""
-        turn.attempt = None
-        if not turn.done.done():  # (cancelled if the one after it was, while it waited)
-            turn.done.set_result(None)
-        turns: dict[str, Turn] = self._local.turns
-        if turns.get(name) is turn:
-            del turns[name]
-
-
-def _opened(local: threading.local, opening: asyncio.Task[RedisPipe]) -> None:
-    local.opening = None
-    if not opening.cancelled() and opening.exception() is None:
-        local.pipe = opening.result()
