@@ -30,12 +30,12 @@ from typing import Any, Generic, TypeVar
 from mockserver.store.feed import Feed
 from mockserver.store.model import Exchange, Namespace, current_exchange
 from mockserver.store.redis.client import FEED_SIZE, RedisClient, unavailable
-from mockserver.store.redis.codec import ScenarioCodec, encode_entry, escape, unescape
-from mockserver.store.redis.space import JournalView, Outbox, Reads, RedisShelf, shelf_of
+from mockserver.store.redis.codec import encode_entry, escape, unescape
+from mockserver.store.redis.space import JournalView, Outbox, Reads, shelf_of
 from mockserver.store.stored import KINDS
 from mockserver.values import value_class
 
-__all__ = ["LEASE_AFTER", "Attempt", "Changes", "Limits", "Missed"]
+__all__ = ["LEASE_AFTER", "Attempt", "Changes", "Missed"]
 
 T = TypeVar("T")
 
@@ -46,17 +46,6 @@ LEASE_MS = 500
 WAIT = 2.5
 #: The state and version of a namespace this process has not seen: tried as a new one.
 UNSEEN = (b"", b"")
-
-
-@value_class
-class Limits:
-    """The bounds the scripts keep: the memory backend's (``Store``'s docstring)."""
-
-    namespaces: int
-    journal: int
-    journal_bytes: int
-    stored: int
-    stored_bytes: int
 
 
 @dataclass(slots=True)
@@ -87,23 +76,24 @@ class Missed:
 
 
 class Changes:
-    """The protocol (see the module's docstring), and the states this process last saw."""
+    """The protocol (see the module's docstring), and the states this process last saw.
+    ``limits`` are the bounds the script keeps (``Store``'s docstring): namespaces, journal
+    entries and bytes, stored objects and bytes."""
 
     def __init__(
         self,
         client: RedisClient,
         reads: Reads,
-        codec: ScenarioCodec,
         feed: Feed,
         *,
-        limits: Limits,
+        limits: tuple[int, int, int, int, int],
         riding: Callable[[], list[object]] = list,
     ) -> None:
         self.client = client
         self.reads = reads
-        self.codec = codec
         self.feed = feed
-        self.limits = limits
+        self.namespaces = limits[0]
+        self._fixed = (*limits, FEED_SIZE, LEASE_MS)
         #: Journal times that ride along with the next change (the completer's).
         self.riding = riding
         #: Per namespace, its state and version as this process last wrote or read them, and
@@ -164,20 +154,17 @@ class Changes:
             value = work(space)
         except BaseException as exc:  # what it changed stands, as in memory; raised once written
             failure = exc
-        now = self.codec.encode_state(space)
+        now = self.reads.codec.encode_state(space)
         riding = self.riding()
-        mine = self.client.new_version()
+        mine, origin = self.client.new_version(), self.client.origin
         changes, shelved = self._writes(space, b"" if now == state else now)
-        limits = self.limits
         args: list[object] = [
             escape(name),
             version,
             mine,
-            limits.namespaces,
-            self.client.origin,
-            FEED_SIZE,
-            self.client.origin if lease else "",  # (the lease's holder)
-            LEASE_MS,
+            origin,
+            origin if lease else "",  # (the lease's holder)
+            *self._fixed,
             len(riding) // 3,
             *riding,
             *changes,
@@ -224,26 +211,19 @@ class Changes:
         known = self._known
         known.pop(name, None)
         known[name] = (state, version, space)
-        while len(known) > max(self.limits.namespaces, 1):
+        while len(known) > max(self.namespaces, 1):
             known.popitem(last=False)
 
     def _writes(self, space: Namespace, state: bytes) -> tuple[list[object], bool]:
-        """What the script's ``write`` takes for the change made to ``space`` (``state``:
-        ``b""`` if unchanged), and whether it writes stored objects."""
+        """What the script writes of the change made to ``space`` (``state``: ``b""`` if
+        unchanged), and whether it writes stored objects."""
         journal = space.journal
         assert isinstance(journal, JournalView)
-        limits = self.limits
-        args: list[object] = [
-            state,
-            limits.journal,
-            limits.journal_bytes,
-            limits.stored,
-            limits.stored_bytes,
-            len(journal.added),
-        ]
+        args: list[object] = [state, len(journal.added)]
         for entry in journal.added:
             args += [entry.seq, encode_entry(entry)]
-        changes = [change for shelf in _shelves(space) for change in shelf.changes()]
+        shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
+        changes = [change for shelf in shelves for change in shelf.changes()]
         args.append(len(changes))
         for change in changes:
             args += change
@@ -253,7 +233,3 @@ class Changes:
         for kind, seq in outbox.sent:
             args += [kind, seq]
         return args, bool(changes)
-
-
-def _shelves(space: Namespace) -> list[RedisShelf[Any]]:
-    return [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]

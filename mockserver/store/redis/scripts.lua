@@ -128,65 +128,60 @@ local function set_stored(base, kind, id, value, weighed, slimit, sbytes)
     if weighed then total = tonumber(redis.call('GET', shelf .. ':bytes')) end
   end
 end
--- ARGV from ``at``: state ('' = unchanged), journal limit, journal bytes, store limit, store
--- bytes, then journal entries (count, then seq + value each), stored-object changes (count,
--- then kind + 'set'/'del' + id + value + weighed ('1'/'') each) and announcements (count,
--- then kind + seq each). Written as version ``mine``. Returns the entries' call numbers.
-local function write(p, n, at, mine)
-  local base = p .. ':ns:' .. n
-  local slimit, sbytes = tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
-  local numbers, i = journal(p, base, at + 5, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]))
-  local count = tonumber(ARGV[i]); i = i + 1
-  for _ = 1, count do
-    local kind, id, weighed = ARGV[i], ARGV[i + 2], ARGV[i + 4] ~= ''
-    if ARGV[i + 1] == 'set' then
-      set_stored(base, kind, id, ARGV[i + 3], weighed, slimit, sbytes)
-    else
-      drop_stored(base .. ':' .. kind, id, weighed)
-      redis.call('ZREM', base .. ':' .. kind .. ':order', id)
-    end
-    i = i + 5
-  end
-  count = tonumber(ARGV[i]); i = i + 1
-  for _ = 1, count do
-    announce(ARGV[i], n, ARGV[i + 1])
-    i = i + 2
-  end
-  if ARGV[at] ~= '' then
-    redis.call('MSET', base .. ':state', ARGV[at], base .. ':ver', mine)
-  else
-    redis.call('SET', base .. ':ver', mine)
-  end
-  return numbers
-end
 
 --- script: change
 -- The one way a namespace changes: compare and set. ARGV: prefix, name, the version the
 -- change was made on ('' for a namespace that did not exist), the version it writes (a token
--- no other change has), namespace limit, origin, feed length, a lease token ('' for none),
--- lease ms, the count of completed journal entries riding along and their (name, seq, times),
--- then what ``write`` takes. Written if the namespace is still in that version and nobody
--- else holds its lease: {1, call numbers, names evicted}. Else {0, state ('' if none),
--- version ('' if none), 1 if another holds its lease}; a caller that gave a lease token holds
--- the lease then (its next try cannot miss but for a reset, or its lease running out).
-local p, n, want, mine = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local origin, maxlen, token = ARGV[6], ARGV[7], ARGV[8]
+-- no other change has), origin, a lease token ('' for none); the limits: namespaces, journal
+-- entries, journal bytes, stored objects, stored bytes; feed length, lease ms; the count of
+-- completed journal entries riding along and their (name, seq, times); then the state (''
+-- if unchanged), journal entries (count, then seq + value each), stored-object changes
+-- (count, then kind + 'set'/'del' + id + value + weighed ('1'/'') each) and announcements
+-- (count, then kind + seq each). Written if the namespace is still in that version and
+-- nobody else holds its lease: {1, call numbers, names evicted}. Else {0, state ('' if
+-- none), version ('' if none), 1 if another holds its lease}; a caller that gave a lease
+-- token holds the lease then (its next try cannot miss but for a reset, or its lease running
+-- out).
+local p, n, want, mine, origin, token = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local slimit, sbytes, maxlen = tonumber(ARGV[10]), tonumber(ARGV[11]), ARGV[12]
 local base = p .. ':ns:' .. n
-local riding = tonumber(ARGV[10])
-complete(p, 11, 10 + 3 * riding)
+local riding = tonumber(ARGV[14])
+complete(p, 15, 14 + 3 * riding)
 local now = redis.call('MGET', base .. ':ver', base .. ':lease')
 local version, lease = now[1] or '', now[2]
 local other = lease and lease ~= token
 if other or version ~= want then
   if token ~= '' and not other then
-    redis.call('SET', base .. ':lease', token, 'PX', ARGV[9])
+    redis.call('SET', base .. ':lease', token, 'PX', ARGV[13])
   end
   tell(p, maxlen, origin)
   return {0, redis.call('GET', base .. ':state') or '', version, other and 1 or 0}
 end
 if lease then redis.call('DEL', base .. ':lease') end
-local evicted = touch(p, n, tonumber(ARGV[5]))
-local numbers = write(p, n, 11 + 3 * riding, mine)
+local evicted = touch(p, n, tonumber(ARGV[7]))
+local at = 15 + 3 * riding
+local numbers, i = journal(p, base, at + 1, tonumber(ARGV[8]), tonumber(ARGV[9]))
+local count = tonumber(ARGV[i]); i = i + 1
+for _ = 1, count do
+  local kind, id, weighed = ARGV[i], ARGV[i + 2], ARGV[i + 4] ~= ''
+  if ARGV[i + 1] == 'set' then
+    set_stored(base, kind, id, ARGV[i + 3], weighed, slimit, sbytes)
+  else
+    drop_stored(base .. ':' .. kind, id, weighed)
+    redis.call('ZREM', base .. ':' .. kind .. ':order', id)
+  end
+  i = i + 5
+end
+count = tonumber(ARGV[i]); i = i + 1
+for _ = 1, count do
+  announce(ARGV[i], n, ARGV[i + 1])
+  i = i + 2
+end
+if ARGV[at] ~= '' then
+  redis.call('MSET', base .. ':state', ARGV[at], base .. ':ver', mine)
+else
+  redis.call('SET', base .. ':ver', mine)
+end
 tell(p, maxlen, origin)
 return {1, numbers, evicted}
 

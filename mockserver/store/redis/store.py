@@ -20,7 +20,7 @@ import orjson
 
 from mockserver.store.base import Store
 from mockserver.store.model import Exchange, JournalEntry, Namespace
-from mockserver.store.redis.change import Changes, Limits
+from mockserver.store.redis.change import Changes
 from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
 from mockserver.store.redis.codec import ScenarioCodec, escape, unescape
 from mockserver.store.redis.feed import Completer, SharedFeed
@@ -70,11 +70,10 @@ class RedisStore(Store):
         self.reads = Reads(client, self.codec, journal_limit=journal_limit)
         self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
         self.completer = Completer(client) if pipelined else None
-        limits = Limits(namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
+        limits = (namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
         self.changes = Changes(
             client,
             self.reads,
-            self.codec,
             self.feed,
             limits=limits,
             riding=self.completer.take if self.completer is not None else list,
