@@ -27,7 +27,7 @@ from redis.retry import Retry
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.settings import shown_state_url
-from mockserver.store.redis.codec import LAYOUT
+from mockserver.store.redis.codec import LAYOUT, escape
 
 __all__ = ["BREAK", "TIMEOUT", "RedisClient", "StateUnavailableError", "unavailable"]
 
@@ -167,8 +167,8 @@ class RedisClient:
         return f"{self.origin}.{next(self._versions)}".encode()
 
     def key(self, name: str, suffix: str) -> str:
-        """The key of the escaped namespace ``name``'s ``suffix`` (``state``, ``journal``…)."""
-        return f"{self.prefix}:ns:{name}:{suffix}"
+        """The key of the namespace ``name``'s ``suffix`` (``state``, ``journal``…)."""
+        return f"{self.prefix}:ns:{escape(name)}:{suffix}"
 
     @contextmanager
     def step(self) -> Iterator[None]:

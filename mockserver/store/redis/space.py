@@ -19,7 +19,6 @@ from mockserver.store.redis.codec import (
     decode_entry,
     decode_stored,
     encode_stored,
-    escape,
 )
 from mockserver.store.stored import KINDS
 
@@ -51,7 +50,7 @@ class Reads:
         objects fetched when read."""
         space = Namespace(name=name, journal=JournalView(self, name))
         if state:
-            key = self.client.key(escape(name), "state")
+            key = self.client.key(name, "state")
             self.decoded(key, lambda: self.codec.decode_state(state, space))
         elif fresh:  # told apart from the namespaces of this name before it (and after)
             space.incarnation = secrets.randbits(62) + 1
@@ -60,21 +59,20 @@ class Reads:
     def seen_anew(self, space: Namespace) -> Namespace:
         """``space`` with its journal and stored objects as a new change sees them (fetched
         when read, nothing added yet)."""
-        name = space.name
-        space.journal = journal = JournalView(self, name)
+        space.journal = journal = JournalView(self, space.name)
         journal.known = min(space.journal_seq, self.journal_limit)
         for kind, of in KINDS.items():
-            setattr(space, of.shelf, RedisShelf(self, name, kind))
+            setattr(space, of.shelf, RedisShelf(self, space.name, kind))
         return space
 
     def state(self, name: str) -> bytes | None:
-        key = self.client.key(escape(name), "state")
+        key = self.client.key(name, "state")
         found: bytes | None = self.client.call(lambda r: r.get(key))
         return found
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
         fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
-        key = self.client.key(escape(name), "journal")
+        key = self.client.key(name, "journal")
         blob, times, number = self.client.call(lambda r: r.hmget(key, fields))
         if blob is None:
             return None
@@ -83,10 +81,13 @@ class Reads:
     def entries(self, name: str) -> list[JournalEntry]:
         """The namespace's journal, oldest first: each entry beside its times and call number
         in the one hash (``scripts.lua``)."""
-        key = self.client.key(escape(name), "journal")
+        key = self.client.key(name, "journal")
         fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
         entries = [
-            self.decoded(f"{key} {seq.decode()}", partial(_entry, blob, fields, seq))
+            self.decoded(
+                f"{key} {seq.decode()}",
+                partial(decode_entry, blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq)),
+            )
             for seq, blob in fields.items()
             if seq.isdigit()
         ]
@@ -94,35 +95,27 @@ class Reads:
 
     def stored(self, name: str, kind: str, key: str) -> tuple[Any, bytes] | None:
         """The stored object ``key`` of ``kind``, and the bytes it was read as."""
-        shelf = self.client.key(escape(name), kind)
+        shelf = self.client.key(name, kind)
         blob: bytes | None = self.client.call(lambda r: r.hget(shelf, key))
         if blob is None:
             return None
-        return self.decoded(f"{shelf} {key}", lambda: decode_stored(kind, blob)), blob
+        return self.decoded(f"{shelf} {key}", partial(decode_stored, kind, blob)), blob
 
     def every_stored(self, name: str, kind: str) -> list[tuple[str, Any, bytes]]:
         """Every stored object of ``kind``, oldest first (two commands, one round trip)."""
-        shelf = self.client.key(escape(name), kind)
+        shelf = self.client.key(name, kind)
 
         def both(client: Any) -> list[Any]:
             with client.pipeline(transaction=True) as pipe:
-                pipe.zrange(shelf + ":order", 0, -1)
-                pipe.hgetall(shelf)
-                replies: list[Any] = pipe.execute()
+                replies: list[Any] = pipe.zrange(shelf + ":order", 0, -1).hgetall(shelf).execute()
                 return replies
 
         order, blobs = self.client.call(both)
-        found = []
-        for key in order:
-            blob = blobs.get(key)
-            if blob is not None:
-                stored = self.decoded(f"{shelf} {key.decode()}", partial(decode_stored, kind, blob))
-                found.append((key.decode(), stored, blob))
-        return found
-
-
-def _entry(blob: bytes, fields: dict[bytes, bytes], seq: bytes) -> JournalEntry:
-    return decode_entry(blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq))
+        return [
+            (key, self.decoded(f"{shelf} {key}", partial(decode_stored, kind, blob)), blob)
+            for key, blob in ((key.decode(), blobs.get(key)) for key in order)
+            if blob is not None
+        ]
 
 
 class Outbox(Feed):
@@ -176,28 +169,19 @@ class RedisShelf(Generic[V]):
         self.reads = reads
         self.name = name
         self.kind = kind
-        #: id → (object, the bytes it was read as; b"" for one put in this change).
-        self._seen: dict[str, tuple[V, bytes]] = {}
-        self._missing: set[str] = set()
+        #: id → (object, the bytes it was read as; b"" for one put in this change), or
+        #: ``None`` for none (not found, or deleted in this change).
+        self._seen: dict[str, tuple[V, bytes] | None] = {}
         self._deleted: set[str] = set()
 
     def get(self, key: str, /) -> V | None:
-        seen = self._seen.get(key)
-        if seen is not None:
-            return seen[0]
-        if key in self._missing or key in self._deleted:
-            return None
-        found = self.reads.stored(self.name, self.kind, key)
-        if found is None:
-            self._missing.add(key)
-            return None
-        self._seen[key] = found
-        stored: V = found[0]
-        return stored
+        if key not in self._seen:
+            self._seen[key] = self.reads.stored(self.name, self.kind, key)
+        seen = self._seen[key]
+        return None if seen is None else seen[0]
 
     def put(self, key: str, stored: V) -> None:
         self._seen[key] = (stored, b"")
-        self._missing.discard(key)
         self._deleted.discard(key)
 
     def __getitem__(self, key: str, /) -> V:
@@ -211,17 +195,20 @@ class RedisShelf(Generic[V]):
 
     def __delitem__(self, key: str, /) -> None:
         self[key]  # a KeyError if there is none
-        self._seen.pop(key, None)
+        self._seen[key] = None
         self._deleted.add(key)
 
     def values(self) -> Reversible[V]:
         found: dict[str, V] = {}
         for key, stored, blob in self.reads.every_stored(self.name, self.kind):
-            if key in self._deleted:
-                continue
-            found[key] = self._seen.setdefault(key, (stored, blob))[0]
-        for key, (stored, _) in self._seen.items():
-            found.setdefault(key, stored)
+            if key not in self._deleted:
+                seen = self._seen.get(key)
+                if seen is None:
+                    seen = self._seen[key] = (stored, blob)
+                found[key] = seen[0]
+        for key, seen in self._seen.items():
+            if seen is not None:
+                found.setdefault(key, seen[0])
         return list(found.values())
 
     def __len__(self) -> int:
@@ -232,9 +219,8 @@ class RedisShelf(Generic[V]):
         weighed = "1" if KINDS[self.kind].weighed else ""
         for key in self._deleted:
             yield [self.kind, "del", key, b"", weighed]
-        for key, (stored, blob) in self._seen.items():
-            now = encode_stored(stored)
-            if now != blob:
+        for key, seen in self._seen.items():
+            if seen is not None and (now := encode_stored(seen[0])) != seen[1]:
                 yield [self.kind, "set", key, now, weighed]
 
 
