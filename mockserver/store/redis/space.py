@@ -14,12 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 from mockserver.store.feed import Feed
 from mockserver.store.model import JournalEntry, Namespace
 from mockserver.store.redis.client import RedisClient
-from mockserver.store.redis.codec import (
-    ScenarioCodec,
-    decode_entry,
-    decode_stored,
-    encode_stored,
-)
+from mockserver.store.redis.codec import ScenarioCodec, decode_entry, decode_stored, encode_stored
 from mockserver.store.stored import KINDS
 
 __all__ = ["JournalView", "Outbox", "Reads", "RedisShelf", "shelf_of"]

@@ -57,27 +57,19 @@ class RedisStore(Store):
     ) -> None:
         self.client = client = RedisClient(url, prefix=prefix, timeout=timeout)
         self.url, self.prefix = client.url, prefix
-        self.journal_limit = journal_limit
-        self.store_limit = store_limit
+        self.journal_limit, self.store_limit = journal_limit, store_limit
         self.namespace_limit = namespace_limit
-        scenarios = f"{prefix}:scenario:"  # an uploaded scenario's YAML, by its digest
+        yaml = f"{prefix}:scenario:"  # an uploaded scenario's YAML, by its digest
         self.codec = ScenarioCodec(
-            fetch=lambda digest: client.call(lambda r: r.get(scenarios + digest)),
-            keep=lambda digest, yaml: client.call(
-                lambda r: r.set(scenarios + digest, yaml, nx=True)
-            ),
+            fetch=lambda digest: client.call(lambda r: r.get(yaml + digest)),
+            keep=lambda digest, text: client.call(lambda r: r.set(yaml + digest, text, nx=True)),
         )
         self.reads = Reads(client, self.codec, journal_limit=journal_limit)
         self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
         self.completer = Completer(client) if pipelined else None
         limits = (namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
-        self.changes = Changes(
-            client,
-            self.reads,
-            self.feed,
-            limits=limits,
-            riding=self.completer.take if self.completer is not None else list,
-        )
+        riding = self.completer.take if self.completer is not None else list
+        self.changes = Changes(client, self.reads, self.feed, limits=limits, riding=riding)
         target = pipe_target(url) if pipelined else None
         self.turns = PipelinedTurns(self.changes, target) if target is not None else None
 
