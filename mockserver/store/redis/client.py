@@ -131,8 +131,6 @@ class RedisClient:
         self._origin_pid = 0
         self._origin = ""
         self._versions = itertools.count(1)
-        #: Calls made to Redis (each one round trip; what the benchmarks count).
-        self.round_trips = 0
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
         self._down_until = 0.0
         self._down_why = ""
@@ -177,7 +175,6 @@ class RedisClient:
         each request would otherwise wait out a socket timeout."""
         if self._down_until and time.monotonic() < self._down_until:
             raise unavailable(self.url, self._down_why)
-        self.round_trips += 1
         try:
             yield
         except (*LOST, redis.ResponseError) as exc:
@@ -336,7 +333,3 @@ class RedisClient:
     def close(self) -> None:
         self._pooled.connection_pool.disconnect()
         self._pooled.close()
-
-    def own_client(self, *, timeout: float) -> Any:
-        """A client of its own (the feed's reader blocks on a read)."""
-        return redis_client(self.target, timeout=timeout)
