@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import orjson
-from pydantic import TypeAdapter, ValidationError
 
 from mockserver.errors import ScenarioError
 from mockserver.render import sse
@@ -114,6 +113,8 @@ class _Reader:
 
     @functools.cached_property
     def _validate(self) -> Callable[[Any], Any]:
+        from pydantic import TypeAdapter  # (a server may start without it: once, when needed)
+
         # pydantic looks these names up here: fields name them, and their modules import
         # them for type checkers only.
         from mockserver.render.responses import ResponseMeta  # noqa: F401
@@ -125,7 +126,11 @@ class _Reader:
     def __call__(self, value: Any) -> Any:
         try:
             return self._validate(value)
-        except ValidationError as exc:
+        except ValueError as exc:
+            from pydantic import ValidationError
+
+            if not isinstance(exc, ValidationError):
+                raise
             error = exc.errors()[0]
             where = ".".join(map(str, error["loc"])) or "the value"
             raise Unreadable(f"{where}: {error['msg']}") from None
