@@ -566,3 +566,23 @@ def test_a_change_that_keeps_missing_takes_the_lease_and_is_written_next(
 
 def _count(space: Namespace) -> int:
     return space.next_counter()
+
+
+def test_a_namespace_another_process_keeps_leased_is_a_503_once_waited_out(
+    pair: tuple[RedisStore, RedisStore],
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A change that meets another process's lease waits a moment and tries again; past
+    ``WAIT`` it is the API's 503, and once the lease is gone the namespace changes again."""
+    one, _ = pair
+    one.transact("sk-a", _count)
+    monkeypatch.setattr("mockserver.store.redis.change.WAIT", 0.3)
+    lease = f"{one.prefix}:ns:sk-a:lease"
+    redis_server.client().set(lease, "another-process", px=60_000)
+    began = time.monotonic()
+    with pytest.raises(ServiceUnavailableError, match="stayed held elsewhere"):
+        one.transact("sk-a", _count)
+    assert time.monotonic() - began >= 0.3  # it waited first
+    redis_server.client().delete(lease)
+    assert one.transact("sk-a", _count) == 2

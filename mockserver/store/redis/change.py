@@ -64,15 +64,19 @@ class Attempt(Generic[T]):
     failure: BaseException | None
     exchange: Exchange | None
     journaled: int
+    #: The try before it, which missed.
+    after: Missed | None
 
 
 @value_class
 class Missed:
-    """A change not written: the namespace's state and version to make it on again, and
-    whether another process holds its lease (wait, then try)."""
+    """A change not written: the namespace's state and version to make it on again, the
+    misses in a row, since when leases held it (0: none did), and the seconds to wait first."""
 
     known: tuple[bytes, bytes]
-    leased: bool
+    misses: int
+    since: float
+    pause: float
 
 
 class Changes:
@@ -103,23 +107,16 @@ class Changes:
     def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
         """``work`` done on the namespace ``name`` as one change (see the module's docstring),
         waiting on Redis's answers."""
-        on, misses, deadline = self.known(name), 0, 0.0
+        after: Missed | None = None
         while True:
-            attempt = self.begin(name, work, on, lease=misses >= LEASE_AFTER)
+            on = after.known if after is not None else self.known(name)
+            attempt = self.begin(name, work, on, after=after)
             outcome = self.settle(attempt, self.client.run("change", *attempt.args))
             if not isinstance(outcome, Missed):
                 return outcome
-            misses += 1
-            on = outcome.known
-            if outcome.leased:
-                deadline = deadline or time.monotonic() + WAIT
-                self.waited(name, deadline)
-                time.sleep(min(0.0005 * 2**misses, 0.02))
-
-    def waited(self, name: str, deadline: float) -> None:
-        """The API's 503 once another process's leases kept ``name`` past ``deadline``."""
-        if time.monotonic() > deadline:
-            raise unavailable(self.client.url, f"namespace {name!r} stayed held elsewhere")
+            after = outcome
+            if after.pause:
+                time.sleep(after.pause)
 
     def known(self, name: str) -> tuple[bytes, bytes]:
         """The namespace's state and version as this process last saw them."""
@@ -135,12 +132,13 @@ class Changes:
         work: Callable[[Namespace], T],
         on: tuple[bytes, bytes],
         *,
-        lease: bool = False,
+        after: Missed | None = None,
         anew: bool = False,
     ) -> Attempt[T]:
         """``work`` done on the namespace as it was in ``on`` (its state and version;
-        ``anew``: decoded from the state, not the namespace this process last wrote), and
-        the script call that writes it if that is still the namespace's version."""
+        ``anew``: decoded from the state, not the namespace this process last wrote; ``after``
+        the try that missed before it), and the script call that writes it if that is still
+        the namespace's version."""
         state, version = on
         space = None if anew else self._reused(name, version)
         if space is None:
@@ -163,13 +161,13 @@ class Changes:
             version,
             mine,
             origin,
-            origin if lease else "",  # (the lease's holder)
+            origin if after is not None and after.misses >= LEASE_AFTER else "",  # (the lease's)
             *self._fixed,
             len(riding) // 3,
             *riding,
             *changes,
         ]
-        return Attempt(space, now, mine, args, shelved, value, failure, exchange, journaled)
+        return Attempt(space, now, mine, args, shelved, value, failure, exchange, journaled, after)
 
     def settle(self, attempt: Attempt[T], got: list[Any]) -> T | Missed:
         """The attempt settled by the script's answer ``got``: its value if written (its
@@ -178,7 +176,7 @@ class Changes:
         if got[0] != 1:
             if attempt.exchange is not None:  # made again: what this attempt journaled is not
                 del attempt.exchange.entries[attempt.journaled :]
-            return Missed((got[1], got[2]), leased=bool(got[3]))
+            return self._missed(space.name, attempt.after, (got[1], got[2]), leased=bool(got[3]))
         _, numbers, evicted = got
         journal = space.journal
         assert isinstance(journal, JournalView)
@@ -196,6 +194,20 @@ class Changes:
         if attempt.failure is not None:
             raise attempt.failure
         return attempt.value  # type: ignore[return-value]  # work returned it: a T
+
+    def _missed(
+        self, name: str, after: Missed | None, known: tuple[bytes, bytes], *, leased: bool
+    ) -> Missed:
+        """A try not written: made again on ``known`` at once, or in a moment while another
+        process holds the lease (the API's 503 once leases kept it ``WAIT`` seconds)."""
+        misses, since = (after.misses + 1, after.since) if after else (1, 0.0)
+        pause = 0.0
+        if leased:
+            since = since or time.monotonic()
+            if time.monotonic() > since + WAIT:
+                raise unavailable(self.client.url, f"namespace {name!r} stayed held elsewhere")
+            pause = min(0.0005 * 2**misses, 0.02)
+        return Missed(known, misses, since, pause)
 
     def _reused(self, name: str, version: bytes) -> Namespace | None:
         """The namespace as this process wrote it in ``version``, for a change made on that

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,7 +26,7 @@ import redis
 from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
-from mockserver.store.redis.change import LEASE_AFTER, WAIT, Attempt, Changes, Missed
+from mockserver.store.redis.change import Attempt, Changes, Missed
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
@@ -201,7 +200,7 @@ class PipelinedTurns:
     ) -> T:
         changes, mine = self.changes, f"{self.client.origin}.".encode()
         known: tuple[bytes, bytes] | None = None  # what Redis answered a try that missed
-        misses, deadline = 0, 0.0
+        after: Missed | None = None
         while True:
             before = ahead.attempt if ahead is not None else None
             if before is not None and not before.shelved and not turn.alone:
@@ -213,22 +212,18 @@ class PipelinedTurns:
                         known = None
                     ahead = before = None
                 on = known or changes.known(name)
-            attempt = changes.begin(
-                name, work, on, lease=misses >= LEASE_AFTER, anew=before is not None
-            )
+            attempt = changes.begin(name, work, on, after=after, anew=before is not None)
             turn.attempt = attempt
             got = await self.run("change", attempt.args)
             turn.attempt = None
             outcome = changes.settle(attempt, got)
             if not isinstance(outcome, Missed):
                 return outcome
-            misses, turn.missed, known = misses + 1, True, outcome.known
+            after, turn.missed, known = outcome, True, outcome.known
             if not known[1].startswith(mine):  # another process wrote it meanwhile
                 self._contend(name)
-            if outcome.leased:
-                deadline = deadline or time.monotonic() + WAIT
-                changes.waited(name, deadline)
-                await asyncio.sleep(min(0.0005 * 2**misses, 0.02))
+            if after.pause:
+                await asyncio.sleep(after.pause)
 
     async def run(self, script: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""
