@@ -267,11 +267,9 @@ class ScenarioCodec:
             text = scenario_to_yaml(scenario).encode()
             digest = hashlib.blake2b(text, digest_size=16).hexdigest()
             self._keep(digest, text)
-            self._remember(digest, scenario)
+            _remember(self._by_digest, digest, scenario)
             token = ("yaml", digest)
-        self._tokens[id(scenario)] = (scenario, token)
-        if len(self._tokens) > SCENARIO_CACHE:
-            self._tokens.popitem(last=False)
+        _remember(self._tokens, id(scenario), (scenario, token))
         return token
 
     def scenario(self, token: tuple[str, str] | None) -> Any:
@@ -279,34 +277,22 @@ class ScenarioCodec:
             return None
         kind, value = token
         try:
-            return self._scenario(kind, value)
+            if kind == "name":
+                from mockserver.scenario.library import builtin
+
+                return self.find(value) or builtin(value)
+            known = self._by_digest.get(value)
+            if known is None:
+                from mockserver.scenario.loader import parse_scenario
+
+                text = self._fetch(value)
+                if text is None:
+                    return None  # forgotten (its Redis was flushed): the server's default
+                known = parse_scenario(text.decode(), source=f"<scenario {value}>", confined=True)
+                _remember(self._by_digest, value, known)
+            return known
         except (ScenarioError, ValueError) as exc:  # a name or a YAML no scenario has
             raise Unreadable(f"its scenario {value!r:.60}: {exc}") from None
-
-    def _scenario(self, kind: str, value: str) -> Any:
-        if kind == "name":
-            found = self.find(value)
-            if found is not None:
-                return found
-            from mockserver.scenario.library import builtin
-
-            return builtin(value)
-        known = self._by_digest.get(value)
-        if known is None:
-            from mockserver.scenario.loader import parse_scenario
-
-            text = self._fetch(value)
-            if text is None:
-                return None  # forgotten (its Redis was flushed): the server's default
-            known = parse_scenario(text.decode(), source=f"<scenario {value}>", confined=True)
-            self._remember(value, known)
-        return known
-
-    def _remember(self, digest: str, scenario: Any) -> None:
-        self._by_digest[digest] = scenario
-        self._by_digest.move_to_end(digest)
-        if len(self._by_digest) > SCENARIO_CACHE:
-            self._by_digest.popitem(last=False)
 
     def encode_state(self, space: Namespace) -> bytes:
         budgets = space.budgets  # (a tuple: as read, not taken up by the engine)
@@ -354,6 +340,14 @@ class _State:
     budgets: tuple[tuple[int, float, float], tuple[int, float, float], bool] | None
     seed: int | None
     incarnation: int
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    """``value`` kept as the most recent of ``SCENARIO_CACHE``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    if len(cache) > SCENARIO_CACHE:
+        cache.popitem(last=False)
 
 
 def _reply_json(reply: Any) -> Any:
