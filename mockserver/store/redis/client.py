@@ -333,3 +333,7 @@ class RedisClient:
     def close(self) -> None:
         self._pooled.connection_pool.disconnect()
         self._pooled.close()
+
+    def own_client(self, *, timeout: float) -> Any:
+        """A client of its own (the feed's reader blocks on a read)."""
+        return redis_client(self.target, timeout=timeout)

@@ -14,13 +14,7 @@ from typing import Any
 import redis
 
 from mockserver.store.feed import Change, Feed
-from mockserver.store.redis.client import (
-    FEED_SIZE,
-    TIMEOUT,
-    RedisClient,
-    StateUnavailableError,
-    redis_client,
-)
+from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
 from mockserver.store.redis.codec import unescape
 
 __all__ = ["RIDE_ALONG", "Completer", "SharedFeed"]
@@ -46,7 +40,7 @@ class SharedFeed(Feed):
             if self._started_in == os.getpid():
                 return
             self._started_in = os.getpid()
-        client = redis_client(self._client.target, timeout=TIMEOUT + 2)  # (it blocks on reads)
+        client = self._client.own_client(timeout=TIMEOUT + 2)
         stream = f"{self._client.prefix}:feed"
         last = "0-0"
         with suppress(redis.RedisError):  # if not, the reader below retries until it answers
