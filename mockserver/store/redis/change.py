@@ -97,6 +97,7 @@ class Changes:
         self.reads = reads
         self.feed = feed
         self.namespaces = limits[0]
+        #: What every change sends alike: the limits, the feed's length, the lease's.
         self._fixed = (*limits, FEED_SIZE, LEASE_MS)
         #: Journal times that ride along with the next change (the completer's).
         self.riding = riding
