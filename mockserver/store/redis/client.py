@@ -42,30 +42,24 @@ BREAK = 0.5
 FEED_SIZE = 10_000
 LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
 #: Error answers of a Redis that answers but will not take the mock's calls, by their first
-#: word (the pipe's answers keep it; redis-py's classes drop it, so those match by class), and
-#: what the 503 says of them. Any other error answer is the mock's own bug: a logged 500.
-_REFUSALS: tuple[tuple[str, type[Exception] | None, str], ...] = (
-    (
-        "OOM",
-        redis.exceptions.OutOfMemoryError,
-        "out of memory: its maxmemory is reached and it evicts none of the mock's keys; give it "
-        "more memory, or lower the mock's bounds (docs/scaling.md)",
-    ),
-    (
-        "READONLY",
-        redis.exceptions.ReadOnlyError,
-        "this Redis is a read-only replica (a failover?); give the URL of its primary: the "
-        "mock writes on every request",
-    ),
-    (
-        "MISCONF",
-        None,
-        "it refuses writes while it cannot save its snapshot to disk (see its log)",
-    ),
-    ("NOPERM", redis.exceptions.NoPermissionError, "this user may no longer run the mock's calls"),
-    ("BUSY", None, "busy running another client's script"),
-    ("MASTERDOWN", redis.exceptions.MasterDownError, "a replica that lost its primary"),
-)
+#: word, and what the 503 says of them. Any other error answer is the mock's own bug: a logged
+#: 500. The pipe's answers keep the word; redis-py's classes drop it (:data:`_WORDS`).
+_REFUSALS = {
+    "OOM": "out of memory: its maxmemory is reached and it evicts none of the mock's keys; give "
+    "it more memory, or lower the mock's bounds (docs/scaling.md)",
+    "READONLY": "this Redis is a read-only replica (a failover?); give the URL of its primary: "
+    "the mock writes on every request",
+    "MISCONF": "it refuses writes while it cannot save its snapshot to disk (see its log)",
+    "NOPERM": "this user may no longer run the mock's calls",
+    "BUSY": "busy running another client's script",
+    "MASTERDOWN": "a replica that lost its primary",
+}
+_WORDS: dict[type[Exception], str] = {
+    redis.exceptions.OutOfMemoryError: "OOM",
+    redis.exceptions.ReadOnlyError: "READONLY",
+    redis.exceptions.NoPermissionError: "NOPERM",
+    redis.exceptions.MasterDownError: "MASTERDOWN",
+}
 
 
 class StateUnavailableError(ServiceUnavailableError):
@@ -85,10 +79,8 @@ def unavailable(url: str, why: object) -> StateUnavailableError:
 
 def _refusal(exc: Exception) -> str | None:
     """Why Redis refuses the mock's calls, if ``exc`` is one of :data:`_REFUSALS`."""
-    for word, kind, why in _REFUSALS:
-        if (kind is not None and isinstance(exc, kind)) or str(exc).startswith(word + " "):
-            return why
-    return None
+    word = next((word for kind, word in _WORDS.items() if isinstance(exc, kind)), None)
+    return _REFUSALS.get(word or str(exc).split(" ", 1)[0])
 
 
 def _scripts() -> dict[str, str]:
