@@ -71,8 +71,8 @@ class RedisPipe(asyncio.Protocol):
         except (TimeoutError, OSError) as exc:
             raise redis.ConnectionError(f"connecting to Redis: {exc}") from None
         if target.get("password"):
-            login = (target.get("username"), target["password"])
-            await pipe.call(("AUTH", *login) if login[0] else ("AUTH", login[1]))
+            username, password = target.get("username"), target["password"]
+            await pipe.call(("AUTH", username, password) if username else ("AUTH", password))
         if target.get("db"):
             await pipe.call(("SELECT", target["db"]))
         return pipe
@@ -103,8 +103,10 @@ class RedisPipe(asyncio.Protocol):
         finally:
             timer.cancel()
         if isinstance(got, hiredis.ReplyError):
-            refused = redis.exceptions.NoScriptError if str(got).startswith("NOSCRIPT") else None
-            raise (refused or redis.ResponseError)(str(got))
+            message = str(got)
+            if message.startswith("NOSCRIPT"):
+                raise redis.exceptions.NoScriptError(message)
+            raise redis.ResponseError(message)
         return got
 
     def _send(self) -> None:
