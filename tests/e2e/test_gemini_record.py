@@ -109,6 +109,51 @@ def test_an_exact_gemini_recording_replays_the_bytes_of_both_stream_framings(
     assert replayed.response_id == said.response_id
 
 
+def _sse_chunks(body: bytes) -> list[object]:
+    frames = body.split(b"\r\n\r\n")
+    assert frames[-1] == b""
+    assert all(frame.startswith(b"data: ") for frame in frames[:-1])
+    return [json.loads(frame.removeprefix(b"data: ")) for frame in frames[:-1]]
+
+
+def test_an_exact_gemini_stream_replays_in_the_framing_the_client_asks_for(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    """A stream recorded as ``alt=sse`` events replays as one JSON array to a client that asks
+    for one, and the other way round: the same chunks, framed as the API frames them."""
+    cassette = tmp_path / "gemini.yaml"
+    recorder = start_recorder(cassette, upstream=upstream.url)
+    try:
+        as_events = raw(recorder, "streamGenerateContent?alt=sse", "Tell me a tale")
+        as_array = raw(recorder, "streamGenerateContent", "Tell me a fable")
+    finally:
+        recorder.stop()
+    assert as_events.status_code == as_array.status_code == 200
+    server = replayer(cassette)
+    try:
+        events_as_array = raw(server, "streamGenerateContent", "Tell me a tale")
+        array_as_events = raw(server, "streamGenerateContent?alt=sse", "Tell me a fable")
+        with gemini(server) as client:  # google-genai streams as alt=sse
+            parts = list(
+                client.models.generate_content_stream(model=MODEL, contents="Tell me a fable")
+            )
+    finally:
+        server.stop()
+    assert events_as_array.headers["content-type"].startswith("application/json")
+    assert events_as_array.content.startswith(b"[{\n")
+    assert events_as_array.content.endswith(b"\n]")
+    assert json.loads(events_as_array.content) == _sse_chunks(as_events.content)
+    assert array_as_events.headers["content-type"].startswith("text/event-stream")
+    assert _sse_chunks(array_as_events.content) == json.loads(as_array.content)
+    fable = "".join(
+        part["text"]
+        for chunk in json.loads(as_array.content)
+        for part in chunk["candidates"][0]["content"].get("parts", [])
+        if "text" in part
+    )
+    assert "".join(part.text or "" for part in parts) == fable != ""
+
+
 def test_a_gemini_recording_names_the_model_from_the_path_and_never_keeps_the_key(
     tmp_path: Path, upstream: BackgroundServer
 ) -> None:

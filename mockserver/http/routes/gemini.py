@@ -276,10 +276,55 @@ async def _generate(request: Request, path: str) -> Response:
         endpoints: Endpoints = request.app.state.endpoints
         return await endpoints.at(path).route(request)
     except APIError as error:
+        if isinstance(error, RecordedAnswer):  # sent as it was recorded, in the asked framing
+            return refusal(request, _framed_as_asked(error, request))
         response = refusal(request, error)
-        if isinstance(error, RecordedAnswer) or not _array_stream(request):
-            return response  # a recorded answer is sent as it was recorded
-        return _in_array(response)
+        return _in_array(response) if _array_stream(request) else response
+
+
+def _framed_as_asked(answer: RecordedAnswer, request: Request) -> RecordedAnswer:
+    """A recorded stream in the framing this request asks for: the same chunks as one JSON
+    array, recorded as ``alt=sse`` events, or as events, recorded as an array (a client that
+    streams one way replays a cassette recorded by one that streams the other). A whole answer,
+    a refusal, a cut stream, or one already in the asked framing is sent as recorded."""
+    streamed = request.url.path.endswith(":streamGenerateContent")
+    if not streamed or not answer.complete or answer.status != 200:
+        return answer
+    as_array = _array_stream(request)
+    try:
+        if answer.events is not None and as_array:
+            chunks = [orjson.loads(data) for _, data in answer.events]
+            body = b"".join([*array_frames(chunks), ARRAY_END]).decode()
+            return _recorded_as(answer, _ARRAY_TYPE, body=body)
+        recorded = answer.recorded_body
+        if answer.events is None and not as_array and recorded is not None:
+            chunks = orjson.loads(recorded)
+            if not isinstance(chunks, list):
+                return answer
+            events = [(None, orjson.dumps(chunk).decode()) for chunk in chunks]
+            return _recorded_as(answer, "text/event-stream", events=events)
+    except orjson.JSONDecodeError:  # not a Gemini stream's chunks: as it was recorded
+        return answer
+    return answer
+
+
+def _recorded_as(
+    answer: RecordedAnswer,
+    content_type: str,
+    *,
+    body: str | None = None,
+    events: list[tuple[str | None, str]] | None = None,
+) -> RecordedAnswer:
+    headers = {k: v for k, v in answer.recorded_headers.items() if k.lower() != "content-type"}
+    reframed = RecordedAnswer(
+        status=answer.status,
+        headers={**headers, "content-type": content_type},
+        body=body,
+        events=events,
+        crlf=True,
+    )
+    reframed.rule, reframed.miss, reframed.journaled = answer.rule, answer.miss, answer.journaled
+    return reframed
 
 
 def _model_of(request: Request) -> str:
