@@ -301,7 +301,9 @@ def _framed_as_asked(answer: RecordedAnswer, request: Request) -> RecordedAnswer
             chunks = orjson.loads(recorded)
             if not isinstance(chunks, list):
                 return answer
-            events = [(None, orjson.dumps(chunk).decode()) for chunk in chunks]
+            events: list[tuple[str | None, str]] = [
+                (None, orjson.dumps(chunk).decode()) for chunk in chunks
+            ]
             return _recorded_as(answer, "text/event-stream", events=events)
     except orjson.JSONDecodeError:  # not a Gemini stream's chunks: as it was recorded
         return answer
