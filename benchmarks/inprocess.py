@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from mockserver.http.lane.recipes import Answered, Key
 from mockserver.http.protocol import http_protocol
 from mockserver.settings import Settings
 
-__all__ = ["run"]
+__all__ = ["PATHS", "Path", "protocol_batches", "run"]
 
 CHAT = "/v1/chat/completions"
 RESPONSES = "/v1/responses"
@@ -137,6 +137,12 @@ PATHS = (
     Path("chat, a new message each, lane off (ASGI app)", _chat, via="asgi"),
     Path("chat, the same request, HTTP bytes in", _chat, via="protocol", repeat=True),
     Path("chat, a new message each, HTTP bytes in", _chat, via="protocol"),
+    Path(
+        "chat stream, the same request, HTTP bytes in",
+        lambda n: _chat(n, stream=True),
+        via="protocol",
+        repeat=True,
+    ),
     Path(
         "Responses stream, the same request (replay lane)",
         lambda n: _responses(n, stream=True),
@@ -282,7 +288,13 @@ class _Counting(asyncio.Transport):
         pass
 
 
-def _protocol_cost(path: Path, requests: int, rounds: int) -> float:
+Batch = Callable[[int], Awaitable[float]]
+
+
+async def protocol_batches(path: Path) -> Batch:
+    """In the running loop: an app and the HTTP protocol ``serve`` runs, on a transport that
+    only counts, and what hands it ``size`` requests of ``path`` as HTTP bytes and checks
+    that the lane answered each (the seconds each took, on average)."""
     app = create_app(Settings())
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
     config.http = http_protocol(app.state.lane)
@@ -299,29 +311,34 @@ def _protocol_cost(path: Path, requests: int, rounds: int) -> float:
         )
         return b"%bcontent-length: %d\r\n\r\n%b" % (head, len(body), body)
 
+    state = ServerState()
+    state.default_headers = [(b"date", b"Thu, 03 Dec 2026 12:00:00 GMT")]
+    protocol = config.http_protocol_class(config=config, server_state=state, app_state={})
+    transport = _Counting()
+    protocol.connection_made(transport)
+    lane: Lane = app.state.lane
+
+    async def batch(size: int) -> float:
+        sent = [request(next(numbers)) for _ in range(size)]
+        writes, served, fresh = transport.writes, lane.replays.served, lane.fresh_answers
+        started = time.perf_counter()
+        for data in sent:
+            protocol.data_received(data)
+        elapsed = time.perf_counter() - started
+        await asyncio.sleep(0)  # the timers and writes the step left
+        answered = (lane.replays.served - served) + (lane.fresh_answers - fresh)
+        if transport.writes - writes != size or answered != size:
+            raise RuntimeError(f"{path.label}: {answered} of {size} answered by the lane")
+        return elapsed / size
+
+    if path.repeat:  # the recipe is filed the second time the request is asked
+        await batch(2)
+    return batch
+
+
+def _protocol_cost(path: Path, requests: int, rounds: int) -> float:
     async def measure() -> float:
-        state = ServerState()
-        state.default_headers = [(b"date", b"Thu, 03 Dec 2026 12:00:00 GMT")]
-        protocol = config.http_protocol_class(config=config, server_state=state, app_state={})
-        transport = _Counting()
-        protocol.connection_made(transport)
-        lane: Lane = app.state.lane
-
-        async def batch(size: int) -> float:
-            sent = [request(next(numbers)) for _ in range(size)]
-            writes, served, fresh = transport.writes, lane.replays.served, lane.fresh_answers
-            started = time.perf_counter()
-            for data in sent:
-                protocol.data_received(data)
-            elapsed = time.perf_counter() - started
-            await asyncio.sleep(0)  # the timers and writes the step left
-            answered = (lane.replays.served - served) + (lane.fresh_answers - fresh)
-            if transport.writes - writes != size or answered != size:
-                raise RuntimeError(f"{path.label}: {answered} of {size} answered by the lane")
-            return elapsed / size
-
-        if path.repeat:  # the recipe is filed the second time the request is asked
-            await batch(2)
+        batch = await protocol_batches(path)
         await batch(max(requests // 5, 1))
         return min([await batch(requests) for _ in range(rounds)])
 

@@ -388,7 +388,16 @@ def _parser() -> argparse.ArgumentParser:
         "process (no sockets); --rounds runs of --requests requests each",
     )
     parser.add_argument(
-        "--requests", type=int, default=5000, help="requests per --inprocess run (default 5000)"
+        "--instructions",
+        action="store_true",
+        help="instead of the table: instructions per request of W1, W3 and W4's repeated "
+        "request (or the rows of --only), counted under valgrind's cachegrind",
+    )
+    parser.add_argument(
+        "--requests",
+        type=int,
+        help="requests per --inprocess run (default 5000), or counted per --instructions "
+        "row (default 1000)",
     )
     parser.add_argument(
         "--scaling",
@@ -460,7 +469,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.levels is not None and not args.timing:
         parser.error("--levels goes with --timing")
     if args.inprocess:
-        return inprocess.run(requests=args.requests, rounds=args.rounds)
+        return inprocess.run(requests=args.requests or 5000, rounds=args.rounds)
+    if args.instructions:
+        from benchmarks import instructions
+
+        rows = args.only.split(",") if args.only else tuple(instructions.ROWS)
+        return instructions.run(rows, requests=args.requests or 1000)
     if args.timing:
         from benchmarks import timing
 

@@ -52,7 +52,7 @@ def test_the_in_process_costs_print_a_line_per_path() -> None:
     rows = lines[2:]
     from benchmarks.inprocess import PATHS
 
-    assert len(rows) == len(PATHS) == 17, lines  # the lane, the ASGI app, the HTTP protocol
+    assert len(rows) == len(PATHS) == 18, lines  # the lane, the ASGI app, the HTTP protocol
     for row in rows:
         cost, rate = row.split()[-2:]
         assert float(cost) > 0, row
@@ -185,3 +185,19 @@ def test_a_family_row_brings_its_chat_row_and_is_judged_against_it() -> None:
     assert "≥ 0.85× W3's" in rows["G3"]
     for row in ("M1v", "G3"):
         assert rows[row].split()[-1] in ("PASS", "MISS"), rows[row]
+
+
+def test_the_instruction_counts_child_answers_each_row_from_the_lane() -> None:
+    from benchmarks.instructions import ROWS
+
+    assert set(ROWS) == {"W1", "W3", "W4"}
+    for row in ROWS:  # what runs under cachegrind; it raises if the lane answered fewer
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.instructions", row, "3"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
