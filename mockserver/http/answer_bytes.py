@@ -23,6 +23,8 @@ __all__ = [
 ]
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
+_CHUNKED = b"transfer-encoding: chunked\r\n\r\n%x\r\n"
+_LAST_CHUNK = b"\r\n0\r\n\r\n"
 
 
 def header_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -36,13 +38,10 @@ def encode_answer(answered: Answered, defaults: bytes) -> bytes:
     body = answered.body
     if answered.framing.sized:
         return b"".join((_STATUS_200, defaults, answered.head(), b"\r\n", body))
-    # a stream: no content-length: uvicorn frames it as one chunk and the last
-    return b"%b%b%btransfer-encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (
-        _STATUS_200,
-        defaults,
-        answered.head(),
-        len(body),
-        body,
+    # a stream: no content-length: uvicorn frames it as one chunk and the last (joined, not
+    # %-formatted: ``%`` copies a stream's body again each time its buffer grows)
+    return b"".join(
+        (_STATUS_200, defaults, answered.head(), _CHUNKED % len(body), body, _LAST_CHUNK)
     )
 
 
