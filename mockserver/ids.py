@@ -25,6 +25,7 @@ __all__ = [
     "Clock",
     "FrozenClock",
     "RealClock",
+    "child_hex_id",
     "derive_rng",
     "hex_id",
     "numbered_hex_id",
@@ -213,9 +214,6 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
 
 #: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.
 _PAD_STRIDE = 16
-#: :meth:`Obfuscator.plan`'s: per slot, where its length byte is, where its padding starts,
-#: the least it can end and its payload's size; and the bytes of the digest they read.
-PadPlan = tuple[tuple[tuple[int, int, int, int], ...], int]
 
 
 def obfuscator(*parts: Part) -> Obfuscator:
@@ -223,12 +221,33 @@ def obfuscator(*parts: Part) -> Obfuscator:
     ``obfuscation``. One extendable digest (SHAKE-128) per stream, cut into 16-byte slots:
     frame ``n``'s padding is read from slot ``n`` alone, so it is a pure function of the frame
     number (the order frames are rendered in does not matter)."""
+    if len(parts) == 1 and parts[0].__class__ is str:  # an answer's id: once per stream
+        state = _head(16, ("obfuscation",)).copy()
+        state.update(_chunk(parts[0]))
+        return Obfuscator(state.digest())
     return Obfuscator(stable_digest("obfuscation", *parts))
 
 
+def _chunk(text: str) -> bytes:
+    """``_encode((text,))``, without its loop."""
+    chunk = b"s" + text.encode("utf-8", "surrogatepass")
+    return _LENGTH(len(chunk)) + chunk
+
+
+def child_hex_id(prefix: str, parent: str, index: int, *, length: int = 32) -> str:
+    """``hex_id(prefix, parent, index, length=length)``: the id of a thing's ``index``-th part
+    (a response's output items), the prefix hashed once per process (this runs for each item
+    of each replayed response)."""
+    state = _head((length + 1) // 2, (prefix,)).copy()
+    tail = b"i%d" % index
+    state.update(_chunk(parent) + _LENGTH(len(tail)) + tail)
+    digits: str = state.hexdigest()
+    return prefix + digits[:length]
+
+
 class Obfuscator:
-    """:func:`obfuscator`'s padding, frame by frame (a call), or for many frames at once
-    (:meth:`many`: a replayed Responses stream has some fifty)."""
+    """:func:`obfuscator`'s padding, frame by frame (a call), or for a template's frames at
+    once (:meth:`written`, :meth:`read`: a replayed Responses stream has dozens)."""
 
     __slots__ = ("_ascii", "_raw", "_seed", "_text")
 
@@ -248,30 +267,28 @@ class Obfuscator:
 
     def __call__(self, number: int, payload_size: int) -> str:
         start = _PAD_STRIDE * number
-        if start + _PAD_STRIDE > len(self._text):  # (many() leaves the text undecoded)
+        if start + _PAD_STRIDE > len(self._text):  # (read() leaves the text undecoded)
             self._extend(start + _PAD_STRIDE)
         length = 1 + (self._raw[start] + payload_size) % 15
         return self._text[start + 1 : start + 1 + length]
 
     @staticmethod
-    def plan(slots: Sequence[tuple[int, int]]) -> PadPlan:
-        """What :meth:`many` reads for these ``(frame_number, payload_size)`` slots (made once
-        for a template, read for each of its fills)."""
-        rows = tuple(
-            (start, start + 1, start + 2, size)
-            for start, size in ((_PAD_STRIDE * number, size) for number, size in slots)
-        )
-        return rows, max((row[0] + _PAD_STRIDE for row in rows), default=0)
+    def written(slots: Sequence[tuple[int, int]]) -> tuple[int, list[str]]:
+        """For a fill written out once per template: how many bytes its ``(frame_number,
+        payload_size)`` slots read, and for each an expression of its padding, encoded, over
+        ``raw`` and ``text`` (what :meth:`read` gives): what a call gives, as bytes."""
+        # 1 + (the slot's length byte + its payload's size) % 15 characters after that byte
+        starts = [(_PAD_STRIDE * number, size) for number, size in slots]
+        return max((start + _PAD_STRIDE for start, _ in starts), default=0), [
+            f"text[{start + 1}:{start + 2} + (raw[{start}] + {size}) % 15]"
+            for start, size in starts
+        ]
 
-    def many(self, plan: PadPlan) -> list[bytes]:
-        """The paddings of a :meth:`plan`'s slots, encoded: what a call for each gives, in
-        one pass."""
-        rows, end = plan
+    def read(self, end: int) -> tuple[bytes, bytes]:
+        """The digest's first ``end`` bytes at least, and the same as alphanumerics (encoded)."""
         raw = self._raw
         if end > len(raw):  # only what the slots read (a call per frame digests ahead)
             raw = self._raw = hashlib.shake_128(self._seed).digest(end)
             self._ascii = raw.translate(_TO_ALNUM)
             self._text = ""  # (decoded by _extend, when a call needs it)
-        text = self._ascii
-        # 1 + (the slot's length byte + its payload's size) % 15 characters after that byte
-        return [text[first : least + (raw[at] + size) % 15] for at, first, least, size in rows]
+        return raw, self._ascii

@@ -180,7 +180,7 @@ def _item_id(prefix: str, meta: ResponseMeta, index: int) -> str:
 
 def item_id(response_id: str, prefix: str, index: int) -> str:
     """The id of a response's output item ``index`` (``msg_…``, ``fc_…``, …)."""
-    return ids.hex_id(prefix, response_id, index, length=50)
+    return ids.child_hex_id(prefix, response_id, index, length=50)
 
 
 def _encrypted(meta: ResponseMeta, index: int, reasoning: Reasoning) -> str:

@@ -50,6 +50,39 @@ def test_numbered_ids_are_the_plain_ids_of_the_same_parts(
     )
 
 
+@given(
+    st.text(max_size=12),
+    st.text(max_size=60),
+    st.integers(min_value=0, max_value=2**40),
+    st.integers(min_value=1, max_value=64),
+)
+def test_child_ids_are_the_plain_ids_of_the_parent_and_index(
+    prefix: str, parent: str, index: int, length: int
+) -> None:
+    assert ids.child_hex_id(prefix, parent, index, length=length) == ids.hex_id(
+        prefix, parent, index, length=length
+    )
+
+
+@given(st.one_of(st.text(max_size=60), st.tuples(st.text(max_size=9), st.integers())))
+def test_an_obfuscator_of_one_text_pads_as_one_of_its_digest(parts: str | tuple[str, int]) -> None:
+    made = ids.obfuscator(*parts) if isinstance(parts, tuple) else ids.obfuscator(parts)
+    plain = ids.Obfuscator(
+        ids.stable_digest("obfuscation", *(parts if isinstance(parts, tuple) else (parts,)))
+    )
+    assert [made(n, n % 7) for n in range(40)] == [plain(n, n % 7) for n in range(40)]
+
+
+def test_padding_read_as_a_templates_fill_reads_it_is_what_calls_give() -> None:
+    slots = [(n, size) for n, size in zip(range(0, 90, 3), range(30), strict=True)]
+    end, expressions = ids.Obfuscator.written(slots)
+    assert len(expressions) == len(slots)
+    raw, text = ids.obfuscator("resp_x").read(end)
+    read = [eval(expression, {"raw": raw, "text": text}) for expression in expressions]
+    called = ids.obfuscator("resp_x")
+    assert read == [called(number, size).encode() for number, size in slots]
+
+
 def test_padding_is_a_pure_function_of_the_frame_number() -> None:
     forward = ids.obfuscator("chatcmpl-a")
     backward = ids.obfuscator("chatcmpl-a")

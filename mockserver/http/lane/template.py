@@ -155,14 +155,22 @@ class Template:
         It calls ``pad`` and ``derive`` in the order the slot-by-slot fill does (the pads,
         then each derived id once). Our own text, compiled once per template: the request's
         bytes are not in it, only names and numbers."""
-        scope: dict[str, object] = {"join": b"".join, "stamps": ids.rfc3339_nanos}
+        scope: dict[str, object] = {
+            "join": b"".join,
+            "stamps": ids.rfc3339_nanos,
+            "Obfuscator": Obfuscator,
+        }
         values: dict[int, str] = dict.fromkeys(self.ids, "id_")
         values.update(dict.fromkeys(self.created, "created_"))
         lines = ["id_ = answer_id.encode()", "created_ = str(created).encode()"]
-        if self.pads:  # all at once (one pass over the padding's digest: see ``ids``)
-            scope["pads"] = _padding(tuple((number, size) for _, number, size in self.pads))
-            lines.append(f"{', '.join(f'pad{n}' for n in range(len(self.pads)))}, = pads(pad)")
-            for n, (index, _, _) in enumerate(self.pads):
+        if self.pads:  # read from an obfuscator's digest in one pass (see ``ids``)
+            end, read = Obfuscator.written([(number, size) for _, number, size in self.pads])
+            lines.append("if pad.__class__ is Obfuscator:")
+            lines.append(f"    raw, text = pad.read({end})")
+            lines += [f"    pad{n} = {expression}" for n, expression in enumerate(read)]
+            lines.append("else:")
+            for n, (index, number, size) in enumerate(self.pads):
+                lines.append(f"    pad{n} = pad({number}, {size}).encode()")
                 values[index] = f"pad{n}"
         if self.times:
             offsets = tuple(offset for _, offset in self.times)
@@ -200,16 +208,3 @@ class Template:
         if (self.pads and pad is None) or (self.items and derive is None):
             return False
         return self.fill(answer_id, created, pad, derive) == answer
-
-
-def _padding(slots: tuple[tuple[int, int], ...]) -> Callable[[Pad], list[bytes]]:
-    """The paddings of a template's ``(frame number, payload size)`` slots, encoded, in their
-    order: from an :class:`~mockserver.ids.Obfuscator` in one pass, else a call each."""
-    plan = Obfuscator.plan(slots)
-
-    def pads(pad: Pad) -> list[bytes]:
-        if isinstance(pad, Obfuscator):
-            return pad.many(plan)
-        return [pad(number, size).encode() for number, size in slots]
-
-    return pads
