@@ -8,8 +8,8 @@ the agent-loop rule see everything the model would.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import field, fields, replace
 from typing import Any
 
 from mockserver import ids
@@ -309,14 +309,30 @@ def create_response(
     )
 
 
-def replay_store(
-    engine: Engine, space: Namespace, result: ResponseResult, *, response_id: str, created: int
-) -> None:
-    """Store a replayed response as ``create_response`` stored ``result``'s (with its own id)."""
+def replay_store(engine: Engine, result: ResponseResult) -> Callable[[Namespace, str, int], None]:
+    """How a replay of ``result``'s request stores its response (with its own id and time) as
+    ``create_response`` stored ``result``'s; what is the same for every replay is read once (a
+    repeated stream stores one per request)."""
     body = result.prompt.params
-    meta = replace(result.meta, id=response_id, created_at=created)
-    stored = _stored(engine, body, result.context, meta=meta, reply=result.turn.reply, now=created)
-    _keep(engine, space, body, stored)  # no conversation: nothing to add to
+    old, reply, context = result.meta, result.turn.reply, result.context
+    if body.get("background") is True or old.echo.get("conversation") is not None:
+
+        def kept(space: Namespace, response_id: str, created: int) -> None:
+            meta = replace(old, id=response_id, created_at=created)
+            stored = _stored(engine, body, context, meta=meta, reply=reply, now=created)
+            _keep(engine, space, body, stored)
+
+        return kept
+    # neither background (no retention) nor in a conversation (none to join): stored as is
+    same = {f.name: getattr(old, f.name) for f in fields(old)}
+    status, put = final_status(reply), engine.store.put
+
+    def put_again(space: Namespace, response_id: str, created: int) -> None:
+        meta = ResponseMeta(**{**same, "id": response_id, "created_at": created})
+        items = _items(meta, context, reply)
+        put(space, "responses", StoredResponse(meta, reply, status, items, completed_at=created))
+
+    return put_again
 
 
 def _stream_error(turn: Turn, meta: ResponseMeta, *, at: int) -> tuple[list[Json], Json]:
@@ -352,10 +368,7 @@ def _stored(
     background = body.get("background") is True
     queued = background and body.get("stream") is not True
 
-    def items() -> tuple[list[Json], list[Json]]:
-        inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
-        return inputs, [*context.history, *inputs, *output_items(reply, meta)]
-
+    items = _items(meta, context, reply)
     if error is not None:
         return StoredResponse(meta=meta, reply=reply, status="failed", items=items, error=error)
 
@@ -369,6 +382,18 @@ def _stored(
         background=background,
         completed_at=engine.now() if now is None else now,
     )
+
+
+def _items(
+    meta: ResponseMeta, context: Context, reply: Reply
+) -> Callable[[], tuple[list[Json], list[Json]]]:
+    """How a stored response's items are built, when first read."""
+
+    def items() -> tuple[list[Json], list[Json]]:
+        inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
+        return inputs, [*context.history, *inputs, *output_items(reply, meta)]
+
+    return items
 
 
 def _keep(

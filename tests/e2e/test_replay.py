@@ -3,6 +3,7 @@ full path would answer them, and never when the namespace's state says otherwise
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -192,13 +193,21 @@ def responses_exchange(server: BackgroundServer) -> list[Any]:
             answer = http.post("/responses", json=body)
             headers = [(k, v) for k, v in answer.headers.multi_items() if k not in VOLATILE]
             seen.append((answer.status_code, headers, answer.content))
-            if not body.get("stream") and body.get("store") is not False:
-                ids.append(answer.json()["id"])
+            if body.get("store") is not False:
+                ids.append(_response_id(answer))
         for response_id in ids:
             seen.append(http.get(f"/responses/{response_id}").content)
             seen.append(http.get(f"/responses/{response_id}/input_items").content)
         seen.append(http.get(f"/responses/{ids[-1]}", params={"stream": "true"}).content)
     return seen
+
+
+def _response_id(answer: httpx.Response) -> str:
+    """A response's id, from its body or its stream's first event."""
+    if not answer.headers["content-type"].startswith("text/event-stream"):
+        return str(answer.json()["id"])
+    first = next(line for line in answer.text.splitlines() if line.startswith("data: "))
+    return str(json.loads(first.removeprefix("data: "))["response"]["id"])
 
 
 def test_replayed_responses_are_answered_and_stored_as_by_the_full_path(

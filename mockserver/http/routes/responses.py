@@ -164,10 +164,6 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
         if cut is None:
             return None
         engine, namespace = self.engine, decision.namespace
-
-        def store(space: Namespace, response_id: str, created: int) -> None:
-            replay_store(engine, space, result, response_id=response_id, created=created)
-
         return turn_recipe(
             key,
             result.turn,
@@ -177,7 +173,7 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
             decode_stream=sse.decode_stream,
             answer_id=lambda counter: response_id_of(engine, namespace, counter),
             derive=derive_for,
-            commit=store if body.get("store") is not False else None,
+            commit=replay_store(engine, result) if body.get("store") is not False else None,
         )
 
 
