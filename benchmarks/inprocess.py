@@ -291,11 +291,11 @@ class _Counting(asyncio.Transport):
 Batch = Callable[[int], Awaitable[float]]
 
 
-async def protocol_batches(path: Path) -> Batch:
+async def protocol_batches(path: Path, settings: Settings | None = None) -> Batch:
     """In the running loop: an app and the HTTP protocol ``serve`` runs, on a transport that
     only counts, and what hands it ``size`` requests of ``path`` as HTTP bytes and checks
     that the lane answered each (the seconds each took, on average)."""
-    app = create_app(Settings())
+    app = create_app(Settings() if settings is None else settings)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
     config.http = http_protocol(app.state.lane)
     if isinstance(config.http, str):
