@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import field, fields, replace
+from functools import partial
 from typing import Any
 
 from mockserver import ids
@@ -323,14 +324,17 @@ def replay_store(engine: Engine, result: ResponseResult) -> Callable[[Namespace,
             _keep(engine, space, body, stored)
 
         return kept
-    # neither background (no retention) nor in a conversation (none to join): stored as is
-    same = {f.name: getattr(old, f.name) for f in fields(old)}
+    # neither background (no retention) nor in a conversation (none to join): stored as is,
+    # its meta made positionally (the id and time, then the fields after them, read once)
+    names = [f.name for f in fields(old)]
+    assert names[:2] == ["id", "created_at"]
+    rest = tuple(getattr(old, name) for name in names[2:])
     status, put = final_status(reply), engine.store.put
 
     def put_again(space: Namespace, response_id: str, created: int) -> None:
-        meta = ResponseMeta(**{**same, "id": response_id, "created_at": created})
-        items = _items(meta, context, reply)
-        put(space, "responses", StoredResponse(meta, reply, status, items, completed_at=created))
+        meta = ResponseMeta(response_id, created, *rest)
+        items = partial(_built_items, meta, context, reply)
+        put(space, "responses", StoredResponse(meta, reply, status, items, False, created))
 
     return put_again
 
@@ -368,7 +372,7 @@ def _stored(
     background = body.get("background") is True
     queued = background and body.get("stream") is not True
 
-    items = _items(meta, context, reply)
+    items = partial(_built_items, meta, context, reply)
     if error is not None:
         return StoredResponse(meta=meta, reply=reply, status="failed", items=items, error=error)
 
@@ -384,16 +388,12 @@ def _stored(
     )
 
 
-def _items(
+def _built_items(
     meta: ResponseMeta, context: Context, reply: Reply
-) -> Callable[[], tuple[list[Json], list[Json]]]:
-    """How a stored response's items are built, when first read."""
-
-    def items() -> tuple[list[Json], list[Json]]:
-        inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
-        return inputs, [*context.history, *inputs, *output_items(reply, meta)]
-
-    return items
+) -> tuple[list[Json], list[Json]]:
+    """A stored response's input items and context (built when first read)."""
+    inputs = [stored_item(item, owner=meta.id, index=n) for n, item in enumerate(context.input)]
+    return inputs, [*context.history, *inputs, *output_items(reply, meta)]
 
 
 def _keep(

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from mockserver.store.base import Store
 from mockserver.store.feed import Feed
-from mockserver.store.model import Exchange, JournalEntry, Namespace
+from mockserver.store.model import Exchange, Namespace
 from mockserver.store.stored import KINDS, Kept
 
 __all__ = ["MemoryStore"]
@@ -100,22 +100,18 @@ class MemoryStore(Store):
     ) -> None:
         """Stamp the entries an exchange journaled with how long it took, count their bytes,
         and announce them."""
+        spaces = self._namespaces
         with self._lock:
             for name, entry in exchange.entries:
-                self._stamp(name, entry, duration_ms, timing)
+                entry.duration_ms = duration_ms
+                if timing is not None and entry.stream:
+                    entry.timing = timing
                 entry.cut = cut and entry.stream
+                space = spaces.get(name)
+                if space is not None:
+                    space.weigh(entry)
         for name, entry in exchange.entries:
             self.feed.publish("entry", name, entry.seq)
-
-    def _stamp(
-        self, name: str, entry: JournalEntry, duration_ms: float, timing: list[float] | None
-    ) -> None:
-        entry.duration_ms = duration_ms
-        if timing is not None and entry.stream:
-            entry.timing = timing
-        space = self._namespaces.get(name)
-        if space is not None:
-            space.weigh(entry)
 
     def put(self, space: Namespace, kind: str, stored: Any) -> None:
         of = KINDS[kind]

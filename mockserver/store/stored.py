@@ -38,12 +38,13 @@ class Kept(OrderedDict[str, T]):
         super().__init__()
         self.bytes = 0
 
+    # (``_size`` spelt out in the three that a replayed response's store runs)
     def __setitem__(self, key: str, value: T) -> None:
         old = self.get(key)
         if old is not None:
-            self.bytes -= _size(old)
+            self.bytes -= getattr(old, "size", 0)
         super().__setitem__(key, value)
-        self.bytes += _size(value)
+        self.bytes += getattr(value, "size", 0)
 
     def __delitem__(self, key: str) -> None:
         self.bytes -= _size(self[key])
@@ -51,7 +52,7 @@ class Kept(OrderedDict[str, T]):
 
     def popitem(self, last: bool = True) -> tuple[str, T]:
         key, value = super().popitem(last)
-        self.bytes -= _size(value)
+        self.bytes -= getattr(value, "size", 0)
         return key, value
 
     def pop(self, key: str, *default: Any) -> Any:
