@@ -192,24 +192,27 @@ def _head(size: int, head: tuple[Part, ...]) -> Any:
     return hashlib.blake2b(_encode(head), digest_size=size)
 
 
-def _numbered(head: tuple[Part, ...], number: int, size: int) -> bytes:
-    """``stable_digest(*head, number, size=size)``, hashing ``head`` once per process."""
-    state = _head(size, head).copy()
-    chunk = b"i%d" % number  # _encode((number,)), without its loop: this runs per request
-    state.update(_LENGTH(len(chunk)) + chunk)
-    digest: bytes = state.digest()
-    return digest
+# The two below hash ``(prefix, *parts)`` once per process (``_head``), then the number: what
+# ``stable_digest(prefix, *parts, number)`` hashes. (Spelt out in each, not a helper's call:
+# they run for each request's ids.)
 
 
 def numbered_opaque_id(prefix: str, *parts: Part, number: int, length: int = 29) -> str:
     """``opaque_id(prefix, *parts, number)``, cheaper when ``parts`` repeat (a namespace's
     request ids: only the number changes)."""
-    return prefix + _draw(_numbered((prefix, *parts), number, max(16, length)), length)
+    state = _head(max(16, length), (prefix, *parts)).copy()
+    chunk = b"i%d" % number  # _encode((number,)), without its loop
+    state.update(_LENGTH(len(chunk)) + chunk)
+    return prefix + _draw(state.digest(), length)
 
 
 def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) -> str:
     """``hex_id(prefix, *parts, number)``, cheaper when ``parts`` repeat."""
-    return prefix + _numbered((prefix, *parts), number, (length + 1) // 2).hex()[:length]
+    state = _head((length + 1) // 2, (prefix, *parts)).copy()
+    chunk = b"i%d" % number
+    state.update(_LENGTH(len(chunk)) + chunk)
+    digits: str = state.hexdigest()
+    return prefix + digits[:length]
 
 
 #: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.

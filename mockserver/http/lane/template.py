@@ -153,8 +153,8 @@ class Template:
     def _written(self) -> Fill:
         """This template's fill as one function: ``join((part0, id, part2, created, …))``.
         It calls ``pad`` and ``derive`` in the order the slot-by-slot fill does (the pads,
-        then each derived id once). Our own text, compiled once per template: the request's
-        bytes are not in it, only names and numbers."""
+        then each derived id once). Our own text, compiled once per template: the answer's
+        literal parts are in it as bytes literals (``repr``), the rest is names and numbers."""
         scope: dict[str, object] = {
             "join": b"".join,
             "stamps": ids.rfc3339_nanos,
@@ -188,9 +188,8 @@ class Template:
         for index, part in enumerate(self.parts):
             if index in values:
                 arguments.append(values[index])
-            elif part:
-                scope[f"part{index}"] = part
-                arguments.append(f"part{index}")
+            elif part:  # a literal: the code's own constant, not a name looked up per fill
+                arguments.append(repr(part))
         body = "\n    ".join([*lines, f"return join(({', '.join(arguments)},))"])
         exec(f"def fill(answer_id, created, pad, derive):\n    {body}\n", scope)
         written: Fill = scope["fill"]  # type: ignore[assignment]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -80,7 +81,7 @@ class ChatCompletions(OpenAITurn[Prompt, ChatMeta]):
             api=checked.api,
             stream=checked.stream,
             decode_stream=sse.decode_stream,
-            answer_id=lambda counter: chat_id(engine, namespace, counter),
+            answer_id=partial(chat_id, engine, namespace),
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -151,7 +152,7 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
         meta = result.meta
 
         def derive_for(response_id: str) -> Callable[[str, int], str]:
-            return lambda prefix, index: item_id(response_id, prefix, index)
+            return partial(item_id, response_id)
 
         cut = cut_template(
             response,
@@ -171,7 +172,7 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
             api=result.prompt.api,
             stream=result.events is not None,
             decode_stream=sse.decode_stream,
-            answer_id=lambda counter: response_id_of(engine, namespace, counter),
+            answer_id=partial(response_id_of, engine, namespace),
             derive=derive_for,
             commit=replay_store(engine, result) if body.get("store") is not False else None,
         )
