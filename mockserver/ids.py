@@ -28,10 +28,12 @@ __all__ = [
     "child_hex_id",
     "derive_rng",
     "hex_id",
+    "hex_numbering",
     "numbered_hex_id",
     "numbered_opaque_id",
     "obfuscator",
     "opaque_id",
+    "opaque_numbering",
     "rfc3339",
     "rfc3339_nano",
     "rfc3339_nanos",
@@ -213,6 +215,35 @@ def numbered_hex_id(prefix: str, *parts: Part, number: int, length: int = 32) ->
     state.update(_LENGTH(len(chunk)) + chunk)
     digits: str = state.hexdigest()
     return prefix + digits[:length]
+
+
+def hex_numbering(prefix: str, *parts: Part, length: int = 32) -> Callable[[int], str]:
+    """:func:`numbered_hex_id` of ``prefix`` and ``parts`` for any number, ``(prefix, *parts)``
+    hashed once (a recipe's: each replay is numbered anew)."""
+    head = hashlib.blake2b(_encode((prefix, *parts)), digest_size=(length + 1) // 2)
+
+    def numbered(number: int) -> str:
+        state = head.copy()
+        chunk = b"i%d" % number
+        state.update(_LENGTH(len(chunk)) + chunk)
+        digits: str = state.hexdigest()
+        return prefix + digits[:length]
+
+    return numbered
+
+
+def opaque_numbering(prefix: str, *parts: Part, length: int = 29) -> Callable[[int], str]:
+    """:func:`numbered_opaque_id` of ``prefix`` and ``parts`` for any number, hashed as
+    :func:`hex_numbering` hashes."""
+    head = hashlib.blake2b(_encode((prefix, *parts)), digest_size=max(16, length))
+
+    def numbered(number: int) -> str:
+        state = head.copy()
+        chunk = b"i%d" % number
+        state.update(_LENGTH(len(chunk)) + chunk)
+        return prefix + _draw(state.digest(), length)
+
+    return numbered
 
 
 #: Bytes of the obfuscation stream per frame: a length byte, then up to 15 characters.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -26,7 +26,7 @@ from mockserver.render.moderation import chat_moderation
 from mockserver.store import Namespace, StoredChatCompletion
 from mockserver.values import Json
 
-__all__ = ["ChatResult", "chat_id", "complete_chat"]
+__all__ = ["ChatResult", "chat_id", "chat_ids", "complete_chat"]
 
 
 #: What the real API answers for the requested ``service_tier``.
@@ -105,6 +105,11 @@ def fingerprint_of(model: str) -> str:
 
 def chat_id(engine: Engine, namespace: str, counter: int) -> str:
     return ids.numbered_opaque_id("chatcmpl-", engine.settings.seed, namespace, number=counter)
+
+
+def chat_ids(engine: Engine, namespace: str) -> Callable[[int], str]:
+    """:func:`chat_id` by counter, its prefix hashed once (a recipe's)."""
+    return ids.opaque_numbering("chatcmpl-", engine.settings.seed, namespace)
 
 
 def _meta(

@@ -4,7 +4,7 @@ rate-limit headers the turn's budgets give."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mockserver.engine.turn import Turn
 from mockserver.errors import APIError, RecordedAnswer
@@ -62,6 +62,21 @@ class AnswerHeaders:
         return writer.answer_headers_at(
             request_id, processing_ms=120 + 9 * completion_tokens, standing=standing
         )
+
+    def replay_headers_for(
+        self, namespace: str, completion_tokens: int, *, shape: str = "openai"
+    ) -> Callable[[int, Standing], dict[str, str]]:
+        """:meth:`replay_headers` of one recipe's replays, by counter and standing: the shape,
+        the request ids' numbering and the processing time read once."""
+        writer = SHAPES[shape]
+        request_id = writer.request_ids(self.settings.seed, namespace)
+        processing_ms = 120 + 9 * completion_tokens
+        at = writer.answer_headers_at
+
+        def headers(counter: int, standing: Standing) -> dict[str, str]:
+            return at(request_id(counter), processing_ms=processing_ms, standing=standing)
+
+        return headers
 
     def service_headers(self, namespace: str, seq: int, *, shape: str = "openai") -> dict[str, str]:
         """The headers of an answer that is not a model's turn (a retrieve, list, delete…);

@@ -72,6 +72,7 @@ __all__ = [
     "replay_store",
     "resolve_context",
     "response_id",
+    "response_ids",
     "stored_response",
 ]
 
@@ -224,6 +225,11 @@ def _meta(engine: Engine, body: Mapping[str, Any], *, namespace: str, turn: Turn
 
 def response_id(engine: Engine, namespace: str, counter: int) -> str:
     return ids.numbered_hex_id("resp_", engine.settings.seed, namespace, number=counter, length=50)
+
+
+def response_ids(engine: Engine, namespace: str) -> Callable[[int], str]:
+    """:func:`response_id` by counter, its prefix hashed once (a recipe's)."""
+    return ids.hex_numbering("resp_", engine.settings.seed, namespace, length=50)
 
 
 def create_response(

@@ -203,6 +203,12 @@ class TurnEndpoint(ABC, Generic[Checked, Result]):
             entry = self.turn_of(encoded.result).entry
             if entry is not None:  # what the journal keeps of the request's headers, once
                 recipe = dataclasses.replace(recipe, request_headers=entry.request_headers)
+            if recipe.headers is None:  # numbered per request: their writer made once
+                decision = recipe.decision
+                headers = self.engine.replay_headers_for(
+                    decision.namespace, decision.completion_tokens, shape=recipe.shape
+                )
+                recipe = dataclasses.replace(recipe, replay_headers=headers)
             self.replays.file(key, recipe)
 
 

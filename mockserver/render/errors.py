@@ -29,7 +29,8 @@ layer's messages); a shape that words an error otherwise says so from its ``pres
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Final
 
 import orjson
@@ -106,6 +107,11 @@ class Shape:
         are not turns are numbered after their entry)."""
         raise NotImplementedError
 
+    def request_ids(self, seed: int, namespace: str) -> Callable[[int], str]:
+        """:meth:`request_id` of a namespace's turns by number (a recipe's, made once: each
+        replay is numbered anew)."""
+        return partial(self.request_id, seed, namespace, journal=False)
+
     def answer_headers(
         self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
     ) -> dict[str, str]:
@@ -161,6 +167,9 @@ class OpenAIShape(Shape):
         if journal:
             return ids.numbered_hex_id("req_", seed, namespace, "journal", number=number)
         return ids.numbered_hex_id("req_", seed, namespace, number=number)
+
+    def request_ids(self, seed: int, namespace: str) -> Callable[[int], str]:
+        return ids.hex_numbering("req_", seed, namespace)
 
     def answer_headers(
         self, request_id: str, *, processing_ms: int, limits: Mapping[str, str]
@@ -316,8 +325,10 @@ class AzureShape(OpenAIShape):
     request by UUIDs, says its region, sends only the rate limits' ``remaining`` and ``limit``
     and writes every body compact."""
 
-    # its own answer_headers and rate_headers, together (not OpenAI's in one go)
+    # its own answer_headers and rate_headers, together (not OpenAI's in one go), and its own
+    # request ids
     answer_headers_at = Shape.answer_headers_at
+    request_ids = Shape.request_ids
 
     def request_id(self, seed: int, namespace: str, number: int, *, journal: bool) -> str:
         return ids.uuid_id(super().request_id(seed, namespace, number, journal=journal))

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from mockserver.engine.core import Engine
 from mockserver.engine.ratelimit import Bucket, Budgets, duration
 from mockserver.errors import RateLimitError
+from mockserver.render.errors import SHAPES
+from mockserver.settings import Settings
 
 
 def budgets(rpm: int = 3, tpm: int = 1000, *, enforced: bool = True) -> Budgets:
@@ -82,3 +85,16 @@ def test_unenforced_budgets_only_report() -> None:
     for _ in range(5):
         b.charge(tokens=1, now=0.0, model="m")
     assert b.headers()["x-ratelimit-remaining-requests"] == "0"
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_recipes_header_writer_writes_what_replay_headers_writes(shape: str) -> None:
+    engine = Engine(Settings(clock="frozen", seed=4))
+    budgets = Budgets(Bucket.full(60, 0.0), Bucket.full(1000, 0.0), enforced=False)
+    budgets.charge(tokens=12, now=0.5, model="m")
+    standing = budgets.standing()
+    written = engine.replay_headers_for("sk-a", 17, shape=shape)
+    for counter in (1, 2, 40):
+        assert written(counter, standing) == engine.replay_headers(
+            "sk-a", counter, 17, standing, shape=shape
+        )

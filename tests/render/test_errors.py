@@ -138,6 +138,14 @@ def test_request_ids_are_each_familys_own_and_numbered() -> None:
     assert anthropic_id != ANTHROPIC.request_id(1, "ns", 3, journal=True)
 
 
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_a_shapes_request_ids_by_number_are_its_request_ids(name: str) -> None:
+    shape = SHAPES[name]
+    numbered = shape.request_ids(7, "sk-ns")
+    for number in (1, 2, 10**9):
+        assert numbered(number) == shape.request_id(7, "sk-ns", number, journal=False)
+
+
 def test_unknown_routes_are_each_apis_own_words() -> None:
     assert OPENAI.unknown_route("GET /v1/x", status=404).message == "Invalid URL (GET /v1/x)"
     missing = ANTHROPIC.error(ANTHROPIC.unknown_route("GET /v1/x", status=404), request_id="r")

@@ -52,6 +52,23 @@ def test_numbered_ids_are_the_plain_ids_of_the_same_parts(
 
 @given(
     st.text(max_size=12),
+    st.lists(st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=3),
+    st.integers(min_value=0, max_value=2**40),
+    st.integers(min_value=1, max_value=64),
+)
+def test_numberings_are_the_numbered_ids_of_the_same_parts(
+    prefix: str, parts: list[ids.Part], number: int, length: int
+) -> None:
+    assert ids.hex_numbering(prefix, *parts, length=length)(number) == ids.numbered_hex_id(
+        prefix, *parts, number=number, length=length
+    )
+    assert ids.opaque_numbering(prefix, *parts, length=length)(number) == ids.numbered_opaque_id(
+        prefix, *parts, number=number, length=length
+    )
+
+
+@given(
+    st.text(max_size=12),
     st.text(max_size=60),
     st.integers(min_value=0, max_value=2**40),
     st.integers(min_value=1, max_value=64),

@@ -163,7 +163,9 @@ class Lane:
             answer_id = recipe.answer_id(counter)
             created = engine.now() if recipe.clock is None else recipe.clock(space)
             entry.response = Unparsed(Remake(recipe, answer_id, created), recipe.journaled)
-            if recipe.headers is None:
+            if recipe.replay_headers is not None:
+                headers = recipe.replay_headers(counter, standing)
+            elif recipe.headers is None:
                 headers = engine.replay_headers(
                     decision.namespace,
                     counter,

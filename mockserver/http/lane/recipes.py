@@ -32,6 +32,7 @@ from mockserver.http.responses import (
     ndjson_headers,
     sse_headers,
 )
+from mockserver.render.errors import Standing
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed, current_exchange
 from mockserver.values import value_class
 
@@ -152,6 +153,10 @@ class Recipe:
     #: The value filled in for the answer's time, from its namespace (``None``: the server's
     #: clock in whole seconds, ``Engine.now``).
     clock: Callable[[Namespace], int] | None = None
+    #: The answer's headers by request number and where the rate limits stand, where they
+    #: are numbered per request (``Engine.replay_headers_for``, set by the endpoint that files
+    #: the recipe; ``None``: ``Engine.replay_headers`` each time).
+    replay_headers: Callable[[int, Standing], dict[str, str]] | None = None
 
     def fill(self, answer_id: str, created: int) -> bytes:
         """The answer with this id and time: the same bytes every time it is asked."""

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mockserver.engine.chat import ChatResult, chat_id, complete_chat
+from mockserver.engine.chat import ChatResult, chat_ids, complete_chat
 from mockserver.engine.turn import Journaled
 from mockserver.errors import InvalidRequestError, NotFoundError
 from mockserver.http.endpoint import Target, turn_route
@@ -81,7 +80,7 @@ class ChatCompletions(OpenAITurn[Prompt, ChatMeta]):
             api=checked.api,
             stream=checked.stream,
             decode_stream=sse.decode_stream,
-            answer_id=partial(chat_id, engine, namespace),
+            answer_id=chat_ids(engine, namespace),
         )
 
 

@@ -20,8 +20,8 @@ from mockserver.engine.responses import (
     ResponseResult,
     create_response,
     replay_store,
+    response_ids,
 )
-from mockserver.engine.responses import response_id as response_id_of
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route
@@ -172,7 +172,7 @@ class Responses(TurnEndpoint[Remembered | None, ResponseResult]):
             api=result.prompt.api,
             stream=result.events is not None,
             decode_stream=sse.decode_stream,
-            answer_id=partial(response_id_of, engine, namespace),
+            answer_id=response_ids(engine, namespace),
             derive=derive_for,
             commit=replay_store(engine, result) if body.get("store") is not False else None,
         )
