@@ -142,11 +142,15 @@ class Shape:
         raise NotImplementedError
 
 
+#: ``0ms`` to ``1000ms`` (a reset under a second, rounded), written once.
+_MILLISECONDS = tuple(f"{n}ms" for n in range(1001))
+
+
 def duration(seconds: float) -> str:
     """OpenAI's reset format: ``120ms``, ``1.5s``, ``6m0s``, ``1h2m3s``."""
     if seconds < 1:  # (``max`` spelt as a comparison: this runs for every answer's headers)
         milliseconds = round(seconds * 1000)
-        return f"{milliseconds if milliseconds > 0 else 0}ms"
+        return _MILLISECONDS[milliseconds] if milliseconds > 0 else "0ms"
     hours, rest = divmod(seconds, 3600) if seconds >= 3600 else (0.0, seconds)  # (the same)
     minutes, secs = divmod(rest, 60)
     text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
