@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from mockserver import ids
@@ -26,7 +26,9 @@ __all__ = [
     "BodyPlan",
     "ErrorPreset",
     "Framing",
+    "PacedStream",
     "Pacer",
+    "Step",
     "StreamPlan",
     "deliver_body",
     "error_for",
@@ -34,6 +36,7 @@ __all__ = [
     "plan_body",
     "plan_stream",
     "response_error_code",
+    "timeline",
 ]
 
 
@@ -220,8 +223,8 @@ def response_error_code(error: APIError) -> str:
     return "invalid_prompt" if 400 <= error.status < 500 else "server_error"
 
 
-# Streams and timing. Planning is pure (decided from the seed); ``paced`` is the one function
-# in the project that sleeps, cuts or aborts.
+# Streams and timing. Planning is pure (decided from the seed); ``timeline`` is the one function
+# in the project that decides when a stream writes, cuts or aborts.
 
 
 @value_class
@@ -340,19 +343,103 @@ class Pacer:
 REAL_TIME = Pacer(ids.monotonic, asyncio.sleep)
 
 
-async def _wait(
-    due: float, keepalive: float | None, pacer: Pacer, framing: Framing
-) -> AsyncIterator[bytes]:
-    """Sleep until ``due`` on the pacer's clock, yielding the framing's keep-alive every
-    ``keepalive`` seconds meanwhile."""
-    while (left := due - pacer.now()) > 0:
+#: What a stream's timeline gives its driver at each step: bytes to write now, or how many
+#: seconds to wait before asking for the next step.
+Step = bytes | float
+
+
+def _waits(
+    due: float, keepalive: float | None, framing: Framing, now: float
+) -> Generator[Step, float, float]:
+    """Wait until ``due``, with the framing's keep-alive every ``keepalive`` seconds meanwhile;
+    the clock's time once it is due."""
+    while (left := due - now) > 0:
         if keepalive is not None and left > keepalive:
-            await pacer.sleep(keepalive)
+            now = yield keepalive
             if framing.keepalive is not None:
-                yield framing.keepalive
+                now = yield framing.keepalive
             continue
-        await pacer.sleep(left)
-        return
+        return (yield left)
+    return now
+
+
+def timeline(
+    frames: Sequence[bytes],
+    plan: StreamPlan,
+    *,
+    tail: Sequence[bytes],
+    error_frames: Sequence[bytes],
+    framing: Framing,
+    now: float,
+) -> Generator[Step, float, None]:
+    """What a stream does, step by step, from its start at ``now``: ``frames`` then ``tail``
+    (the terminator) as ``plan`` says, each frame at its offset from the start (see
+    :class:`Pacer`). Each step is sent the clock's time when the driver takes the next one.
+
+    ``error_frames`` replace the rest of the stream at an ``error`` cut; a ``disconnect``
+    raises :class:`StreamAborted`. A delay and a stall last their whole length from when they
+    begin, however late that is. Both drivers, :func:`paced` (a sleep per wait) and the
+    server's one timer for every paced stream (``http/pacing.py``), follow this one timeline.
+    """
+    kind, after = plan.cut or ("", len(frames) + 1)
+    keepalive = plan.keepalive
+    due = now + plan.delay
+    now = yield from _waits(due, keepalive, framing, now)
+    for index, frame in enumerate(frames):
+        if index == after:
+            if kind == "disconnect":
+                raise StreamAborted(f"scripted disconnect after {after} events")
+            if kind == "error":
+                yield from _each(error_frames)
+                return
+            if kind == "stall":
+                due = max(due, now) + plan.stall_for
+                now = yield from _waits(due, keepalive, framing, now)
+            if kind == "malformed":
+                now = yield framing.malformed(frame)
+        if plan.waits:
+            due += plan.waits[index]
+            now = yield from _waits(due, keepalive, framing, now)
+        now = yield frame
+    if kind == "disconnect" and after >= len(frames):
+        raise StreamAborted("scripted disconnect at the end of the stream")
+    if kind != "no_done":
+        yield from _each(tail)
+
+
+def _each(frames: Sequence[bytes]) -> Generator[Step, float, None]:
+    """``frames`` as steps, one by one (``yield from`` a list would pass the driver's clock
+    on to the list's iterator, which takes none)."""
+    for frame in frames:  # noqa: UP028 (the docstring says why)
+        yield frame
+
+
+@value_class
+class PacedStream:
+    """A stream to be written as its plan says: its frames, its terminator (``tail``), the
+    frames a scripted ``error`` sends instead of the rest, and how its transport frames what is
+    not an event."""
+
+    frames: Sequence[bytes]
+    plan: StreamPlan
+    tail: Sequence[bytes] = ()
+    error_frames: Sequence[bytes] = ()
+    framing: Framing = SSE_FRAMING
+
+    def timeline(self, now: float) -> Generator[Step, float, None]:
+        """The stream's :func:`timeline`, started at ``now``."""
+        return timeline(
+            self.frames,
+            self.plan,
+            tail=self.tail,
+            error_frames=self.error_frames,
+            framing=self.framing,
+            now=now,
+        )
+
+    def paced(self, pacer: Pacer = REAL_TIME) -> AsyncIterator[bytes]:
+        """The stream's frames, each yielded when due (:func:`paced`)."""
+        return _driven(self.timeline(pacer.now()), pacer)
 
 
 async def paced(
@@ -364,40 +451,27 @@ async def paced(
     pacer: Pacer = REAL_TIME,
     framing: Framing = SSE_FRAMING,
 ) -> AsyncIterator[bytes]:
-    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says, each frame at its
-    offset from the start (see :class:`Pacer`; ``framing``: how the transport frames what is
-    not an event).
-
-    ``error_frames`` replace the rest of the stream at an ``error`` cut. A delay and a stall
-    last their whole length from when they begin, however late that is."""
-    kind, after = plan.cut or ("", len(frames) + 1)
-    due = pacer.now() + plan.delay
-    async for comment in _wait(due, plan.keepalive, pacer, framing):
-        yield comment
-    for index, frame in enumerate(frames):
-        if index == after:
-            if kind == "disconnect":
-                raise StreamAborted(f"scripted disconnect after {after} events")
-            if kind == "error":
-                for error_frame in error_frames:
-                    yield error_frame
-                return
-            if kind == "stall":
-                due = max(due, pacer.now()) + plan.stall_for
-                async for comment in _wait(due, plan.keepalive, pacer, framing):
-                    yield comment
-            if kind == "malformed":
-                yield framing.malformed(frame)
-        if plan.waits:
-            due += plan.waits[index]
-            async for comment in _wait(due, plan.keepalive, pacer, framing):
-                yield comment
+    """Yield ``frames`` then ``tail`` (the terminator) as ``plan`` says (see :func:`timeline`),
+    sleeping on ``pacer`` between them."""
+    steps = timeline(
+        frames, plan, tail=tail, error_frames=error_frames, framing=framing, now=pacer.now()
+    )
+    async for frame in _driven(steps, pacer):
         yield frame
-    if kind == "disconnect" and after >= len(frames):
-        raise StreamAborted("scripted disconnect at the end of the stream")
-    if kind != "no_done":
-        for frame in tail:
-            yield frame
+
+
+async def _driven(steps: Generator[Step, float, None], pacer: Pacer) -> AsyncIterator[bytes]:
+    """A timeline's bytes, a sleep on ``pacer`` for each of its waits."""
+    step = next(steps, None)
+    while step is not None:
+        if isinstance(step, bytes):
+            yield step
+        else:
+            await pacer.sleep(step)
+        try:
+            step = steps.send(pacer.now())
+        except StopIteration:
+            return
 
 
 @value_class

@@ -26,7 +26,7 @@ on a kept-alive connection are ``answer_bytes.py``'s.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -35,7 +35,15 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
-from mockserver.faults import REAL_TIME, BodyPlan, Pacer, StreamPlan, deliver_body, paced
+from mockserver.faults import (
+    REAL_TIME,
+    BodyPlan,
+    PacedStream,
+    Pacer,
+    StreamPlan,
+    deliver_body,
+    paced,
+)
 from mockserver.render import eventstream, ndjson, sse
 from mockserver.render.errors import SHAPES
 from mockserver.wire.json_body import encode_json_pretty
@@ -203,17 +211,20 @@ class PacedSSEResponse(Response):
 
     media_type = SSEResponse.media_type
 
-    def __init__(
-        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
-    ) -> None:
-        self.frames = frames
+    def __init__(self, stream: PacedStream, *, headers: Mapping[str, str] | None = None) -> None:
+        #: What is written, and when (the protocol's lane writes it itself: ``http/pacing.py``).
+        self.stream = stream
         self.status_code = 200
         self.background = None
-        self.raw_headers = SSEResponse(b"", headers=headers).raw_headers
+        self.raw_headers = self._head(headers or {})
+
+    @staticmethod
+    def _head(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+        return sse_headers(headers)
 
     async def _write(self, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        async for frame in self.frames:
+        async for frame in self.stream.paced():
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -241,11 +252,9 @@ class PacedEventStreamResponse(PacedSSEResponse):
 
     media_type = eventstream.MEDIA_TYPE
 
-    def __init__(
-        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(frames, headers=headers)
-        self.raw_headers = eventstream_headers(headers or {})
+    @staticmethod
+    def _head(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+        return eventstream_headers(headers)
 
 
 class PacedNDJSONResponse(PacedSSEResponse):
@@ -253,11 +262,9 @@ class PacedNDJSONResponse(PacedSSEResponse):
 
     media_type = ndjson.MEDIA_TYPE
 
-    def __init__(
-        self, frames: AsyncIterator[bytes], *, headers: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(frames, headers=headers)
-        self.raw_headers = ndjson_headers(headers or {})
+    @staticmethod
+    def _head(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+        return ndjson_headers(headers)
 
 
 def paced_stream_response(
@@ -269,8 +276,8 @@ def paced_stream_response(
     headers: Mapping[str, str] | None = None,
 ) -> Response:
     """The paced writer, for a stream that is timed or broken (an unpaced one is one write)."""
-    iterator = paced(frames, plan, tail=tail, error_frames=error_frames)
-    return PacedSSEResponse(iterator, headers=headers)
+    stream = PacedStream(frames, plan, tail, error_frames)
+    return PacedSSEResponse(stream, headers=headers)
 
 
 class PlannedJSONResponse(Response):

@@ -32,8 +32,8 @@ from mockserver.faults import (
     UNPACED,
     BodyPlan,
     Framing,
+    PacedStream,
     StreamPlan,
-    paced,
 )
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
@@ -141,14 +141,8 @@ def stream_answer(
     """An event stream's answer: one write, or paced and faulted as ``plan`` says."""
     if plan.unpaced:
         return EventStreamResponse(whole, headers=headers)
-    iterator = paced(
-        frames,
-        plan,
-        tail=(),
-        error_frames=[error_frame],
-        framing=EVENTSTREAM_FRAMING,
-    )
-    return PacedEventStreamResponse(iterator, headers=headers)
+    stream = PacedStream(frames, plan, error_frames=[error_frame], framing=EVENTSTREAM_FRAMING)
+    return PacedEventStreamResponse(stream, headers=headers)
 
 
 def answer_converse(

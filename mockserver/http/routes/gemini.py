@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 import orjson
 from starlette.requests import Request
@@ -29,7 +29,7 @@ from mockserver.engine.gemini import GeminiResult, complete_gemini, response_id
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import APIError, NotFoundError, RecordedAnswer
 from mockserver.families import family_at
-from mockserver.faults import paced
+from mockserver.faults import PacedStream
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
@@ -112,10 +112,10 @@ class _ArrayStream(PacedSSEResponse):
 
     media_type = _ARRAY_TYPE
 
-    def __init__(self, frames: Any, *, headers: Mapping[str, str]) -> None:
-        super().__init__(frames, headers=headers)
+    @staticmethod
+    def _head(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
         own = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-        self.raw_headers = [(b"content-type", _ARRAY_TYPE.encode()), *own]
+        return [(b"content-type", _ARRAY_TYPE.encode()), *own]
 
 
 def _where(path: str) -> tuple[str, bool, bool]:
@@ -198,13 +198,10 @@ class GenerateContent(TurnEndpoint[GeminiCall, GeminiAnswer]):
         plan = result.stream_plan
         if plan.unpaced:
             return JSONAnswer(encoded.whole, headers=result.headers)
-        frames = paced(
-            encoded.frames or [],
-            plan,
-            tail=encoded.tail,
-            error_frames=self._array_error(encoded.result),
+        stream = PacedStream(
+            encoded.frames or [], plan, encoded.tail, self._array_error(encoded.result)
         )
-        return _ArrayStream(frames, headers=result.headers)
+        return _ArrayStream(stream, headers=result.headers)
 
     def recipe(
         self, key: Key, checked: GeminiCall, encoded: Encoded[GeminiAnswer], response: Response

@@ -31,7 +31,7 @@ from mockserver.faults import (
     IMMEDIATE,
     NDJSON_FRAMING,
     BodyPlan,
-    paced,
+    PacedStream,
 )
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
@@ -180,12 +180,8 @@ class _OllamaTurn(RenderedTurn[Prompt, OllamaMeta]):
         plan = result.stream_plan
         if plan.unpaced:
             return NDJSONResponse(encoded.whole, headers=result.headers)
-        lines = paced(
-            encoded.frames,
-            plan,
-            tail=encoded.tail,
-            error_frames=encoded.error_frames,
-            framing=NDJSON_FRAMING,
+        lines = PacedStream(
+            encoded.frames, plan, encoded.tail, encoded.error_frames, framing=NDJSON_FRAMING
         )
         return PacedNDJSONResponse(lines, headers=result.headers)
 
