@@ -34,6 +34,7 @@ from mockserver.store import Exchange, Store, current_exchange
 __all__ = [
     "ADMIN_COOKIE",
     "ADMIN_HEADER",
+    "MAX_TIMINGS",
     "Access",
     "check_exposure",
 ]
@@ -44,7 +45,8 @@ ADMIN_HEADER = "x-mockserver-admin-token"
 ADMIN_COOKIE = "mockserver_admin"
 PAGE_PATH = CONTROL_PREFIX + "/"
 
-_MAX_TIMINGS = 10_000
+#: The most write times a stream's journal entry keeps.
+MAX_TIMINGS = 10_000
 
 AZURE_ACCESS_DENIED = (
     "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide "
@@ -274,7 +276,7 @@ class Access:
             await send(message)
             if message["type"] != "http.response.body" or completed:
                 return
-            if streamed and exchange.entries and len(writes) < _MAX_TIMINGS:
+            if streamed and exchange.entries and len(writes) < MAX_TIMINGS:
                 writes.append(round((monotonic() - started) * 1000, 1))
             if not message.get("more_body", False):
                 completed = True

@@ -15,11 +15,14 @@ from mockserver.http.lane.recipes import Answered
 
 __all__ = [
     "BAD_REQUEST",
+    "LAST_CHUNK",
     "TIMED_OUT",
     "OneWriteTransport",
+    "chunks",
     "encode_answer",
     "error_answer",
     "header_lines",
+    "stream_head",
 ]
 
 _STATUS_200 = b"HTTP/1.1 200 OK\r\n"
@@ -43,6 +46,22 @@ def encode_answer(answered: Answered, defaults: bytes) -> bytes:
     return b"".join(
         (_STATUS_200, defaults, answered.head(), _CHUNKED % len(body), body, _LAST_CHUNK)
     )
+
+
+def stream_head(answered: Answered, defaults: bytes) -> bytes:
+    """What uvicorn's httptools cycle writes for a stream's start message: the status line, the
+    server's default header lines, the answer's, and chunked framing for what follows."""
+    return b"%b%b%btransfer-encoding: chunked\r\n\r\n" % (_STATUS_200, defaults, answered.head())
+
+
+def chunks(pieces: list[bytes]) -> bytes:
+    """``pieces`` as uvicorn writes a body message each on a chunked answer (an empty one:
+    nothing)."""
+    return b"".join([b"%x\r\n%b\r\n" % (len(piece), piece) for piece in pieces if piece])
+
+
+#: What ends a chunked answer.
+LAST_CHUNK = b"0\r\n\r\n"
 
 
 #: What a slow or malformed request is answered with (the API's error shape, then a close).

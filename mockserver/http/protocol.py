@@ -35,16 +35,21 @@ import httptools
 import uvicorn
 
 from mockserver.errors import APIError
+from mockserver.http.access import MAX_TIMINGS
 from mockserver.http.answer_bytes import (
     BAD_REQUEST,
+    LAST_CHUNK,
     TIMED_OUT,
     OneWriteTransport,
+    chunks,
     encode_answer,
     error_answer,
     header_lines,
+    stream_head,
 )
 from mockserver.http.lane.lane import Lane
 from mockserver.http.lane.recipes import BODY_LIMIT, LANE_ERROR, Answered, Key
+from mockserver.http.pacing import Paced, Wheel
 from mockserver.ids import monotonic
 
 __all__ = ["SUPPORTED_UVICORN", "http_protocol", "supported", "websocket_protocol"]
@@ -200,6 +205,8 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
         _held_path = ""
         _held_query = b""
         _held_since = 0.0
+        #: The paced answer being written, if any.
+        _streaming: _Streaming | None = None
         #: uvicorn's default headers (a new list each second, for ``date``) as header lines.
         _defaults: tuple[object, bytes] = (None, b"")
 
@@ -256,7 +263,7 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 self._answer_later(key)
                 return
             try:
-                answered = lane.answer(key)
+                answered = lane.answer(key, paced=True)
             except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
                 self.scope[LANE_ERROR] = exc
                 answered = None
@@ -267,6 +274,9 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 return
             self._held = None
             self._deadline = 0.0  # (disarm, a frame less: this runs per request)
+            if answered.paced is not None:
+                self._stream(answered, self._held_since, _Waiting())
+                return
             self.transport.send_now(encode_answer(answered, self._default_lines()))
             lane.complete(answered, self._held_since)
             self.on_response_complete()
@@ -295,13 +305,19 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
             self, key: Key, waiting: _Waiting, scope: dict[str, Any], body: bytes, since: float
         ) -> None:
             try:
-                answered = await lane.answer_soon(key)
+                answered = await lane.answer_soon(key, paced=True)
             except Exception as exc:  # our bug: to the app's one error boundary (a logged 500)
                 scope[LANE_ERROR] = exc
                 answered = None
             if not isinstance(answered, Answered):  # the full path answers (a handoff's turn)
                 lane.let_through(key, scope, answered)
                 self._run_cycle(waiting, scope, body)
+                return
+            if answered.paced is not None:
+                if self.transport.is_closing():  # the client went away meanwhile
+                    lane.complete(answered, since, timing=[], cut=True)
+                else:
+                    self._stream(answered, since, waiting)
                 return
             waiting.response_complete = True
             if not self.transport.is_closing():
@@ -313,6 +329,31 @@ def lane_protocol(base: type[Any], lane: Lane, wrap: type[Any]) -> type[asyncio.
                 self.transport.close()
                 return
             self.on_response_complete()
+
+        def _stream(self, answered: Answered, since: float, waiting: _Waiting) -> None:
+            """Write a paced answer: its head now, its frames from the event loop's one timer
+            (``pacing.py``), the connection's cycle ``waiting`` meanwhile (a request pipelined
+            behind it waits its turn)."""
+            assert answered.paced is not None
+            self.cycle = waiting
+            self.transport.send_now(stream_head(answered, self._default_lines()))
+            wheel = lane.wheel
+            if wheel is None or wheel.clock is not self.loop:
+                wheel = lane.wheel = Wheel(self.loop)
+            streaming = self._streaming = _Streaming(self, lane, answered, since, waiting)
+            paced = wheel.start(answered.paced, streaming)
+            if not paced.ended:
+                streaming.paced = paced
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self._streaming is not None:
+                self._streaming.resume()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._streaming is not None:
+                self._streaming.gone()
+            super().connection_lost(exc)
 
         def _run_cycle(self, waiting: _Waiting, scope: dict[str, Any], body: bytes) -> None:
             """The full path for a request answered later: its ASGI cycle, made here (the
@@ -376,6 +417,68 @@ class _Waiting:
         self.disconnected = False
         self.keep_alive = True
         self.message_event = asyncio.Event()
+
+
+class _Streaming:
+    """A paced answer the lane's protocol writes (the :class:`~mockserver.http.pacing.Sink`
+    of its stream): each step's frames as chunks, straight to the transport; at the end the
+    journal entries are stamped with when each write left and announced, as ``Access`` does
+    for an answer written through ASGI, and the connection goes on to its next request."""
+
+    __slots__ = ("answered", "lane", "paced", "protocol", "since", "timing", "waiting")
+
+    def __init__(
+        self, protocol: Any, lane: Lane, answered: Answered, since: float, waiting: _Waiting
+    ) -> None:
+        self.protocol = protocol
+        self.lane = lane
+        self.answered = answered
+        self.since = since
+        self.waiting = waiting
+        self.timing: list[float] = []
+        self.paced: Paced | None = None
+
+    def paused(self) -> bool:
+        paused: bool = self.protocol.flow.write_paused
+        return paused
+
+    def write(self, pieces: list[bytes]) -> None:
+        self.protocol.transport.send_now(chunks(pieces))
+        self._time(len(pieces))
+
+    def end(self, pieces: list[bytes], *, cut: bool) -> None:
+        protocol = self.protocol
+        transport = protocol.transport
+        if not transport.is_closing():
+            transport.send_now(chunks(pieces) if cut else chunks(pieces) + LAST_CHUNK)
+        self._time(len(pieces) if cut else len(pieces) + 1)
+        self._done(cut=cut)
+        if cut or not self.waiting.keep_alive:  # a scripted disconnect, or shutting down
+            transport.close()
+        elif not transport.is_closing():
+            protocol.on_response_complete()
+
+    def resume(self) -> None:
+        if self.paced is not None:
+            self.paced.resume()
+
+    def gone(self) -> None:
+        """The client went away mid-stream: the stream stops, journaled as cut."""
+        if self.paced is not None:
+            self.paced.stop()
+        self._done(cut=True)
+
+    def _done(self, *, cut: bool) -> None:
+        self.waiting.response_complete = True
+        if self.protocol._streaming is self:
+            self.protocol._streaming = None
+        self.lane.complete(self.answered, self.since, timing=self.timing, cut=cut)
+
+    def _time(self, writes: int) -> None:
+        timing = self.timing
+        room = MAX_TIMINGS - len(timing)
+        if room > 0:
+            timing.extend([round((monotonic() - self.since) * 1000, 1)] * min(writes, room))
 
 
 class NoWebSocket:

@@ -3,8 +3,10 @@
 The lane (``replay.py``) answers a new request to a turn endpoint (``http/endpoint.py``)
 without ASGI, Starlette's routing or the middleware, by calling the same steps as the route:
 check, turn, answer, and the filing of a recipe. A request the endpoint refuses before its turn
-goes the usual way untouched (the route refuses it and journals why); an answer that cannot be
-sent as is (paced, faulted, or an error once the turn had started) is handed to the route.
+goes the usual way untouched (the route refuses it and journals why); a paced stream is
+written by the protocol's lane on the event loop's one timer (``http/pacing.py``); any other
+answer that cannot be sent as is (faulted, an error once the turn had started, or a paced one
+for the ASGI lane) is handed to the route.
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ from starlette.datastructures import QueryParams
 
 from mockserver.errors import APIError
 from mockserver.http.endpoint import Target, TurnEndpoint
-from mockserver.http.lane.recipes import Answered, Handoff, Key, framing_of, lane_headers
-from mockserver.http.responses import JSONAnswer, NDJSONResponse, SSEResponse
+from mockserver.http.lane.recipes import (
+    Answered,
+    Framing,
+    Handoff,
+    Key,
+    framing_of,
+    lane_headers,
+)
+from mockserver.http.responses import JSONAnswer, NDJSONResponse, PacedSSEResponse, SSEResponse
 from mockserver.http.routes.base import namespace_from, reads_as_json, within_limit
 from mockserver.store import Exchange, Namespace, current_exchange
 from mockserver.wire.json_body import parse_json_body
@@ -26,10 +35,13 @@ from mockserver.wire.json_body import parse_json_body
 __all__ = ["answer_fresh", "answer_fresh_soon"]
 
 
-def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Handoff | None:
-    """``endpoint``'s answer to the request ``key`` when it can be sent as is; a
-    :class:`Handoff` once the turn has been taken; ``None`` when nothing has changed (the full
-    path then takes the request, and says what is wrong with it)."""
+def answer_fresh(
+    endpoint: TurnEndpoint[Any, Any], key: Key, *, paced: bool = False
+) -> Answered | Handoff | None:
+    """``endpoint``'s answer to the request ``key`` when it can be sent as is (or, with
+    ``paced``, as a paced stream); a :class:`Handoff` once the turn has been taken; ``None``
+    when nothing has changed (the full path then takes the request, and says what is wrong
+    with it)."""
     asked = _asked(endpoint, key)
     if asked is None:
         return None
@@ -38,11 +50,11 @@ def answer_fresh(endpoint: TurnEndpoint[Any, Any], key: Key) -> Answered | Hando
             encoded = endpoint.engine.store.transact(asked.namespace, asked.work)
         except APIError as error:
             return Handoff(asked.body, error, exchange, asked.raw)
-    return _answered(endpoint, key, asked, encoded, exchange)
+    return _answered(endpoint, key, asked, encoded, exchange, paced=paced)
 
 
 async def answer_fresh_soon(
-    endpoint: TurnEndpoint[Any, Any], key: Key
+    endpoint: TurnEndpoint[Any, Any], key: Key, *, paced: bool = False
 ) -> Answered | Handoff | None:
     """:func:`answer_fresh`, awaiting the turn's round trip to a shared store (the process goes
     on with other requests meanwhile)."""
@@ -56,7 +68,7 @@ async def answer_fresh_soon(
             encoded = await turns.transact(asked.namespace, asked.work)
         except APIError as error:
             return Handoff(asked.body, error, exchange, asked.raw)
-    return _answered(endpoint, key, asked, encoded, exchange)
+    return _answered(endpoint, key, asked, encoded, exchange, paced=paced)
 
 
 @contextmanager
@@ -103,11 +115,20 @@ _NO_QUERY = QueryParams()
 
 
 def _answered(
-    endpoint: TurnEndpoint[Any, Any], key: Key, asked: _Asked, encoded: Any, exchange: Exchange
+    endpoint: TurnEndpoint[Any, Any],
+    key: Key,
+    asked: _Asked,
+    encoded: Any,
+    exchange: Exchange,
+    *,
+    paced: bool,
 ) -> Answered | Handoff:
     response = endpoint.answer(encoded)
     framing = framing_of(response)
     if framing is None or not isinstance(response, _WHOLE):  # paced or faulted
+        if paced and isinstance(response, PacedSSEResponse):  # (and every family's kin)
+            head = Framing.of(response.raw_headers)
+            return Answered({}, b"", head, asked.namespace, None, exchange, response.stream)
         return Handoff(asked.body, encoded, exchange, asked.raw)
     if endpoint.replays.again(key):
         endpoint.file(key, asked.checked, encoded, response)

@@ -39,6 +39,7 @@ from mockserver.http.lane.recipes import (
     Recipe,
     Remake,
 )
+from mockserver.http.pacing import Wheel
 from mockserver.ids import monotonic
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed
 
@@ -73,6 +74,8 @@ class Lane:
         #: protocol then answers with :meth:`answer_soon`, and the server goes on meanwhile.
         self.turns = self.engine.store.turns
         self.waits = self.turns is not None
+        #: The timer of the paced streams the protocol writes (made on its event loop).
+        self.wheel: Wheel | None = None
 
     def takes(self, path: str, headers: Sequence[tuple[bytes, bytes]]) -> bool:
         """May the lane answer a request to ``path`` with these headers (if it has a recipe)?
@@ -91,10 +94,11 @@ class Lane:
             length.isdigit() and len(length) <= 6 and int(length) <= BODY_LIMIT
         )
 
-    def answer(self, key: Key) -> Answered | Handoff | None:
+    def answer(self, key: Key, *, paced: bool = False) -> Answered | Handoff | None:
         """The answer from ``key``'s recipe, committed and journaled (a recipe the namespace's
-        state no longer allows is dropped); else the endpoint's fresh turn;
-        ``None`` when neither answered and nothing has changed."""
+        state no longer allows is dropped); else the endpoint's fresh turn (``paced``: a paced
+        stream too, for the caller to write; else the route writes it); ``None`` when neither
+        answered and nothing has changed."""
         recipe = self.replays.get(key)
         if recipe is not None:
             entry, serve = self._replay(recipe)
@@ -105,12 +109,12 @@ class Lane:
             if replayed is not None:
                 return replayed
             self.replays.forget(key)
-        answered = answer_fresh(self.endpoints.at(key[0]), key)
+        answered = answer_fresh(self.endpoints.at(key[0]), key, paced=paced)
         if isinstance(answered, Answered):
             self.fresh_answers += 1
         return answered
 
-    async def answer_soon(self, key: Key) -> Answered | Handoff | None:
+    async def answer_soon(self, key: Key, *, paced: bool = False) -> Answered | Handoff | None:
         """:meth:`answer` for a store whose change waits on another process (``waits``): the
         change's round trip is awaited, and the server answers other requests meanwhile."""
         recipe = self.replays.get(key)
@@ -122,7 +126,7 @@ class Lane:
             if replayed is not None:
                 return replayed
             self.replays.forget(key)
-        answered = await answer_fresh_soon(self.endpoints.at(key[0]), key)
+        answered = await answer_fresh_soon(self.endpoints.at(key[0]), key, paced=paced)
         if isinstance(answered, Answered):
             self.fresh_answers += 1
         return answered
@@ -194,15 +198,25 @@ class Lane:
             framing = SSE if recipe.stream else JSON
         return Answered(headers, answer, framing, recipe.decision.namespace, entry)
 
-    def complete(self, answered: Answered, started: float) -> None:
-        """Stamp the answer's journal entries with how long it took, and announce them."""
+    def complete(
+        self,
+        answered: Answered,
+        started: float,
+        *,
+        timing: list[float] | None = None,
+        cut: bool = False,
+    ) -> None:
+        """Stamp the answer's journal entries with how long it took (and a stream's with when
+        its writes left, ``timing``: one write unless said, and whether it was ``cut``), and
+        announce them."""
         elapsed = round((monotonic() - started) * 1000, 1)
-        timing = None if answered.framing.sized else [elapsed]
+        if timing is None and not answered.framing.sized:
+            timing = [elapsed]
         exchange = answered.exchange
         if exchange is None and answered.entry is not None:
             exchange = Exchange([(answered.namespace, answered.entry)])
         if exchange is not None:
-            self.engine.store.complete(exchange, duration_ms=elapsed, timing=timing)
+            self.engine.store.complete(exchange, duration_ms=elapsed, timing=timing, cut=cut)
 
 
 def _takes(name: bytes, value: bytes) -> bool:

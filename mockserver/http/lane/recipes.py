@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from mockserver import ids
 from mockserver.engine.turn import Decision, Turn, summarize
+from mockserver.faults import PacedStream
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.responses import (
     EventStreamResponse,
@@ -293,6 +294,9 @@ class Answered(NamedTuple):
     entry: JournalEntry | None
     #: … or all those a fresh turn made.
     exchange: Exchange | None = None
+    #: A paced stream, written as its plan says (``body`` is then empty): the protocol's
+    #: lane alone takes these (``http/pacing.py``).
+    paced: PacedStream | None = None
 
     @property
     def stream(self) -> bool:
