@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-__all__ = ["Cap", "CapError", "Usage", "cap", "measure_cpu"]
+__all__ = ["Cap", "CapError", "Usage", "cap", "measure_cpu", "own_waited", "tree_waited"]
 
 T = TypeVar("T")
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -69,6 +69,32 @@ def _process_seconds(pid: int) -> float:
 def tree_seconds(pid: int) -> float:
     """CPU seconds used so far by ``pid`` and the processes under it."""
     return sum(_process_seconds(each) for each in _pids(pid))
+
+
+def _waited_seconds(pid: int) -> float:
+    """Seconds ``pid``'s threads have spent runnable but waiting for a core (the run queue's
+    delay, ``/proc/PID/task/TID/schedstat``'s second field, in nanoseconds)."""
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0.0
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # ended meanwhile, or a kernel without schedstats
+    return total / 1e9
+
+
+def tree_waited(pid: int) -> float:
+    """Seconds ``pid`` and the processes under it have waited for a core so far."""
+    return sum(_waited_seconds(each) for each in _pids(pid))
+
+
+def own_waited() -> float:
+    """Seconds this process has waited for a core so far."""
+    return _waited_seconds(os.getpid())
 
 
 def _children_seconds() -> float:

@@ -11,9 +11,12 @@ server), and the report compares it with the schedule:
 event ``i`` of a stream is due ``ttft + i × 20 ms`` after its request was written.
 
 Per level: time to first token against the 300 ms it should be, the lateness of every event
-(arrival minus due) at p50, p99 and max, the inter-token gaps' p99 deviation from 20 ms, and
-the cores the server and the load generator used (one machine: a saturated generator makes
-every number late too). The level where the p99 lateness first passes ``SLIP_MS`` is where the
+(arrival minus due) at p50, p99 and max, the inter-token gaps' p99 deviation from 20 ms, the
+cores the server and the load generator used (one machine: a saturated generator makes every
+number late too), and how long each of them waited for a core while runnable (the kernel's
+run-queue delay, ``/proc/PID/task/*/schedstat``, in milliseconds per second of the level): a
+slip while the server waited for a core was the machine's doing (other work on it, or the load
+generator), not the server's. The level where the p99 lateness first passes ``SLIP_MS`` is where the
 schedule starts to slip: below it a load test of an LLM app can trust the mock's pacing.
 """
 
@@ -29,7 +32,7 @@ from pathlib import Path
 
 import orjson
 
-from benchmarks.cpu import Usage, measure_cpu
+from benchmarks.cpu import Usage, measure_cpu, own_waited, tree_waited
 from benchmarks.servers import HOST, free_port, raw_request, spawn
 
 __all__ = ["LEVELS", "SLIP_MS", "TimingResult", "run"]
@@ -170,7 +173,24 @@ def _quantile(values: array[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _row(result: TimingResult, usage: Usage) -> str:
+@dataclass(frozen=True)
+class Waited:
+    """Milliseconds a second that the server and the load generator waited for a core."""
+
+    server: float
+    load: float
+
+
+def _waits(server: int) -> tuple[float, float, float]:
+    return time.perf_counter(), tree_waited(server), own_waited()
+
+
+def _waited(server: int, since: tuple[float, float, float]) -> Waited:
+    wall, server_s, load_s = (a - b for a, b in zip(_waits(server), since, strict=True))
+    return Waited(server_s / wall * 1000, load_s / wall * 1000)
+
+
+def _row(result: TimingResult, usage: Usage, waited: Waited) -> str:
     ms = 1000.0
     late = result.lateness
     gap_dev = array("d", (abs(g - GAP) for g in result.gaps))
@@ -179,7 +199,7 @@ def _row(result: TimingResult, usage: Usage) -> str:
         f"| {_quantile(result.ttfts, 0.5) * ms:7.1f} | {_quantile(result.ttfts, 0.99) * ms:7.1f} "
         f"| {_quantile(late, 0.5) * ms:6.1f} | {_quantile(late, 0.99) * ms:7.1f} "
         f"| {max(late, default=float('nan')) * ms:7.1f} | {_quantile(gap_dev, 0.99) * ms:6.1f} "
-        f"| {usage.server:4.2f} | {usage.load:4.2f} |"
+        f"| {usage.server:4.2f} | {usage.load:4.2f} | {waited.server:5.1f} | {waited.load:5.1f} |"
     )
 
 
@@ -201,9 +221,9 @@ def run(*, levels: tuple[int, ...] = LEVELS, duration: float = 20.0) -> int:
         )
         print(
             "| streams | done | lost | ttft p50 | ttft p99 | late p50 | late p99 | late max "
-            "| gap dev p99 | server cores | load cores |"
+            "| gap dev p99 | server cores | load cores | server waited | load waited |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         slipped: int | None = None
         for streams in levels:
             port = free_port()
@@ -213,15 +233,17 @@ def run(*, levels: tuple[int, ...] = LEVELS, duration: float = 20.0) -> int:
                 # Warm up, unmeasured: the first turns pay the lazy imports and first-use caches
                 # (~50 ms), which would make the first wave of every level late.
                 asyncio.run(_level(server.port, min(streams, 16), 1.5))
+                since = _waits(server.process.pid)
                 result, usage = measure_cpu(
                     lambda p=server.port, n=streams: asyncio.run(_level(p, n, duration)),  # type: ignore[misc]
                     server=server.process.pid,
                     redis=None,
                     load_in_process=True,
                 )
+                waited = _waited(server.process.pid, since)
             finally:
                 server.stop()
-            print(_row(result, usage), flush=True)
+            print(_row(result, usage, waited), flush=True)
             if result.failed or result.refused or not result.lateness:
                 print(
                     f"W9 could not measure {streams} streams: {result.failed} lost, "
