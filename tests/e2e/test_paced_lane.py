@@ -6,6 +6,7 @@ streams at once through the openai SDK carry the bytes of the same answers unpac
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from typing import Any
 
@@ -166,3 +167,33 @@ def test_two_paced_streams_at_once_carry_the_unpaced_answers_bytes() -> None:
     assert took >= 0.2  # a lower bound: the ttft was waited
     assert wheel is not None
     assert wheel.streams == 0
+
+
+def test_a_client_gone_mid_stream_stops_its_stream_journaled_as_cut() -> None:
+    server = start_server(seed=3)
+    slow = "latency: {ttft: 0.05, chunk_interval: 5}\nrules: []\n"
+    try:
+        _load(server, slow)
+        body = b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+        with socket.create_connection((server.host, server.port)) as sock:
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n"
+                b"authorization: Bearer sk-pace-one\r\ncontent-type: application/json\r\n"
+                b"content-length: %d\r\n\r\n%b" % (len(body), body)
+            )
+            seen = b""
+            while b"data: {" not in seen:  # the first event, after the ttft
+                seen += sock.recv(65536)
+            wheel = server.app.state.lane.wheel
+            assert wheel.streams == 1
+        deadline = time.monotonic() + 5
+        while wheel.streams and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert wheel.streams == 0
+        auth = {"authorization": "Bearer sk-pace-one"}
+        entry = httpx.get(f"{server.url}/__mockserver/calls/1", headers=auth).json()
+    finally:
+        server.stop()
+    assert seen.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert entry["cut"] is True
+    assert len(entry["timing"]) == 1  # the one event written before the client left
