@@ -76,7 +76,7 @@ def test_a_failing_lane_is_a_logged_500_not_a_bad_request(
     writes = [request("/v1/chat/completions", CHAT) for _ in range(2)]
     conversation(on, writes, 2)  # seen, then filed
 
-    def broken(key: object) -> None:
+    def broken(key: object, **_: object) -> None:
         raise RuntimeError("lane bug")
 
     monkeypatch.setattr(on.app.state.lane, "answer", broken)
