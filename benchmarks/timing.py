@@ -13,11 +13,13 @@ event ``i`` of a stream is due ``ttft + i × 20 ms`` after its request was writt
 Per level: time to first token against the 300 ms it should be, the lateness of every event
 (arrival minus due) at p50, p99 and max, the inter-token gaps' p99 deviation from 20 ms, the
 cores the server and the load generator used (one machine: a saturated generator makes every
-number late too), and how long each of them waited for a core while runnable (the kernel's
+number late too; the server's CPU per event, turns included, is the part the machine's load
+moves least), and how long each of them waited for a core while runnable (the kernel's
 run-queue delay, ``/proc/PID/task/*/schedstat``, in milliseconds per second of the level): a
 slip while the server waited for a core was the machine's doing (other work on it, or the load
-generator), not the server's. The level where the p99 lateness first passes ``SLIP_MS`` is where the
-schedule starts to slip: below it a load test of an LLM app can trust the mock's pacing.
+generator), not the server's. The level where the p99 lateness first passes ``SLIP_MS`` is
+where the schedule starts to slip: below it a load test of an LLM app can trust the mock's
+pacing.
 """
 
 from __future__ import annotations
@@ -175,10 +177,12 @@ def _quantile(values: array[float], q: float) -> float:
 
 @dataclass(frozen=True)
 class Waited:
-    """Milliseconds a second that the server and the load generator waited for a core."""
+    """Milliseconds a second that the server and the load generator waited for a core, over
+    a level's ``wall`` seconds."""
 
     server: float
     load: float
+    wall: float
 
 
 def _waits(server: int) -> tuple[float, float, float]:
@@ -187,19 +191,21 @@ def _waits(server: int) -> tuple[float, float, float]:
 
 def _waited(server: int, since: tuple[float, float, float]) -> Waited:
     wall, server_s, load_s = (a - b for a, b in zip(_waits(server), since, strict=True))
-    return Waited(server_s / wall * 1000, load_s / wall * 1000)
+    return Waited(server_s / wall * 1000, load_s / wall * 1000, wall)
 
 
 def _row(result: TimingResult, usage: Usage, waited: Waited) -> str:
     ms = 1000.0
     late = result.lateness
     gap_dev = array("d", (abs(g - GAP) for g in result.gaps))
+    per_event = usage.server * waited.wall / max(len(late), 1) * 1e6
     return (
         f"| {result.streams:>5} | {result.completed:>6} | {result.failed + result.refused:>4} "
         f"| {_quantile(result.ttfts, 0.5) * ms:7.1f} | {_quantile(result.ttfts, 0.99) * ms:7.1f} "
         f"| {_quantile(late, 0.5) * ms:6.1f} | {_quantile(late, 0.99) * ms:7.1f} "
         f"| {max(late, default=float('nan')) * ms:7.1f} | {_quantile(gap_dev, 0.99) * ms:6.1f} "
-        f"| {usage.server:4.2f} | {usage.load:4.2f} | {waited.server:5.1f} | {waited.load:5.1f} |"
+        f"| {usage.server:4.2f} | {per_event:5.1f} | {usage.load:4.2f} "
+        f"| {waited.server:5.1f} | {waited.load:5.1f} |"
     )
 
 
@@ -221,9 +227,10 @@ def run(*, levels: tuple[int, ...] = LEVELS, duration: float = 20.0) -> int:
         )
         print(
             "| streams | done | lost | ttft p50 | ttft p99 | late p50 | late p99 | late max "
-            "| gap dev p99 | server cores | load cores | server waited | load waited |"
+            "| gap dev p99 | server cores | server µs/event | load cores | server waited "
+            "| load waited |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         slipped: int | None = None
         for streams in levels:
             port = free_port()
