@@ -11,23 +11,31 @@ requests and once with ``requests`` more. The difference over ``requests`` is on
 cost; start-up, imports and warm-up cancel out. ``PYTHONHASHSEED`` is fixed in the child, so
 its dicts and sets are laid out the same in both runs.
 
+Each row's request is also counted against the yardstick's (``benchmarks/baseline.py``: the
+bare Starlette app on uvicorn's own httptools protocol, its chat body or its 20-event stream,
+as the wall-clock rows compare them), so the rows' ratio to the baseline can be read without
+the noise of a shared machine. The counts are the process's own instructions: the kernel's
+work for each write (one a request for mockserver, one an event for the baseline's stream) is
+not in them.
+
 Where the instructions go: run the child under callgrind and read it with
 ``callgrind_annotate`` (see ``benchmarks/README.md``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from benchmarks.inprocess import RESPONSES, Path
 from benchmarks.workloads import CHAT, CHAT_STREAM, RESPONSES_STREAM
 
-__all__ = ["ROWS", "count", "run"]
+__all__ = ["BASELINE", "ROWS", "count", "run"]
 
 #: The rows measured, each with the request its row sends (``workloads.py``), as HTTP bytes in.
 ROWS = {
@@ -41,6 +49,8 @@ ROWS = {
         repeat=True,
     ),
 }
+#: What the baseline is asked in each row's place (as the wall-clock rows ask it).
+BASELINE = {"W1": "/v1/chat/completions", "W3": "/v1/stream", "W4": "/v1/stream"}
 #: Requests after the warm-up in the shorter of the two runs.
 FEW = 100
 #: Requests of warm-up before either run's counted ones: the recipe filed, and more than the
@@ -55,7 +65,7 @@ STORED = 1000
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-def _drive(row: str, requests: int) -> None:
+def _drive(row: str, requests: int, server: str = "mockserver") -> None:
     """The child: start-up, ``WARM`` requests, then ``requests`` more."""
     import uvloop
 
@@ -63,15 +73,55 @@ def _drive(row: str, requests: int) -> None:
     from mockserver.settings import Settings
 
     async def drive() -> None:
-        batch = await protocol_batches(ROWS[row], Settings(store_limit=STORED))
+        if server == "baseline":
+            batch = await _baseline_batches(BASELINE[row])
+        else:
+            batch = await protocol_batches(ROWS[row], Settings(store_limit=STORED))
         await batch(WARM)
         await batch(requests)
 
     uvloop.run(drive())
 
 
-def count(row: str, requests: int) -> int:
-    """Instructions of a child that makes ``FEW + requests`` requests of ``row``, all told."""
+async def _baseline_batches(target: str) -> Callable[[int], Awaitable[None]]:
+    """The baseline app on uvicorn's httptools protocol and a transport that only counts: what
+    hands it ``size`` requests, one after the other, each answered before the next."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from benchmarks.baseline import app
+    from benchmarks.inprocess import HEADERS, _Counting
+
+    config = uvicorn.Config(app, http="httptools", log_level="warning", lifespan="off", ws="none")
+    config.load()
+    state = ServerState()
+    protocol = config.http_protocol_class(config=config, server_state=state, app_state={})
+    transport = _Counting()
+    protocol.connection_made(transport)
+    body = CHAT if target == "/v1/chat/completions" else CHAT_STREAM
+    head = b"".join(b"%b: %b\r\n" % pair for pair in HEADERS)
+    request = b"POST %b HTTP/1.1\r\n%bcontent-length: %d\r\n\r\n%b" % (
+        target.encode(),
+        head,
+        len(body),
+        body,
+    )
+
+    async def batch(size: int) -> None:
+        for _ in range(size):
+            writes = transport.writes
+            protocol.data_received(request)
+            while not protocol.cycle.response_complete:
+                await asyncio.sleep(0)
+            if transport.writes == writes:
+                raise RuntimeError(f"the baseline wrote nothing to {target}")
+
+    return batch
+
+
+def count(row: str, requests: int, server: str = "mockserver") -> int:
+    """Instructions of a child that makes ``FEW + requests`` requests of ``row`` (to
+    ``server``: mockserver or the baseline), all told."""
     command = [
         "valgrind",
         "--tool=cachegrind",
@@ -82,6 +132,7 @@ def count(row: str, requests: int) -> int:
         "benchmarks.instructions",
         row,
         str(FEW + requests),
+        server,
     ]
     done = subprocess.run(
         command,
@@ -108,12 +159,22 @@ def run(rows: Sequence[str] = tuple(ROWS), *, requests: int = 1000) -> int:
         f"instructions per request (cachegrind; {requests:,} requests more than {FEW} after "
         f"{WARM} of warm-up, as HTTP bytes into the protocol, under uvloop)"
     )
-    print(f"{'row':4}  {'its repeated request':30}  {'instructions':>12}")
+    print(
+        f"{'row':4}  {'its repeated request':30}  {'mockserver':>10}  {'baseline':>10}  "
+        f"{'ratio':>6}"
+    )
     for row in rows:
-        few, many = count(row, 0), count(row, requests)
-        print(f"{row:4}  {ROWS[row].label:30}  {(many - few) / requests:12,.0f}", flush=True)
+        ours, base = (
+            (count(row, requests, server) - count(row, 0, server)) / requests
+            for server in ("mockserver", "baseline")
+        )
+        print(
+            f"{row:4}  {ROWS[row].label:30}  {ours:10,.0f}  {base:10,.0f}  {base / ours:5.2f}×",
+            flush=True,
+        )
+    print("ratio: the baseline's instructions a request over mockserver's (as the rows' ratios)")
     return 0
 
 
 if __name__ == "__main__":
-    _drive(sys.argv[1], int(sys.argv[2]))
+    _drive(sys.argv[1], int(sys.argv[2]), *sys.argv[3:4])

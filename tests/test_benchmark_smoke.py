@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import subprocess
 import sys
@@ -191,9 +192,10 @@ def test_the_instruction_counts_child_answers_each_row_from_the_lane() -> None:
     from benchmarks.instructions import ROWS
 
     assert set(ROWS) == {"W1", "W3", "W4"}
-    for row in ROWS:  # what runs under cachegrind; it raises if the lane answered fewer
+    for row, server in itertools.product(ROWS, ("mockserver", "baseline")):
+        # what runs under cachegrind; it raises if the lane (or the baseline) answered fewer
         done = subprocess.run(
-            [sys.executable, "-m", "benchmarks.instructions", row, "3"],
+            [sys.executable, "-m", "benchmarks.instructions", row, "3", server],
             cwd=ROOT,
             capture_output=True,
             text=True,
