@@ -71,6 +71,20 @@ def test_without_alt_the_stream_is_one_json_array_of_the_same_chunks(http: httpx
         assert one["usageMetadata"] == other["usageMetadata"]
 
 
+def test_a_paced_array_stream_has_the_unpaced_ones_headers(http: httpx.Client) -> None:
+    url = f"{MODEL_PATH}:streamGenerateContent"
+    whole = http.post(url, json=BODY)
+    use(
+        http,
+        "rules:\n  - when: {model: gemini-2.0-flash}\n"
+        "    reply: {text: one two three, latency: {ttft: 0.01, chunk_interval: 0.002}}\n",
+    )
+    paced = http.post(url, json=BODY)
+    assert paced.status_code == whole.status_code == 200
+    assert json.loads(paced.content)[-1]["candidates"][0]["finishReason"] == "STOP"
+    assert paced.headers["content-type"] == whole.headers["content-type"] == "application/json"
+
+
 def test_a_refused_array_stream_is_an_array_of_its_error(http: httpx.Client) -> None:
     answer = http.post(f"{MODEL_PATH}:streamGenerateContent", json={"contents": []})
     assert answer.status_code == 400

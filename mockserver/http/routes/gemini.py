@@ -86,7 +86,8 @@ MODELS: Final = (
     ("gemini-embedding-001", True, 2_048, 1),
     ("text-embedding-004", True, 2_048, 1),
 )
-_ARRAY_TYPE: Final = "application/json; charset=UTF-8"
+#: A streamed JSON array's type: a whole answer's (``JSONAnswer``), paced or not.
+_ARRAY_TYPE: Final = "application/json"
 
 
 @value_class
