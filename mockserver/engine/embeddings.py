@@ -13,7 +13,7 @@ from mockserver.engine.journaled import kept
 from mockserver.engine.turn import Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.families import Provider
-from mockserver.faults import BodyPlan, plan_body
+from mockserver.plans import BodyPlan, plan_body
 from mockserver.prompt import Message, Prompt
 from mockserver.prompt.chat import fingerprint
 from mockserver.render.azure import azure_headers, azure_json

@@ -20,12 +20,7 @@ from mockserver.engine.core import Engine
 from mockserver.engine.moderated import moderate_turn
 from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
 from mockserver.engine.turn import Journaled, Turn
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-)
+from mockserver.plans import IMMEDIATE, UNPACED, BodyPlan, StreamPlan
 from mockserver.prompt import Prompt
 from mockserver.render.errors import GOOGLE, error_answer
 from mockserver.render.gemini import GeminiMeta, Safety, gemini_response

@@ -15,15 +15,8 @@ from typing import Generic, TypeVar
 
 from mockserver.engine.turn import Turn
 from mockserver.errors import APIError
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-    error_for,
-    plan_body,
-    plan_stream,
-)
+from mockserver.faults import error_for
+from mockserver.plans import IMMEDIATE, UNPACED, BodyPlan, StreamPlan, plan_body, plan_stream
 from mockserver.reply.model import Reply
 from mockserver.values import Json, value_class
 

@@ -29,13 +29,8 @@ from mockserver.engine.responses_stored import (
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError, NotFoundError, RecordedAnswer
 from mockserver.families import Provider
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    StreamPlan,
-    response_error_code,
-)
+from mockserver.faults import response_error_code
+from mockserver.plans import IMMEDIATE, UNPACED, BodyPlan, StreamPlan
 from mockserver.prompt.model import Prompt
 from mockserver.prompt.responses import (
     input_items,

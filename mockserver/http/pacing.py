@@ -1,8 +1,8 @@
 """Every paced stream of an event loop on one timer.
 
 A paced stream (``ttft``, tokens/s, a fault that stalls or cuts it) follows its
-:func:`~mockserver.faults.timeline`: write these bytes, wait so long, write the next. Driven by
-a sleep per wait (:func:`~mockserver.faults.paced`, the ASGI path's), each event is an asyncio
+:func:`~mockserver.plans.timeline`: write these bytes, wait so long, write the next. Driven by
+a sleep per wait (:func:`~mockserver.plans.paced`, the ASGI path's), each event is an asyncio
 task's wake-up and a trip through Starlette's streaming response and uvicorn's ``send``; with
 hundreds of streams open the loop's wake-ups come late in bursts and the schedule slips.
 
@@ -17,7 +17,7 @@ bytes let go at once (its heap entry, an empty shell, leaves when it comes due).
 
 The protocol's lane (``protocol.py``) hands the wheel the paced answers it takes; the ASGI path
 (an in-process client, a uvicorn this project's protocols were not written for) keeps
-:func:`~mockserver.faults.paced`. Both follow the same timeline, so the bytes are the same.
+:func:`~mockserver.plans.paced`. Both follow the same timeline, so the bytes are the same.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable, Generator
 from typing import Protocol
 
 from mockserver.errors import StreamAborted
-from mockserver.faults import PacedStream, Step
+from mockserver.plans import PacedStream, Step
 
 __all__ = ["GATHER", "Clock", "Paced", "Sink", "Wheel"]
 

@@ -35,7 +35,7 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import APIError, RecordedAnswer, StreamAborted
 from mockserver.families import ErrorShape
-from mockserver.faults import (
+from mockserver.plans import (
     REAL_TIME,
     BodyPlan,
     PacedStream,
@@ -206,7 +206,7 @@ class JSONAnswer(_WholeAnswer):
 
 
 class PacedSSEResponse(Response):
-    """A stream written frame by frame as a :class:`faults.StreamPlan` says; stops early when
+    """A stream written frame by frame as a :class:`plans.StreamPlan` says; stops early when
     the client goes away, and lets a scripted :class:`StreamAborted` drop the connection."""
 
     media_type = SSEResponse.media_type
@@ -248,7 +248,7 @@ class PacedSSEResponse(Response):
 
 
 class PacedEventStreamResponse(PacedSSEResponse):
-    """An AWS event stream written frame by frame as a :class:`faults.StreamPlan` says."""
+    """An AWS event stream written frame by frame as a :class:`plans.StreamPlan` says."""
 
     media_type = eventstream.MEDIA_TYPE
 
@@ -258,7 +258,7 @@ class PacedEventStreamResponse(PacedSSEResponse):
 
 
 class PacedNDJSONResponse(PacedSSEResponse):
-    """An NDJSON stream written line by line as a :class:`faults.StreamPlan` says."""
+    """An NDJSON stream written line by line as a :class:`plans.StreamPlan` says."""
 
     media_type = ndjson.MEDIA_TYPE
 
@@ -281,7 +281,7 @@ def paced_stream_response(
 
 
 class PlannedJSONResponse(Response):
-    """A JSON answer delivered as a :class:`faults.BodyPlan` says (delay, reset, truncation)."""
+    """A JSON answer delivered as a :class:`plans.BodyPlan` says (delay, reset, truncation)."""
 
     media_type = "application/json"
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from mockserver.faults import NDJSON_FRAMING, PacedStream, Pacer, StreamPlan
 from mockserver.http.pacing import GATHER, Wheel
+from mockserver.plans import NDJSON_FRAMING, PacedStream, Pacer, StreamPlan
 
 FRAMES = [f"data: {i}\n\n".encode() for i in range(6)]
 TAIL = [b"data: [DONE]\n\n"]

@@ -13,8 +13,8 @@ import pytest
 
 from mockserver.engine.turn import recorded_answer
 from mockserver.errors import StreamAborted
-from mockserver.faults import Pacer
 from mockserver.http.responses import RecordedResponse
+from mockserver.plans import Pacer
 from mockserver.scenario.loader import load_file
 from mockserver.scenario.model import RecordedSpec
 

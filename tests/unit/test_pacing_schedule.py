@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from mockserver.faults import SSE_FRAMING, Pacer, StreamPlan, paced
+from mockserver.plans import SSE_FRAMING, Pacer, StreamPlan, paced
 
 FRAMES = [f"data: {i}\n\n".encode() for i in range(20)]
 TTFT, GAP = 0.3, 0.02

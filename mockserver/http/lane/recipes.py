@@ -21,7 +21,6 @@ from starlette.responses import Response
 
 from mockserver import ids
 from mockserver.engine.turn import Decision, Turn, summarize
-from mockserver.faults import PacedStream
 from mockserver.http.lane.template import Derive, Template
 from mockserver.http.responses import (
     EventStreamResponse,
@@ -33,6 +32,7 @@ from mockserver.http.responses import (
     ndjson_headers,
     sse_headers,
 )
+from mockserver.plans import PacedStream
 from mockserver.render.errors import Standing
 from mockserver.store import Exchange, JournalEntry, Namespace, Unparsed, current_exchange
 from mockserver.values import value_class

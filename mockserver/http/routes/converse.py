@@ -27,19 +27,12 @@ from mockserver.engine.rendered import body_plan, scripted_error, stream_plan
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import NotFoundError
 from mockserver.families import family_at
-from mockserver.faults import (
-    IMMEDIATE,
-    UNPACED,
-    BodyPlan,
-    Framing,
-    PacedStream,
-    StreamPlan,
-)
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
 from mockserver.http.responses import EventStreamResponse, PacedEventStreamResponse
 from mockserver.http.routes.base import create_endpoint
 from mockserver.http.routes.encoded import Encoded, encode_stream
+from mockserver.plans import IMMEDIATE, UNPACED, BodyPlan, Framing, PacedStream, StreamPlan
 from mockserver.prompt import Prompt
 from mockserver.prompt.converse import prompt_from_converse
 from mockserver.render import eventstream

@@ -15,13 +15,13 @@ import orjson
 from starlette.responses import Response
 
 from mockserver.engine.journaled import kept
-from mockserver.faults import UNPACED, BodyPlan, StreamPlan
 from mockserver.http.responses import (
     JSONAnswer,
     PlannedJSONResponse,
     SSEResponse,
     paced_stream_response,
 )
+from mockserver.plans import UNPACED, BodyPlan, StreamPlan
 from mockserver.render import sse
 from mockserver.render.json_array import decode_array
 from mockserver.store import Unparsed

@@ -29,7 +29,6 @@ from mockserver.engine.gemini import GeminiResult, complete_gemini, response_id
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import APIError, NotFoundError, RecordedAnswer
 from mockserver.families import family_at
-from mockserver.faults import PacedStream
 from mockserver.http.endpoint import Endpoints, Target, TurnEndpoint
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
@@ -49,6 +48,7 @@ from mockserver.http.routes.base import (
     refusal,
 )
 from mockserver.http.routes.encoded import Encoded, decode_sent, encode_body, encode_stream
+from mockserver.plans import PacedStream
 from mockserver.prompt import Prompt
 from mockserver.prompt.gemini import messages_of, prompt_from_gemini
 from mockserver.render import sse

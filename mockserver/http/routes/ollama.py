@@ -27,12 +27,6 @@ from mockserver.engine import Engine
 from mockserver.engine.embeddings import embed
 from mockserver.engine.rendered import Rendered, streamed, whole
 from mockserver.engine.turn import Journaled
-from mockserver.faults import (
-    IMMEDIATE,
-    NDJSON_FRAMING,
-    BodyPlan,
-    PacedStream,
-)
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, framing_of, turn_recipe
@@ -51,6 +45,7 @@ from mockserver.http.routes.base import (
 from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.http.routes.ollama_common import known, model_not_found, unloads
 from mockserver.http.routes.rendered import RenderedTurn
+from mockserver.plans import IMMEDIATE, NDJSON_FRAMING, BodyPlan, PacedStream
 from mockserver.prompt import Prompt
 from mockserver.prompt.ollama import prompt_from_ollama_chat, prompt_from_ollama_generate
 from mockserver.render.errors import OLLAMA
