@@ -15,13 +15,8 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from mockserver.engine import responses as engine_responses
 from mockserver.engine import responses_stored as stored_responses
-from mockserver.engine.responses import (
-    Remembered,
-    ResponseResult,
-    create_response,
-    replay_store,
-    response_ids,
-)
+from mockserver.engine.responses import ResponseResult, create_response, replay_store, response_ids
+from mockserver.engine.responses_context import Remembered
 from mockserver.engine.turn import Journaled, Turn
 from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, TurnEndpoint, turn_route

@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket
 
 from mockserver.credentials import journaled_headers
 from mockserver.engine import Engine
-from mockserver.engine.responses import Remembered
+from mockserver.engine.responses_context import Remembered
 from mockserver.errors import APIError, StreamAborted
 from mockserver.faults import PRESETS
 from mockserver.http.lane.recipes import TRIED
