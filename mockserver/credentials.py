@@ -6,6 +6,7 @@ masks the same headers: ``record/redact.py`` reads them from here).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
@@ -44,7 +45,7 @@ def journaled_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     secret = SECRET_HEADERS.intersection(kept)
     if not secret:
         return kept
-    found = credentials_in([(name, kept[name]) for name in secret])
+    found = _credentials(tuple([(name, kept[name]) for name in secret]))
     for name in secret:
         kept[name] = MASK
     sent = "\n".join(kept.values())
@@ -56,10 +57,17 @@ def journaled_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: v if k in secret else redactor.text(v) for k, v in kept.items()}
 
 
+#: A client sends the same credentials on every request: what they hold, found once (kept in
+#: memory as the requests' headers are, never written).
+@functools.lru_cache(maxsize=256)
+def _credentials(headers: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    return tuple(credentials_in(headers))
+
+
 def credentials_in(headers: Iterable[tuple[str, str]], query: str = "") -> list[str]:
     """The credential values among request headers (a bearer token without its scheme, an
     AWS signature's access key id and signature) and in the query (Google's ``?key=``)."""
-    found = [value for name, value in parse_qsl(query) if name == "key" and value]
+    found = [value for name, value in parse_qsl(query) if name == "key" and value] if query else []
     for name, value in headers:
         if name.lower() in SECRET_HEADERS and value:
             found.append(value)
