@@ -4,21 +4,29 @@ Each round spawns both servers afresh (their order alternates between rounds), t
 its first 200, reads their memory, then drives every selected row on the baseline and on
 mockserver back to back. The table shows per-row medians over the rounds, and the median of
 the per-round ratios, with the row's target and PASS/MISS.
+
+``--aimock CLI`` and ``--then CHECKOUT`` add a server to every round (the OpenAI rows only):
+the fastest peer, and mockserver at another commit. A row whose target is stated against one
+of them (W4: 1.1× aimock's; W1, W1v, W3: held, i.e. no slower than then's) is judged
+against it when it was measured, else against its target over the baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from benchmarks import fixture, inprocess, servers, soak, sockets
-from benchmarks.servers import Server, raw_request, spawn
+from benchmarks.servers import OTHERS, Server, raw_request, spawn
 from benchmarks.workloads import (
     ANTHROPIC_HEADERS,
     CHAT,
@@ -78,6 +86,10 @@ FAMILY_ROWS = {
 }
 #: Within 15 % of chat's ratio: a family row's ratio over its chat row's.
 OF_CHAT = 0.85
+#: The rows the servers of ``--aimock`` and ``--then`` take (aimock's fixture answers these).
+OTHER_ROWS = frozenset({"W1", "W1v", "W2", "W3", "W4", "W4v", "W8"})
+#: "Held": no slower than at ``--then``'s commit, within what one run's noise moves a ratio.
+HELD = 0.95
 
 
 @dataclass
@@ -90,27 +102,41 @@ class Metric:
     #: ``("ratio", ">=", 0.8)``, ``("ratio", "<=", 1.25)``, ``("abs", "<=", 300)``,
     #: ``("W1v", ">=", 0.85)`` (this row's ratio over that row's) or ``None``.
     target: tuple[str, str, float] | None = None
+    #: A target over one of :data:`~benchmarks.servers.OTHERS` (``("aimock", ">=", 1.1)``),
+    #: which replaces ``target`` when that server was measured.
+    against: tuple[str, str, float] | None = None
     values: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in NAMES})
     note: str = ""
 
     def add(self, name: str, value: float) -> None:
-        self.values[name].append(value)
+        self.values.setdefault(name, []).append(value)
 
     def median(self, name: str) -> float | None:
-        values = self.values[name]
+        values = self.values.get(name)
         return statistics.median(values) if values else None
 
-    def ratio(self) -> float | None:
-        pairs = list(zip(self.values["baseline"], self.values["mockserver"], strict=False))
+    def ratio(self, over: str = "baseline") -> float | None:
+        """The median over rounds of mockserver's value over ``over``'s."""
+        pairs = zip(self.values.get(over, []), self.values["mockserver"], strict=False)
         ratios = [m / b for b, m in pairs if b]
         return statistics.median(ratios) if ratios else None
 
+    def judged(self) -> tuple[str, str, float] | None:
+        """The target this run judges the row by: ``against`` if its server was measured."""
+        if self.against is not None and self.values.get(self.against[0]):
+            return self.against
+        return self.target
+
     def verdict(self, of: Metric | None = None) -> str:
         """PASS or MISS (``of``: the row a ``("W1v", …)`` target compares this one with)."""
-        if self.target is None:
+        target = self.judged()
+        if target is None:
             return ""
-        kind, op, bound = self.target
-        value = self.median("mockserver") if kind == "abs" else self.ratio()
+        kind, op, bound = target
+        if kind in OTHERS:
+            value = self.ratio(over=kind)
+        else:
+            value = self.median("mockserver") if kind == "abs" else self.ratio()
         if of is not None:
             reference = of.ratio()
             value = value / reference if value is not None and reference else None
@@ -120,9 +146,10 @@ class Metric:
         return "PASS" if ok else "MISS"
 
     def target_text(self) -> str:
-        if self.target is None:
+        target = self.judged()
+        if target is None:
             return ""
-        kind, op, bound = self.target
+        kind, op, bound = target
         sign = "≥" if op == ">=" else "≤"
         if kind == "ratio":
             return f"{sign} {bound:g}×"
@@ -131,16 +158,27 @@ class Metric:
         return f"{sign} {bound:g}× {kind}'s"
 
 
+HELD_THEN = ("then", ">=", HELD)
+
+
 def _metrics() -> list[Metric]:
     return [
-        Metric("W1", "chat req/s, 16 conns", "req/s", ("ratio", ">=", 0.8)),
-        Metric("W1v", "chat req/s, new message each", "req/s", ("ratio", ">=", W1V_TARGET)),
+        Metric("W1", "chat req/s, 16 conns", "req/s", ("ratio", ">=", 0.8), HELD_THEN),
+        Metric(
+            "W1v", "chat req/s, new message each", "req/s", ("ratio", ">=", W1V_TARGET), HELD_THEN
+        ),
         Metric("W2", "chat req/s, 1 conn", "req/s", ("ratio", ">=", 0.8)),
         Metric("W2", "  p50 latency", "ms", ("ratio", "<=", 1.25)),
         Metric("W2", "  p99 latency", "ms"),
-        Metric("W3", "chat streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
+        Metric("W3", "chat streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0), HELD_THEN),
         Metric("W3", "  time to first chunk", "ms"),
-        Metric("W4", "Responses streams/s, 16 conns", "streams/s", ("ratio", ">=", 3.0)),
+        Metric(
+            "W4",
+            "Responses streams/s, 16 conns",
+            "streams/s",
+            ("ratio", ">=", 3.0),
+            ("aimock", ">=", 1.1),
+        ),
         Metric("W4", "  time to first chunk", "ms"),
         Metric("W4s", "Responses streams/s over sockets, 16", "streams/s"),
         Metric("W4v", "Responses streams/s, new input each", "streams/s"),
@@ -162,15 +200,16 @@ def _metrics() -> list[Metric]:
     ]
 
 
-def _order(round_: int) -> tuple[str, ...]:
-    """The servers in the order a round starts them: alternating, so neither is always first."""
-    return NAMES if round_ % 2 == 0 else NAMES[::-1]
+def _order(round_: int, names: Sequence[str] = NAMES) -> tuple[str, ...]:
+    """The servers in the order a round starts them: alternating, so none is always first."""
+    return tuple(names) if round_ % 2 == 0 else tuple(names)[::-1]
 
 
-def _start(name: str) -> Server:
+def _start(name: str, source: Path | None = None) -> Server:
     """``name`` spawned and answering the W1 request (its ``cold_start`` timed to that)."""
     port = _port()
-    return spawn(name, raw_request("POST", "/v1/chat/completions", CHAT, port=port), port=port)
+    first = raw_request("POST", "/v1/chat/completions", CHAT, port=port)
+    return spawn(name, first, port=port, source=source)
 
 
 class Bench:
@@ -183,6 +222,13 @@ class Bench:
         self.driver = "wrk" if args.driver == "auto" and wrk_version() else args.driver
         if self.driver == "auto":
             self.driver = "python"
+        #: The servers measured beside the two (``--aimock``, ``--then``), from their source.
+        self.others: dict[str, Path] = {
+            name: Path(source).resolve()
+            for name, source in (("aimock", args.aimock), ("then", args.then))
+            if source
+        }
+        self.others_now: dict[str, Server] = {}
         self.metrics = _metrics()
         # A family row is held to its chat row's ratio: that row is measured in the same run.
         self.only |= {
@@ -201,11 +247,11 @@ class Bench:
 
     @contextmanager
     def servers(self, round_: int) -> Iterator[dict[str, Server]]:
-        order = _order(round_)
+        order = _order(round_, (*NAMES, *self.others))
         started: dict[str, Server] = {}
         try:
             for name in order:
-                started[name] = _start(name)
+                started[name] = _start(name, self.others.get(name))
             yield {name: started[name] for name in order}
         finally:
             for server in started.values():
@@ -231,9 +277,11 @@ class Bench:
                 self.metric("W6", "ms").add(name, server.cold_start * 1000)
 
     def measure(self, servers: dict[str, Server]) -> None:
+        """The rows on the two servers; the rows of :data:`OTHER_ROWS` on the others too."""
+        others = self.others_now = {name: servers.pop(name) for name in self.others}
         for name, server in servers.items():
             self.metric("W5", "RSS after start").add(name, server.rss_mib())
-        for name, server in servers.items():  # warm up: lazy imports, first-use caches
+        for name, server in {**servers, **others}.items():  # warm up: lazy imports, caches
             drive(W1, name, server.port, Load(4, min(0.3, self.args.duration), "python"))
         for row, workload, conns in (("W1", W1, 16), ("W1v", W1V, 16), ("W2", W1, 1)):
             if not (row in self.only or (row in ("W1", "W1v") and "W5" in self.only)):
@@ -273,8 +321,10 @@ class Bench:
     def throughput(
         self, row: str, workload: Workload, conns: int, servers: dict[str, Server]
     ) -> None:
-        for name, server in servers.items():
-            measured = drive(workload, name, server.port, self.load(conns))
+        also = self.others_now if row in OTHER_ROWS else {}
+        for name, server in {**servers, **also}.items():
+            kind = "mockserver" if name == "then" else name  # then's paths are mockserver's
+            measured = drive(workload, kind, server.port, self.load(conns))
             if measured.errors:
                 print(f"  {row} {name}: {measured.errors} errors", file=sys.stderr)
             metric = next(m for m in self.metrics if m.row == row)
@@ -296,7 +346,9 @@ class Bench:
         per_test.add("mockserver", outcome.per_test_ms)
 
     def table(self) -> str:
-        rows = [("row", "measure", "baseline", "mockserver", "ratio", "target", "verdict")]
+        others = list(self.others)
+        head = ("row", "measure", "baseline", "mockserver", "ratio")
+        rows = [(*head, *(c for n in others for c in (n, f"mock/{n}")), "target", "verdict")]
         for m in self.metrics:
             if m.row not in self.only:
                 continue
@@ -305,6 +357,10 @@ class Bench:
             if m.target is not None and m.target[0] in ROWS:
                 of = next((o for o in self.metrics if o.row == m.target[0]), None)
             verdict = m.verdict(of) if mock is not None or not m.note else "n/a"
+            beside: list[str] = []
+            for name in others:
+                over = m.ratio(over=name)
+                beside += [_number(m.median(name)), f"{over:.2f}×" if over is not None else ""]
             rows.append(
                 (
                     m.row,
@@ -312,6 +368,7 @@ class Bench:
                     _number(base),
                     _number(mock) if mock is not None else (m.note and "n/a") or "—",
                     f"{ratio:.2f}×" if ratio is not None else "",
+                    *beside,
                     m.target_text(),
                     verdict,
                 )
@@ -323,13 +380,35 @@ class Bench:
 
     def header(self) -> str:
         driver = wrk_version() if self.driver == "wrk" else "bundled asyncio driver"
+        beside = "".join(
+            f"\n{name}: {_describe(name, source)}" for name, source in self.others.items()
+        )
         return (
             f"machine: nproc {os.cpu_count()}, {_cpu_model()}, Python {platform.python_version()}, "
             f"{_uvicorn_stack()}\n"
             f"load: {driver}; {self.args.rounds} round(s) × {self.args.duration:g} s per "
             "measurement, servers interleaved; medians over rounds, ratio = median of "
-            "per-round mockserver/baseline"
+            f"per-round mockserver/baseline{beside}"
         )
+
+
+def _describe(name: str, source: Path) -> str:
+    """What ``--aimock``/``--then`` ran: aimock's version, or then's commit."""
+    if name == "aimock":
+        for folder in (source.parent, *source.parents):
+            package = folder / "package.json"
+            if package.is_file():
+                version = json.loads(package.read_text()).get("version", "?")
+                return f"aimock {version} ({source}), OpenAI rows only"
+        return f"{source}, OpenAI rows only"
+    done = subprocess.run(
+        ["git", "-C", str(source), "log", "-1", "--format=%h %cs"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    commit = done.stdout.strip() or "not a git checkout"
+    return f"mockserver at {commit} ({source}), OpenAI rows only"
 
 
 def _port() -> int:
@@ -380,6 +459,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--fixture-tests", type=int, default=1000, help="tests per W7 run (default 1000)"
+    )
+    parser.add_argument(
+        "--aimock",
+        metavar="CLI",
+        help="measure aimock beside the two (the OpenAI rows; W4 is then judged against it): "
+        "its CLI, node_modules/@copilotkit/aimock/dist/cli.js or an aimock executable",
+    )
+    parser.add_argument(
+        "--then",
+        metavar="CHECKOUT",
+        help="measure mockserver from another checkout beside the two (the OpenAI rows; W1, "
+        "W1v and W3 are then judged as held against it), e.g. a git worktree of the commit an "
+        "issue's numbers were taken at",
     )
     parser.add_argument(
         "--inprocess",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 import subprocess
 import sys
@@ -203,3 +204,38 @@ def test_the_instruction_counts_child_answers_each_row_from_the_lane() -> None:
             check=False,
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_the_servers_beside_the_two_are_measured_and_the_targets_judged_by_them(
+    tmp_path: Path,
+) -> None:
+    # A stand-in for aimock's CLI (which needs Node): it checks the command line and the
+    # fixture file it is given, then serves W1's request with the baseline.
+    seen = tmp_path / "seen.json"
+    stand_in = tmp_path / "aimock"
+    stand_in.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys\n"
+        "args = sys.argv[1:]\n"
+        "assert args[0] == '-p' and args[2] == '-f' and args[4:] == ['--log-level', 'silent']\n"
+        "fixtures = json.load(open(args[3]))['fixtures']\n"
+        f"open({str(seen)!r}, 'w').write(json.dumps(fixtures))\n"
+        "baseline = [sys.executable, '-m', 'benchmarks.baseline', '--port', args[1]]\n"
+        "os.execv(sys.executable, baseline)\n"
+    )
+    stand_in.chmod(0o755)
+    lines = benchmarks(
+        *("--rounds", "1", "--duration", "0.3", "--only", "W1,W5", "--driver", "python"),
+        *("--aimock", str(stand_in), "--then", str(ROOT)),
+    )
+    assert lines[2] == f"aimock: {stand_in}, OpenAI rows only", lines
+    assert lines[3].startswith("then: mockserver at "), lines
+    header = next(line for line in lines if line.startswith("row "))
+    assert header.split()[5:9] == ["aimock", "mock/aimock", "then", "mock/then"], header
+    w1 = next(line for line in lines if line.startswith("W1 "))
+    assert "≥ 0.95× then's" in w1, w1  # held: judged against the other checkout
+    assert w1.split()[-1] in ("PASS", "MISS"), w1
+    rss = next(line for line in lines if line.startswith("W5 ") and "after start" in line)
+    assert "≤ 1.3×" in rss, rss  # the rows the others do not take keep the baseline's target
+    matched = [fixture["match"]["userMessage"] for fixture in json.loads(seen.read_text())]
+    assert matched == ["Hello", "Tell me about order"]  # W1's message and W1v's
