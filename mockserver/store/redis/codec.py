@@ -6,13 +6,10 @@ decode as this layout's (``LAYOUT``: the prefix's stamp, checked at start) raise
 :class:`Unreadable`, which the store answers as the API's 503 naming the key. What is not data
 has a form that is: a scenario goes by name (a loaded or built-in one, which every process
 has) or by its YAML (an uploaded one: stored once, parsed once per process); a one-off reply as
-its JSON; a request or an answer kept unparsed as its text and the name of its parser; a
-reply's lazily scored tokens as what scores them.
-
-Journal entries and stored objects are written field by field from their dataclass and read
-back by the fields' types (pydantic's lax validation, :class:`_Reader`), so a field added with
-a default needs nothing here: a value written without it reads back with the default, and a
-field this release does not know is ignored.
+its JSON; a request or an answer kept unparsed as its text and its parser's name; a reply's
+lazily scored tokens as what scores them. Everything else is written field by field from its
+dataclass and read back by the fields' types (pydantic's lax validation), so a field added
+with a default needs nothing here, and a field this release does not know is ignored.
 """
 
 from __future__ import annotations
@@ -72,9 +69,6 @@ def unescape(name: str) -> str:
     return name.replace("%3A", ":").replace("%25", "%")
 
 
-# -- writing: every value through orjson, what it cannot write by ``_plain`` ---------------
-
-
 def _plain(value: Any) -> Any:
     """What orjson does not write by itself, as JSON values."""
     if isinstance(value, ScoredTokens):  # scored when read: written as what scores them
@@ -101,45 +95,39 @@ def _loads(blob: bytes) -> Any:
         raise Unreadable("not JSON") from None
 
 
-# -- reading: JSON values back into the types the fields declare ---------------------------
+@functools.cache
+def _validator(kind: Any) -> Callable[[Any], Any]:
+    from pydantic import TypeAdapter  # (a server may start without it: once, when needed)
+
+    # pydantic looks these names up here: fields name them, and their modules import
+    # them for type checkers only.
+    from mockserver.render.responses import ResponseMeta  # noqa: F401
+    from mockserver.reply.model import Reply  # noqa: F401
+    from mockserver.values import Json  # noqa: F401
+
+    return TypeAdapter(kind).validate_python
 
 
-class _Reader:
+def _read(kind: Any, value: Any) -> Any:
     """JSON values read as a ``kind`` (a dataclass, or a type hint) by pydantic's (lax)
-    validation, built when first used; :class:`Unreadable` if they are not one."""
+    validation; :class:`Unreadable` if they are not one."""
+    try:
+        return _validator(kind)(value)
+    except ValueError as exc:
+        from pydantic import ValidationError
 
-    def __init__(self, kind: Any) -> None:
-        self.kind = kind
-
-    @functools.cached_property
-    def _validate(self) -> Callable[[Any], Any]:
-        from pydantic import TypeAdapter  # (a server may start without it: once, when needed)
-
-        # pydantic looks these names up here: fields name them, and their modules import
-        # them for type checkers only.
-        from mockserver.render.responses import ResponseMeta  # noqa: F401
-        from mockserver.reply.model import Reply  # noqa: F401
-        from mockserver.values import Json  # noqa: F401
-
-        return TypeAdapter(self.kind).validate_python
-
-    def __call__(self, value: Any) -> Any:
-        try:
-            return self._validate(value)
-        except ValueError as exc:
-            from pydantic import ValidationError
-
-            if not isinstance(exc, ValidationError):
-                raise
-            error = exc.errors()[0]
-            where = ".".join(map(str, error["loc"])) or "the value"
-            raise Unreadable(f"{where}: {error['msg']}") from None
-
-
-# -- journal entries ----------------------------------------------------------------------
+        if not isinstance(exc, ValidationError):
+            raise
+        error = exc.errors()[0]
+        where = ".".join(map(str, error["loc"])) or "the value"
+        raise Unreadable(f"{where}: {error['msg']}") from None
 
 
 _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(JournalEntry))
+#: A journal entry's times, as ``RedisStore.complete`` writes them.
+_TIMES = tuple[float, list[float] | None, bool]
+#: What a journal entry keeps unparsed, and as what (its parser's name, ``:base64`` if not text).
+_KEPT = dict[Literal["request", "response"], str]
 
 
 def encode_entry(entry: JournalEntry) -> bytes:
@@ -150,16 +138,17 @@ def encode_entry(entry: JournalEntry) -> bytes:
     kept: dict[str, str] = {}
     for name in ("request", "response"):
         value = values[name]
-        if isinstance(value, Unparsed):
-            parser = _PARSER_NAMES.get(value.parse)
-            raw = value.raw if isinstance(value.raw, bytes) else value.raw()
-            if parser is None:  # a parser another process may not have: the value itself
-                values[name] = value.parse(raw)
-                continue
-            try:
-                values[name], kept[name] = raw.decode(), parser
-            except UnicodeDecodeError:
-                values[name], kept[name] = base64.b64encode(raw).decode(), parser + ":base64"
+        if not isinstance(value, Unparsed):
+            continue
+        parser = _PARSER_NAMES.get(value.parse)
+        if parser is None:  # a parser another process may not have: the value itself
+            values[name] = value.value()
+            continue
+        raw = value.raw if isinstance(value.raw, bytes) else value.raw()
+        try:
+            values[name], kept[name] = raw.decode(), parser
+        except UnicodeDecodeError:
+            values[name], kept[name] = base64.b64encode(raw).decode(), parser + ":base64"
     if kept:
         values["kept"] = kept
     return _dumps(values)
@@ -171,8 +160,8 @@ def decode_entry(
     """A journal entry as written, with its times (once sent) and its server-wide call number
     (``scripts.lua`` keeps both beside it)."""
     value = _loads(blob)
-    entry: JournalEntry = _ENTRY(value)
-    for name, how in _KEPT(value.get("kept", {})).items():
+    entry: JournalEntry = _read(JournalEntry, value)
+    for name, how in _read(_KEPT, value.get("kept", {})).items():
         parser, _, encoding = how.partition(":")
         text = getattr(entry, name)
         if parser not in PARSERS or type(text) is not str:
@@ -182,18 +171,8 @@ def decode_entry(
     if number is not None:
         entry.number = int(number)
     if times is not None:
-        entry.duration_ms, entry.timing, entry.cut = _TIMES(_loads(times))
+        entry.duration_ms, entry.timing, entry.cut = _read(_TIMES, _loads(times))
     return entry
-
-
-_ENTRY = _Reader(JournalEntry)
-#: A journal entry's times, as ``RedisStore.complete`` writes them.
-_TIMES = _Reader(tuple[float, list[float] | None, bool])
-#: What a journal entry keeps unparsed, and as what (its parser's name, ``:base64`` if not text).
-_KEPT = _Reader(dict[Literal["request", "response"], str])
-
-
-# -- stored objects -----------------------------------------------------------------------
 
 
 def encode_stored(stored: Any) -> bytes:
@@ -208,9 +187,9 @@ def decode_stored(kind: str, blob: bytes) -> Any:
     value = _loads(blob)
     reply = value.get("reply") if isinstance(value, dict) else None
     written = reply.pop("tokens", ()) if isinstance(reply, dict) else ()
-    stored = _STORED[kind](value)
+    stored = _read(KINDS[kind].kind, value)
     if written:  # a reply's tokens, or what scores them
-        tokens = _TOKENS(written)
+        tokens = _read(tuple[Token, ...] | _Scored, written)
         if isinstance(tokens, _Scored):
             tokens = ScoredTokens(tokens.texts, seed=tokens.seed, top_k=tokens.top_k)
         stored.reply = dataclasses.replace(stored.reply, tokens=tokens)
@@ -226,29 +205,37 @@ class _Scored:
     top_k: int
 
 
-_STORED = {kind: _Reader(of.kind) for kind, of in KINDS.items()}
-_TOKENS = _Reader(tuple[Token, ...] | _Scored)
+@dataclasses.dataclass(slots=True)
+class _State:
+    """A namespace's state as written: its scenario by :meth:`ScenarioCodec.token`, its
+    one-off replies as their JSON, its budgets as ``Budgets.as_json`` writes them; the rest
+    as the namespace holds it."""
+
+    counter: int
+    journal_seq: int
+    rule_hits: dict[str, dict[str, int]]
+    scenario: tuple[str, str] | None
+    pending: list[Any]
+    clock_offset: float
+    budgets: tuple[tuple[int, float, float], tuple[int, float, float], bool] | None
+    seed: int | None
+    incarnation: int
 
 
-# -- a namespace's state --------------------------------------------------------------------
+_AS_HELD = ("counter", "journal_seq", "rule_hits", "clock_offset", "seed", "incarnation")
 
 
 class ScenarioCodec:
     """A namespace's state, and in it its scenario and one-off replies, in a form every process
-    reads back.
-
-    ``find`` is the engine's lookup by name (its loaded scenarios, then the built-in ones);
-    ``fetch`` and ``keep`` read and write an uploaded scenario's YAML by digest."""
+    reads back. ``find`` is the engine's lookup by name (its loaded scenarios, then the
+    built-in ones); ``fetch`` and ``keep`` read and write an uploaded scenario's YAML by
+    digest."""
 
     def __init__(
-        self,
-        *,
-        fetch: Callable[[str], bytes | None],
-        keep: Callable[[str, bytes], None],
+        self, *, fetch: Callable[[str], bytes | None], keep: Callable[[str, bytes], None]
     ) -> None:
         self.find: Callable[[str], Any] = lambda name: None
-        self._fetch = fetch
-        self._keep = keep
+        self._fetch, self._keep = fetch, keep
         self._by_digest: OrderedDict[str, Any] = OrderedDict()
         #: id(scenario) → (scenario, token): a scenario is dumped once per process.
         self._tokens: OrderedDict[int, tuple[Any, tuple[str, str]]] = OrderedDict()
@@ -297,26 +284,23 @@ class ScenarioCodec:
     def encode_state(self, space: Namespace) -> bytes:
         budgets = space.budgets  # (a tuple: as read, not taken up by the engine)
         state = _State(
-            counter=space.counter,
-            journal_seq=space.journal_seq,
-            rule_hits=space.rule_hits,
+            **{name: getattr(space, name) for name in _AS_HELD},
             scenario=self.token(space.scenario),
-            pending=[_reply_json(reply) for reply in space.pending],
-            clock_offset=space.clock_offset,
+            pending=[
+                reply.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                for reply in space.pending
+            ],
             budgets=budgets if budgets is None or isinstance(budgets, tuple) else budgets.as_json(),
-            seed=space.seed,
-            incarnation=space.incarnation,
         )
         return _dumps(state)
 
     def decode_state(self, blob: bytes, space: Namespace) -> None:
         """Fill ``space`` from ``blob`` (a change made on a state another process wrote
         decodes it: this is on a request's path)."""
-        state: _State = _STATE(_loads(blob))
-        space.counter, space.journal_seq = state.counter, state.journal_seq
-        space.rule_hits, space.clock_offset = state.rule_hits, state.clock_offset
-        space.budgets, space.seed, space.incarnation = state.budgets, state.seed, state.incarnation
-        space.scenario = self.scenario(state.scenario)
+        state: _State = _read(_State, _loads(blob))
+        for name in _AS_HELD:
+            setattr(space, name, getattr(state, name))
+        space.budgets, space.scenario = state.budgets, self.scenario(state.scenario)
         if state.pending:
             from mockserver.scenario.loader import reply_from_data
 
@@ -326,32 +310,9 @@ class ScenarioCodec:
                 raise Unreadable(f"a one-off reply: {exc}") from None
 
 
-@dataclasses.dataclass(slots=True)
-class _State:
-    """A namespace's state as written: its scenario by :meth:`ScenarioCodec.token`, its
-    one-off replies as their JSON, its budgets as ``Budgets.as_json`` writes them."""
-
-    counter: int
-    journal_seq: int
-    rule_hits: dict[str, dict[str, int]]
-    scenario: tuple[str, str] | None
-    pending: list[Any]
-    clock_offset: float
-    budgets: tuple[tuple[int, float, float], tuple[int, float, float], bool] | None
-    seed: int | None
-    incarnation: int
-
-
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
     """``value`` kept as the most recent of ``SCENARIO_CACHE``."""
     cache[key] = value
     cache.move_to_end(key)
     if len(cache) > SCENARIO_CACHE:
         cache.popitem(last=False)
-
-
-def _reply_json(reply: Any) -> Any:
-    return reply.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-_STATE = _Reader(_State)
