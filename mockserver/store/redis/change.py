@@ -4,26 +4,23 @@ A change is made on the namespace's state as this process last saw it, in its ve
 one script call (``change`` in ``scripts.lua``) writes it — state, journal entries,
 stored-object changes, announcements — if the namespace is still in V and nobody else holds
 its lease. If another process wrote it in between, the call answers with the state and the
-version as they are now, and the change is made again on those: a retry costs one round trip.
-(A request's turn is a function of the namespace and the request: made again, it is what it
-would have been.) A namespace this process has not seen is tried as a new one (version
-``''``): one round trip if it is, two if it is not.
+version as they are now, and the change is made again on those: a retry costs one round trip
+(a turn is a function of the namespace and the request: made again, it is what it would have
+been). A namespace this process has not seen is tried as a new one (version ``''``).
 
-Retries are bounded: the call that misses for the ``LEASE_AFTER``-th time in a row also gives
-this process the namespace's lease, for ``LEASE_MS``: nobody else writes the namespace until
-this process's next try, which cannot miss (but for a reset). A process that meets another's
-lease waits a moment and tries again; one that waits past ``WAIT`` answers the API's 503.
-
+Retries are bounded: the ``LEASE_AFTER``-th miss in a row also takes the namespace's lease for
+``LEASE_MS``, so that this process's next try cannot miss (but for a reset). A process that
+meets another's lease waits a moment and tries again; past ``WAIT`` it answers the API's 503.
 The version a change writes is named in advance (``RedisClient.new_version``), so the next
 change can be made on it before it is written: the awaited turns of ``pipe.py`` do, with the
-same :meth:`Changes.begin` and :meth:`Changes.settle` as :meth:`Changes.transact` here.
+same :meth:`Changes.begin` and :meth:`Changes.settle` as :meth:`Changes.transact`.
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -93,9 +90,7 @@ class Changes:
         limits: tuple[int, int, int, int, int],
         riding: Callable[[], list[object]] = list,
     ) -> None:
-        self.client = client
-        self.reads = reads
-        self.feed = feed
+        self.client, self.reads, self.feed = client, reads, feed
         self.namespaces = limits[0]
         #: What every change sends alike: the limits, the feed's length, the lease's.
         self._fixed = (*limits, FEED_SIZE, LEASE_MS)
@@ -106,8 +101,7 @@ class Changes:
         self._known: OrderedDict[str, tuple[bytes, bytes, Namespace | None]] = OrderedDict()
 
     def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
-        """``work`` done on the namespace ``name`` as one change (see the module's docstring),
-        waiting on Redis's answers."""
+        """``work`` done on the namespace ``name`` as one change, waiting on Redis's answers."""
         after: Missed | None = None
         while True:
             on = after.known if after is not None else self.known(name)
@@ -141,10 +135,17 @@ class Changes:
         the try that missed before it), and the script call that writes it if that is still
         the namespace's version."""
         state, version = on
-        space = None if anew else self._reused(name, version)
-        if space is None:
+        found = None if anew else self._known.get(name)
+        if found is not None and found[1] == version and found[2] is not None:
+            # as this process wrote it (decoding the state again would make the same values):
+            # taken, so that no two changes share it; its journal and objects seen anew
+            self._known[name] = (*found[:2], None)
+            space = self.reads.seen_anew(found[2])
+        else:
             space = self.reads.space(name, state or None, fresh=not state)
-        space.feed = Outbox()
+        outbox = space.feed = Outbox()
+        journal = space.journal
+        assert isinstance(journal, JournalView)
         exchange = current_exchange.get()
         journaled = len(exchange.entries) if exchange is not None else 0
         failure: BaseException | None = None
@@ -156,7 +157,9 @@ class Changes:
         now = self.reads.codec.encode_state(space)
         riding = self.riding()
         mine, origin = self.client.new_version(), self.client.origin
-        changes, shelved = self._writes(space, b"" if now == state else now)
+        entries = [[entry.seq, encode_entry(entry)] for entry in journal.added]
+        shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
+        changes = [change for shelf in shelves for change in shelf.changes()]
         args: list[object] = [
             escape(name),
             version,
@@ -166,32 +169,39 @@ class Changes:
             *self._fixed,
             len(riding) // 3,
             *riding,
-            *changes,
+            b"" if now == state else now,
+            *_counted(entries),
+            *_counted(changes),
+            *_counted(outbox.sent),
         ]
+        shelved = bool(changes)
         return Attempt(space, now, mine, args, shelved, value, failure, exchange, journaled, after)
 
     def settle(self, attempt: Attempt[T], got: list[Any]) -> T | Missed:
         """The attempt settled by the script's answer ``got``: its value if written (its
         failure raised), else what to make it on again."""
         space = attempt.space
+        name, journal, outbox = space.name, space.journal, space.feed
+        assert isinstance(journal, JournalView)
+        assert isinstance(outbox, Outbox)
         if got[0] != 1:
             if attempt.exchange is not None:  # made again: what this attempt journaled is not
                 del attempt.exchange.entries[attempt.journaled :]
-            return self._missed(space.name, attempt.after, (got[1], got[2]), leased=bool(got[3]))
+            return self._missed(name, attempt.after, (got[1], got[2]), leased=bool(got[3]))
         _, numbers, evicted = got
-        journal = space.journal
-        assert isinstance(journal, JournalView)
         for entry, number in zip(journal.added, numbers, strict=True):
             entry.number = int(number)
-        self._remember(space.name, attempt.state, attempt.version, space)
+        known = self._known
+        known.pop(name, None)
+        known[name] = (attempt.state, attempt.version, space)
+        while len(known) > max(self.namespaces, 1):
+            known.popitem(last=False)
         for gone in evicted:
             gone_name = unescape(gone.decode())
             self.forget(gone_name)
             self.feed.publish("reset", gone_name)
-        outbox = space.feed
-        assert isinstance(outbox, Outbox)
         for kind, seq in outbox.sent:
-            self.feed.publish(kind, space.name, seq)
+            self.feed.publish(kind, name, seq)
         if attempt.failure is not None:
             raise attempt.failure
         return attempt.value  # type: ignore[return-value]  # work returned it: a T
@@ -210,39 +220,7 @@ class Changes:
             pause = min(0.0005 * 2**misses, 0.02)
         return Missed(known, misses, since, pause)
 
-    def _reused(self, name: str, version: bytes) -> Namespace | None:
-        """The namespace as this process wrote it in ``version``, for a change made on that
-        version (decoding the state again would make the same values): taken, so that no two
-        changes share it; its journal and stored objects seen anew."""
-        found = self._known.get(name)
-        if found is None or found[1] != version or found[2] is None:
-            return None
-        self._known[name] = (*found[:2], None)
-        return self.reads.seen_anew(found[2])
 
-    def _remember(self, name: str, state: bytes, version: bytes, space: Namespace) -> None:
-        known = self._known
-        known.pop(name, None)
-        known[name] = (state, version, space)
-        while len(known) > max(self.namespaces, 1):
-            known.popitem(last=False)
-
-    def _writes(self, space: Namespace, state: bytes) -> tuple[list[object], bool]:
-        """What the script writes of the change made to ``space`` (``state``: ``b""`` if
-        unchanged), and whether it writes stored objects."""
-        journal = space.journal
-        assert isinstance(journal, JournalView)
-        args: list[object] = [state, len(journal.added)]
-        for entry in journal.added:
-            args += [entry.seq, encode_entry(entry)]
-        shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
-        changes = [change for shelf in shelves for change in shelf.changes()]
-        args.append(len(changes))
-        for change in changes:
-            args += change
-        outbox = space.feed
-        assert isinstance(outbox, Outbox)
-        args.append(len(outbox.sent))
-        for kind, seq in outbox.sent:
-            args += [kind, seq]
-        return args, bool(changes)
+def _counted(items: Sequence[Sequence[object]]) -> list[object]:
+    """``items`` as the script reads them: their count, then each one's values."""
+    return [len(items), *(value for item in items for value in item)]
