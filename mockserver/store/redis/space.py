@@ -28,14 +28,12 @@ class Reads:
     """What a namespace keeps, read from Redis and decoded (see the module's docstring)."""
 
     def __init__(self, client: RedisClient, codec: ScenarioCodec, *, journal_limit: int) -> None:
-        self.client = client
-        self.codec = codec
-        self.journal_limit = journal_limit
+        self.client, self.codec, self.journal_limit = client, codec, journal_limit
 
-    def decoded(self, key: str, decode: Callable[[], T]) -> T:
-        """``decode()``, or the 503 of an unreadable value at ``key``."""
+    def decoded(self, key: str, decode: Callable[..., T], *blobs: Any) -> T:
+        """``decode(*blobs)``, or the 503 of an unreadable value at ``key``."""
         try:
-            return decode()
+            return decode(*blobs)
         except (ValueError, TypeError, KeyError) as exc:  # Unreadable, or worse: never used
             raise self.client.unreadable(key, exc) from None
 
@@ -45,8 +43,7 @@ class Reads:
         objects fetched when read."""
         space = Namespace(name=name, journal=JournalView(self, name))
         if state:
-            key = self.client.key(name, "state")
-            self.decoded(key, lambda: self.codec.decode_state(state, space))
+            self.decoded(self.client.key(name, "state"), self.codec.decode_state, state, space)
         elif fresh:  # told apart from the namespaces of this name before it (and after)
             space.incarnation = secrets.randbits(62) + 1
         return self.seen_anew(space)
@@ -68,10 +65,8 @@ class Reads:
     def entry(self, name: str, seq: int) -> JournalEntry | None:
         fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
         key = self.client.key(name, "journal")
-        blob, times, number = self.client.call(lambda r: r.hmget(key, fields))
-        if blob is None:
-            return None
-        return self.decoded(f"{key} {seq}", lambda: decode_entry(blob, times, number))
+        found = self.client.call(lambda r: r.hmget(key, fields))
+        return None if found[0] is None else self.decoded(f"{key} {seq}", decode_entry, *found)
 
     def entries(self, name: str) -> list[JournalEntry]:
         """The namespace's journal, oldest first: each entry beside its times and call number
@@ -94,7 +89,7 @@ class Reads:
         blob: bytes | None = self.client.call(lambda r: r.hget(shelf, key))
         if blob is None:
             return None
-        return self.decoded(f"{shelf} {key}", partial(decode_stored, kind, blob)), blob
+        return self.decoded(f"{shelf} {key}", decode_stored, kind, blob), blob
 
     def every_stored(self, name: str, kind: str) -> list[tuple[str, Any, bytes]]:
         """Every stored object of ``kind``, oldest first (two commands, one round trip)."""
@@ -107,7 +102,7 @@ class Reads:
 
         order, blobs = self.client.call(both)
         return [
-            (key, self.decoded(f"{shelf} {key}", partial(decode_stored, kind, blob)), blob)
+            (key, self.decoded(f"{shelf} {key}", decode_stored, kind, blob), blob)
             for key, blob in ((key.decode(), blobs.get(key)) for key in order)
             if blob is not None
         ]
@@ -129,8 +124,7 @@ class JournalView:
     reading fetches them all (one round trip), which only the control API and views do."""
 
     def __init__(self, reads: Reads, name: str) -> None:
-        self.reads = reads
-        self.name = name
+        self.reads, self.name = reads, name
         self.added: list[JournalEntry] = []
         #: How many entries Redis holds (from the namespace's journal number).
         self.known = 0
@@ -161,9 +155,7 @@ class RedisShelf(Generic[V]):
     change), and written back with it only if it changed."""
 
     def __init__(self, reads: Reads, name: str, kind: str) -> None:
-        self.reads = reads
-        self.name = name
-        self.kind = kind
+        self.reads, self.name, self.kind = reads, name, kind
         #: id → (object, the bytes it was read as; b"" for one put in this change), or
         #: ``None`` for none (not found, or deleted in this change).
         self._seen: dict[str, tuple[V, bytes] | None] = {}
