@@ -1,16 +1,15 @@
-"""Awaited turns (``RedisStore.turns``): a change made by the same protocol as
-``Changes.transact`` (``change.py``), its round trip awaited on the event loop, so the server
-answers other requests meanwhile. One of the pipelined path's devices (``pipelined=True``).
+"""Awaited turns (``RedisStore.turns``, a device of ``pipelined=True``): a change made by
+``change.py``'s protocol, its round trip awaited on the event loop, so the server answers other
+requests meanwhile.
 
-Each serving loop has one connection to Redis (:class:`RedisPipe`), its calls pipelined: Redis
-answers a connection's calls in order, so each answer settles the oldest call waiting, and the
-calls made while others are in flight go to Redis in one write. A namespace's turns are made
-in the order they come: one made while the one before is on its way is made on the state that
-one writes (its version is named in advance) and sent after it; if that one is not written,
-neither is this one, which is then made again. A turn waits for the one before to be settled
-instead if that one changed stored objects (this one would read them as they were), or while
-another process lately wrote the namespace too (``CONTENDED``). A ``rediss://`` URL (TLS) has
-no pipe: its store has no awaited turns.
+Each serving loop has one pipelined connection to Redis (:class:`RedisPipe`): Redis answers a
+connection's calls in order, so each answer settles the oldest call waiting, and the calls made
+while others are in flight go in one write. A namespace's turns go in the order they come: one
+made while the one before is on its way is made on the state that one writes (its version is
+named in advance) and sent after it; if that one is not written, neither is this one, which is
+made again. A turn waits for the one before to be settled if that one changed stored objects,
+or while another process lately wrote the namespace too (``CONTENDED``). A ``rediss://`` URL
+(TLS) has no pipe: its store has no awaited turns.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import asyncio
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import hiredis
@@ -46,9 +46,9 @@ def pipe_target(url: str) -> dict[str, Any] | None:
 
 
 class RedisPipe(asyncio.Protocol):
-    """One pipelined connection (see the module's docstring). :meth:`open` it on the loop. A
-    call not answered within the timeout breaks it (an answer still on its way must never
-    settle another call): every call waiting fails, and the next call opens a new one."""
+    """One pipelined connection (:meth:`open` it on the loop). A call not answered within the
+    timeout breaks it (an answer still on its way must never settle another call): every call
+    waiting fails."""
 
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
@@ -56,8 +56,7 @@ class RedisPipe(asyncio.Protocol):
         self._waiting: deque[asyncio.Future[Any]] = deque()
         self._transport: asyncio.Transport | None = None
         self._broken: BaseException | None = None
-        #: Calls made in this round of the loop's callbacks while others were in flight.
-        self._outgoing: list[bytes] = []
+        self._outgoing: list[bytes] = []  # made in this round of the loop while others flew
 
     @classmethod
     async def open(cls, target: dict[str, Any], timeout: float) -> RedisPipe:
@@ -82,9 +81,8 @@ class RedisPipe(asyncio.Protocol):
         return self._broken is None and self._transport is not None
 
     async def call(self, command: tuple[object, ...]) -> Any:
-        """Send ``command`` and await its answer: an error answer is raised as redis-py raises
-        it (``NoScriptError``, ``ResponseError``); a lost or silent Redis as its
-        ``ConnectionError`` or ``TimeoutError``."""
+        """``command``'s answer; an error answer, a lost or a silent Redis raised as redis-py
+        raises them."""
         if self._transport is None or self._broken is not None:
             raise redis.ConnectionError("the connection to Redis was lost")
         packed = hiredis.pack_command(command)  # type: ignore[arg-type]
@@ -149,41 +147,37 @@ class RedisPipe(asyncio.Protocol):
             transport.close()
 
 
+@dataclass(slots=True)
 class Turn:
-    """One turn of a namespace a loop awaits: the change it sent, while on its way to Redis
-    (what the next turn may be made on), and when it is settled."""
+    """One turn of a namespace a loop awaits: made one at a time (``alone``: on the change the
+    one before wrote, not the one it sent)? The change it sent, while on its way (what the next
+    turn may be made on); was it made again; and when it is settled."""
 
-    __slots__ = ("alone", "attempt", "done", "missed")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, *, alone: bool) -> None:
-        self.attempt: Attempt[Any] | None = None
-        self.done: asyncio.Future[None] = loop.create_future()
-        #: Was it made again (its first try not written)?
-        self.missed = False
-        #: Made one at a time (on the change the one before wrote, not the one it sent)?
-        self.alone = alone
+    alone: bool
+    attempt: Attempt[Any] | None = None
+    missed: bool = False
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
 
 
 class PipelinedTurns:
-    """A store's awaited turns (see the module's docstring): on each event loop the server
-    announced (:meth:`loop_starts`, on the loop; :meth:`loop_ends` before it closes) a pipe,
-    opened when first needed and anew once broken, and each namespace's line of turns."""
+    """A store's awaited turns: on each event loop the server announced (:meth:`loop_starts`,
+    on the loop; :meth:`loop_ends` before it closes) a pipe, opened when first needed and anew
+    once broken, and each namespace's line of turns."""
 
     def __init__(self, changes: Changes, target: dict[str, Any]) -> None:
-        self.changes = changes
-        self.client = changes.client
-        self.target = target
+        self.changes, self.client, self.target = changes, changes.client, target
         self._local = threading.local()  # a thread's loop: its pipe, its turns
 
     async def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
-        """``Store.transact``, awaited (see the module's docstring); waiting on Redis, as
-        :meth:`Changes.transact` does, on a loop the server did not announce."""
+        """``Store.transact``, awaited; on a loop the server did not announce, waited for."""
         local = self._local
         loop = asyncio.get_running_loop()
         if getattr(local, "serving", None) is not loop:
             return self.changes.transact(name, work)
         contended: dict[str, int] = local.contended
-        turn = Turn(loop, alone=contended.get(name, 0) > 0)
+        turn = Turn(alone=contended.get(name, 0) > 0)
         if turn.alone:
             contended[name] -= 1
         ahead = local.turns.get(name)
@@ -252,28 +246,27 @@ class PipelinedTurns:
         local.serving = local.pipe = local.opening = None
 
     async def pipe(self) -> RedisPipe:
-        """The serving loop's pipe. While it is being opened, the calls that come wait for
-        that one opening, and go on in the order they came (a namespace's turns are sent in
-        the order they were made)."""
+        """The serving loop's pipe. The calls that come while it is being opened wait for that
+        one opening, and go on in the order they came (a namespace's turns in their order)."""
         local = self._local
         pipe: RedisPipe | None = local.pipe
         if pipe is not None and pipe.usable:
             return pipe
         if local.opening is None:
-            local.opening = asyncio.create_task(RedisPipe.open(self.target, self.client.timeout))
-            local.opening.add_done_callback(self._opened)
+            local.opening = asyncio.create_task(self._open())
         opening: asyncio.Task[RedisPipe] = local.opening
         return await asyncio.shield(opening)  # (a caller cancelled leaves it to the others)
 
-    def _opened(self, opening: asyncio.Task[RedisPipe]) -> None:
-        self._local.opening = None
-        if not opening.cancelled() and opening.exception() is None:
-            self._local.pipe = opening.result()
+    async def _open(self) -> RedisPipe:
+        try:
+            pipe = self._local.pipe = await RedisPipe.open(self.target, self.client.timeout)
+            return pipe
+        finally:
+            self._local.opening = None
 
     def _contend(self, name: str) -> None:
-        """Another process moved the namespace under a turn of this loop: its next
-        ``CONTENDED`` turns here go one at a time (made on one another's changes, they would
-        all be made again each time the other process writes in between)."""
+        """Another process moved the namespace under a turn: its next ``CONTENDED`` turns here
+        go one at a time (made on one another's, all would be made again at each such move)."""
         contended: dict[str, int] = self._local.contended
         contended.pop(name, None)
         contended[name] = CONTENDED
