@@ -1,10 +1,8 @@
 """How a process talks to one Redis: this thread's own connection, the scripts (one Lua file,
 loaded at start, sent packed), the start-up checks, and each call one step whose failure is
 mapped once — a lost or silent Redis, or one that refuses the mock's calls, is the API's 503,
-and for ``BREAK`` seconds every call fails at once, rather than each waiting out a timeout.
-
-Nothing here knows a namespace's values: the parts of the backend (``codec``, ``space``,
-``change``, ``feed``, ``pipe``) depend on this narrow client, and the store on them."""
+and for ``BREAK`` seconds every call fails at once rather than each waiting out a timeout.
+It knows no values: the backend's other parts depend on this narrow client."""
 
 from __future__ import annotations
 
@@ -63,8 +61,7 @@ _WORDS: dict[type[Exception], str] = {
 
 
 class StateUnavailableError(ServiceUnavailableError):
-    """Redis is unreachable, too slow, or holds what it cannot read: the request is answered
-    as the API's overload."""
+    """Redis is unreachable, too slow, or holds what it cannot read: the API's overload."""
 
     default_code = "server_is_overloaded"
 
@@ -106,33 +103,26 @@ class RedisClient:
 
     def __init__(self, url: str, *, prefix: str, timeout: float = TIMEOUT) -> None:
         #: The URL as messages and logs show it (its password masked); :attr:`target` connects.
-        self.url = shown_state_url(url)
-        self.target = url
-        self.prefix = prefix
-        self.timeout = timeout
+        self.url, self.target = shown_state_url(url), url
+        self.prefix, self.timeout = prefix, timeout
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
         self._pooled: Any = redis_client(url, timeout=timeout)
-        #: Per thread (and process), a client that keeps one connection of the pool.
-        self._local = threading.local()
+        self._local = threading.local()  # per thread (and process), its own connection
         #: Each script's source and its SHA1 (what ``EVALSHA`` names it by).
         self.scripts = {
             name: (source, hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest())
             for name, source in _scripts().items()
         }
-        self._token = secrets.token_hex(8)
-        self._origin_pid = 0
-        self._origin = ""
+        self._token, self._origin_pid, self._origin = secrets.token_hex(8), 0, ""
         self._versions = itertools.count(1)
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
-        self._down_until = 0.0
-        self._down_why = ""
+        self._down_until, self._down_why = 0.0, ""
         self._unreadable: set[str] = set()
 
     @property
     def redis(self) -> Any:
-        """This thread's client: a connection of its own, kept (taking one from the pool and
-        giving it back, as the pooled client does on every call, costs a request more than the
-        call itself); made anew in a forked worker."""
+        """This thread's client, its connection kept (taking one from the pool and giving it
+        back on every call costs a request more than the call); made anew in a forked worker."""
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
             local.client = redis.Redis(
@@ -143,17 +133,16 @@ class RedisClient:
 
     @property
     def origin(self) -> str:
-        """Names this process's changes on the feed (its live views learn them at once) and
-        the versions it writes; a worker forked from it is another process."""
+        """Names this process's changes on the feed and the versions it writes (a worker
+        forked from it is another process)."""
         pid = os.getpid()
         if self._origin_pid != pid:
             self._origin_pid, self._origin = pid, f"{self._token}-{pid}"
         return self._origin
 
     def new_version(self) -> bytes:
-        """A version for a namespace's state that no other written state has (this process's
-        origin and a count): a change names what it writes in advance, so that the next one
-        can be made on it before it is written."""
+        """A version no other written state has (this process's origin and a count), named in
+        advance: the next change can be made on it before it is written."""
         return f"{self.origin}.{next(self._versions)}".encode()
 
     def key(self, name: str, suffix: str) -> str:
@@ -162,9 +151,8 @@ class RedisClient:
 
     @contextmanager
     def step(self) -> Iterator[None]:
-        """One call to Redis, waited for or awaited: a lost Redis becomes the API's 503. Once
-        one is lost, every step fails at once for ``BREAK`` seconds (then one tries again):
-        each request would otherwise wait out a socket timeout."""
+        """One call to Redis, waited for or awaited: a lost Redis becomes the API's 503, and
+        for ``BREAK`` seconds every step fails at once (then one tries again)."""
         if self._down_until and time.monotonic() < self._down_until:
             raise unavailable(self.url, self._down_why)
         try:
@@ -181,10 +169,10 @@ class RedisClient:
             return step(self.redis)
 
     def run(self, script: str, *args: object) -> Any:
-        """One script of ``scripts.lua`` (``ARGV``: the prefix, then ``args``), as one
-        packed ``EVALSHA`` on this thread's connection (the client's command path costs a call
-        more than the round trip's own work). A script Redis does not know (restarted,
-        flushed) is loaded and sent again."""
+        """One script of ``scripts.lua`` (``ARGV``: the prefix, then ``args``) as one packed
+        ``EVALSHA`` on this thread's connection (the client's command path costs a call more
+        than the round trip's own work); one Redis does not know (restarted, flushed) is
+        loaded and sent again."""
         source, sha = self.scripts[script]
         command = pack_command(("EVALSHA", sha, 0, self.prefix, *args))  # type: ignore[arg-type]
 
@@ -204,28 +192,11 @@ class RedisClient:
         return self.call(send)
 
     def failed(self, exc: Exception) -> Exception:
-        """What a call that failed with ``exc`` raises: a lost Redis, or one that refuses the
-        mock's calls (out of memory, a replica, …: ``_REFUSALS``), is the API's 503; any other
-        error answer, itself."""
-        if isinstance(exc, LOST):
-            self._lost(type(exc).__name__)
-            return unavailable(self.url, self._down_why)
-        if (why := _refusal(exc)) is not None:
-            self._lost(why)
-            return unavailable(self.url, why)
-        return exc
-
-    def unreadable(self, key: str, why: object) -> StateUnavailableError:
-        """The 503 of a value that is not this layout's (logged once per key and process:
-        nothing of it is used)."""
-        if key not in self._unreadable:
-            self._unreadable.add(key)
-            log.error(
-                "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
-            )
-        return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
-
-    def _lost(self, why: str) -> None:
+        """What a call that failed with ``exc`` raises: the API's 503 for a lost Redis or one
+        that refuses the mock's calls (``_REFUSALS``); any other error answer, itself."""
+        why = type(exc).__name__ if isinstance(exc, LOST) else _refusal(exc)
+        if why is None:
+            return exc
         if not self._down_until:
             log.warning(
                 "mockserver: lost the state backend (Redis at %s: %s); answering 503 until it "
@@ -233,13 +204,22 @@ class RedisClient:
                 self.url,
                 why,
             )
-        self._down_until = time.monotonic() + BREAK
-        self._down_why = why
+        self._down_until, self._down_why = time.monotonic() + BREAK, why
+        return unavailable(self.url, why)
+
+    def unreadable(self, key: str, why: object) -> StateUnavailableError:
+        """The 503 of a value that is not this layout's (logged once per key and process)."""
+        if key not in self._unreadable:
+            self._unreadable.add(key)
+            log.error(
+                "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
+            )
+        return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
 
     def check(self) -> None:
-        """Fail at start-up, with where it looked, unless Redis answers; load the scripts
-        (else the first call of each would be refused, and sent again once loaded); and
-        refuse a prefix whose keys another release laid out otherwise."""
+        """Fail at start-up, saying where it looked, unless Redis answers; load the scripts
+        (else each one's first call would be refused, then sent again); refuse a prefix whose
+        keys another release laid out; warn of a Redis that may evict the mock's keys."""
 
         def load() -> None:
             loading = self.redis.pipeline(transaction=False)
@@ -277,19 +257,14 @@ class RedisClient:
                 raise SettingsError(
                     f"--state {self.url}: {why.format(exc)}", setting="state_url"
                 ) from None
-        self._check_eviction()
-
-    def _check_eviction(self) -> None:
-        """Warn, at start, of a Redis that may evict keys on its own: under memory pressure it
-        would drop parts of a namespace (its state, journal entries, stored objects), which
-        nothing here could tell. The mock's keys have no expiry, so ``noeviction`` and the
-        ``volatile-*`` policies never drop them; a Redis that does not let this user read its
-        configuration (a managed one, often) is taken as it is."""
+        # A Redis that may evict any key would drop parts of a namespace unseen (the mock's
+        # keys have no expiry: noeviction and volatile-* never drop them); one that hides its
+        # configuration (a managed one, often) is taken as it is.
         try:
-            config = self.redis.config_get("maxmemory*")
+            config = self.redis.config_get("maxmemory*")  # (redis-py decodes its answer)
         except (redis.RedisError, OSError):
             return
-        policy = config.get("maxmemory-policy", "")  # (redis-py decodes CONFIG GET's answer)
+        policy = config.get("maxmemory-policy", "")
         if policy.startswith("allkeys-") and int(config.get("maxmemory", 0)) > 0:
             log.warning(
                 "mockserver: the Redis at %s evicts any key when it reaches its maxmemory "
@@ -302,9 +277,8 @@ class RedisClient:
 
     def _check_layout(self) -> None:
         """Stamp an unused prefix with this release's layout; refuse one of another."""
-        source, _ = self.scripts["layout"]
         try:
-            have = self.redis.eval(source, 0, self.prefix, LAYOUT)
+            have = self.redis.eval(self.scripts["layout"][0], 0, self.prefix, LAYOUT)
         except redis.ResponseError as exc:  # the first write: refused as at run time, say why
             if (refused := _refusal(exc)) is None:
                 raise
