@@ -1,7 +1,7 @@
 """What every process hears, and when the journal's times are written: the feed that follows
-the shared Redis stream (:class:`SharedFeed`), and the completer that takes completed journal
-entries' times along with the next change (:class:`Completer`, one of the pipelined path's
-devices: without it, each completion is written at once)."""
+the shared Redis stream (:class:`SharedFeed`), and the completer that takes completed entries'
+times along with the next change (:class:`Completer`, a device of ``pipelined=True``: without
+it, each completion is written at once)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ RIDE_ALONG = 0.02
 
 
 class SharedFeed(Feed):
-    """This process's feed, which also hears every other process's changes: a reader thread
-    follows the shared Redis stream (started the first time a live view looks), skipping this
+    """This process's feed, which also hears every other process's changes: a reader thread,
+    started the first time a live view looks, follows the shared Redis stream, skipping this
     process's own changes (published here as they are made)."""
 
     def __init__(self, client: RedisClient, *, size: int) -> None:
@@ -41,8 +41,7 @@ class SharedFeed(Feed):
                 return
             self._started_in = os.getpid()
         client = self._client.own_client(timeout=TIMEOUT + 2)
-        stream = f"{self._client.prefix}:feed"
-        last = "0-0"
+        stream, last = f"{self._client.prefix}:feed", "0-0"
         with suppress(redis.RedisError):  # if not, the reader below retries until it answers
             last = self._deliver(client.xrange(stream, "-", "+"), last)
         thread = threading.Thread(
@@ -90,20 +89,18 @@ class SharedFeed(Feed):
 
 class Completer:
     """Writes the journal's times: with the next change's call to Redis (they ride along),
-    else, if none comes soon, in a thread of its own (started in the process that first needs
-    it: a thread does not survive a fork), all that waited in one call."""
+    else, if none comes soon, all that waited in one call from a thread of its own (started
+    in the process that first needs it: a thread does not survive a fork)."""
 
     def __init__(self, client: RedisClient) -> None:
         self._client = client
         self._waiting: list[object] = []
-        self._busy = False
         self._ready = threading.Condition()
         self._started_in: int | None = None
-        self._flushing = False
-        #: When the oldest of those waiting was added.
-        self._since = 0.0
-        #: Entries added so far (the thread tells by it whether any came while it waited).
-        self._added = 0
+        self._busy = self._flushing = False
+        #: When the oldest of those waiting was added; how many were added so far (the thread
+        #: tells by it whether any came while it waited).
+        self._since, self._added = 0.0, 0
         #: The thread waits for nothing in particular (else it wakes by itself, soon): only
         #: then does an entry wake it.
         self._idle = False

@@ -3,11 +3,11 @@ shared by any number of ``serve`` processes (workers, hosts), which then act as 
 
 Each change to a namespace is one compare-and-set script call (``change.py``), so a
 ``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent exactly once,
-whichever process serves the request; the memory backend's bounds are kept by the scripts.
+whichever process serves the request; the scripts keep the memory backend's bounds.
 ``pipelined`` (the default) is the one switch of the speed devices: a request's turn awaited on
-the event loop's pipelined connection (``pipe.py``: ``Store.turns``) and the journal's times
-taken along with the next change (``feed.Completer``); off, each change and each completion
-waits for its own round trip, and the same changes are written (the tests compare).
+the loop's pipelined connection (``pipe.py``: ``Store.turns``), and the journal's times taken
+along with the next change (``feed.Completer``). Off, each change and each completion waits
+for its own round trip, and the same changes are written (the tests compare).
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ DEFAULT_PREFIX = "mockserver"
 
 
 class RedisStore(Store):
-    """Every namespace in one Redis, under ``prefix``; the bounds of the memory backend, kept
-    in Redis (``namespace_limit`` namespaces, least recently used leaving first; per namespace
+    """Every namespace in one Redis, under ``prefix``, with the memory backend's bounds:
+    ``namespace_limit`` namespaces, the least recently used leaving first; per namespace
     ``journal_limit`` entries holding at most ``journal_bytes``, and ``store_limit`` objects of
-    each kind, a weighed kind's holding at most ``store_bytes``; bytes as written to Redis)."""
+    each kind, a weighed kind's holding at most ``store_bytes`` (bytes as written to Redis)."""
 
     def __init__(
         self,
@@ -78,8 +78,8 @@ class RedisStore(Store):
         self.client.check()
 
     def close(self) -> None:
-        """Let go of the connections and the feed's reader (once the completions made so far
-        are written)."""
+        """Let go of the connections and the feed's reader, once the completions made so far
+        are written."""
         self.flush()
         self.feed.stop()
         self.client.close()
@@ -129,8 +129,8 @@ class RedisStore(Store):
         cut: bool = False,
     ) -> None:
         """Stamp the entries (written with their answers when their change was) with how long
-        they took: announced here at once; written by the completer (off the request's path,
-        many in one round trip under load), else at once."""
+        they took: announced at once; written by the completer (off the request's path, many
+        in one round trip under load), else at once."""
         batch: list[object] = []
         for name, entry in exchange.entries:
             entry.duration_ms = duration_ms
