@@ -1,36 +1,27 @@
--- The Redis backend's scripts: each runs atomically in Redis, so a namespace's change is one
--- step for every process sharing it. This prelude is part of every script; each script
--- follows a "--- script: NAME" line (ARGV[1] is always the key prefix P).
---
--- Keys, under P and a namespace's escaped name N ('%' and ':' percent-escaped):
---   P:names            zset    namespaces, scored by last use (P:tick), oldest first
---   P:tick             int     the use counter (no wall clock: nothing ambient)
+-- The Redis backend's scripts, each run atomically: a namespace's change is one step for
+-- every process sharing it. This prelude is part of every script; each follows a
+-- "--- script: NAME" line (ARGV[1] is always the key prefix P). Keys, under P and a
+-- namespace's escaped name N ('%' and ':' percent-escaped):
+--   P:names, P:tick    zset of namespaces scored by last use; the use counter (no clock)
 --   P:calls            int     the server-wide call number (every process's journal entries)
---   P:feed             stream  the change feed: per script call its origin o and what it
---                              announced a (kind:escaped name:seq, ':'-joined)
+--   P:feed             stream  per script call its origin o and what it announced a
 --   P:layout           string  the layout these scripts and the codec write (checked at start)
 --   P:scenario:DIGEST  string  an uploaded scenario's YAML, by its digest
---   P:ns:N:state       string  the namespace's state (JSON: counters, hits, scenario, queue,
---                              clock, budgets, seed, incarnation)
---   P:ns:N:ver         string  its version: the token the change that wrote it named it by
+--   P:ns:N:state, ver  strings the namespace's state (JSON); the version that wrote it
 --   P:ns:N:lease       string  who may write it next (a process that missed too often; expires)
---   P:ns:N:journal     hash    entries by number (SEQ, JSON), each one's call number (c:SEQ)
---                              and times (t:SEQ, once sent); the oldest kept (first) and the
---                              bytes kept (bytes)
+--   P:ns:N:journal     hash    entries (SEQ: JSON), their call numbers (c:SEQ) and times
+--                              (t:SEQ, once sent); the oldest kept (first), the bytes (bytes)
 --   P:ns:N:shelves     set     the kinds of stored object it keeps
 --   P:ns:N:KIND        hash    stored objects by id (JSON); KIND:order (zset) their ids,
 --                              oldest first; KIND:bytes (int) the bytes they hold
 
--- what this call announces (kind:name:seq, ':'-joined): one feed entry, written by tell()
-local said
-local function announce(kind, n, seq)
-  if said then said = said .. ':' .. kind .. ':' .. n .. ':' .. seq
-  else said = kind .. ':' .. n .. ':' .. seq end
-end
+-- what this call announces (kind:name:seq each, ':'-joined): one feed entry, by tell()
+local said = {}
+local function announce(kind, n, seq) said[#said + 1] = kind .. ':' .. n .. ':' .. seq end
 local function tell(p, maxlen, origin)
-  if said then
-    redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*', 'o', origin, 'a', said)
-  end
+  if #said == 0 then return end
+  redis.call('XADD', p .. ':feed', 'MAXLEN', '~', maxlen, '*', 'o', origin, 'a',
+    table.concat(said, ':'))
 end
 local function forget(p, n)
   local base = p .. ':ns:' .. n
@@ -67,8 +58,8 @@ local function touch(p, n, limit)
   return evicted
 end
 -- journal entries from ARGV[i] (count, then seq + value each): each numbered (P:calls) and,
--- unless the limit is 0, kept with its number; the oldest leave past either bound (never the
--- newest: one big request is kept). Returns the numbers and the ARGV index after them.
+-- unless the limit is 0, kept; the oldest leave past either bound (never the newest: one big
+-- request is kept). Returns the numbers and the ARGV index after them.
 local function journal(p, base, i, jlimit, jbytes)
   local numbers = {}
   local count = tonumber(ARGV[i]); i = i + 1
@@ -81,8 +72,7 @@ local function journal(p, base, i, jlimit, jbytes)
   end
   for k = 1, count do
     local text, value = ARGV[i], ARGV[i + 1]  -- (a number's text as sent: not formatted again)
-    local number = redis.call('INCR', p .. ':calls')
-    numbers[k] = number
+    numbers[k] = redis.call('INCR', p .. ':calls')
     if jlimit > 0 then
       local seq = tonumber(text)
       total = total + #value
@@ -93,11 +83,9 @@ local function journal(p, base, i, jlimit, jbytes)
         redis.call('HDEL', key, old, 't:' .. old, 'c:' .. old)
         first = first + 1
       end
-      if k < count then
-        redis.call('HSET', key, text, value, 'c:' .. text, number)
-      else  -- with where the journal now begins, and its bytes
-        redis.call('HSET', key, text, value, 'c:' .. text, number, 'first', first, 'bytes', total)
-      end
+      -- the last with where the journal now begins, and its bytes
+      local meta = k == count and {'first', first, 'bytes', total} or {}
+      redis.call('HSET', key, text, value, 'c:' .. text, numbers[k], unpack(meta))
     end
     i = i + 2
   end
@@ -131,17 +119,15 @@ end
 
 --- script: change
 -- The one way a namespace changes: compare and set. ARGV: prefix, name, the version the
--- change was made on ('' for a namespace that did not exist), the version it writes (a token
--- no other change has), origin, a lease token ('' for none); the limits: namespaces, journal
--- entries, journal bytes, stored objects, stored bytes; feed length, lease ms; the count of
--- completed journal entries riding along and their (name, seq, times); then the state (''
--- if unchanged), journal entries (count, then seq + value each), stored-object changes
--- (count, then kind + 'set'/'del' + id + value + weighed ('1'/'') each) and announcements
--- (count, then kind + seq each). Written if the namespace is still in that version and
--- nobody else holds its lease: {1, call numbers, names evicted}. Else {0, state ('' if
--- none), version ('' if none), 1 if another holds its lease}; a caller that gave a lease
--- token holds the lease then (its next try cannot miss but for a reset, or its lease running
--- out).
+-- change was made on ('' for a new namespace), the version it writes, origin, a lease token
+-- ('' for none); the limits: namespaces, journal entries and bytes, stored objects and bytes;
+-- feed length, lease ms; the count of completed entries riding along, and their (name, seq,
+-- times); the state ('' if unchanged); journal entries (count, then seq + value each),
+-- stored-object changes (count, then kind + 'set'/'del' + id + value + weighed ('1'/'')
+-- each), announcements (count, then kind + seq each). Written if the namespace is still in
+-- that version and no other holds its lease: {1, call numbers, names evicted}. Else {0,
+-- state, version ('' if none), 1 if another holds its lease}; a caller that gave a lease
+-- token then holds the lease (its next try cannot miss but for a reset).
 local p, n, want, mine, origin, token = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local slimit, sbytes, maxlen = tonumber(ARGV[10]), tonumber(ARGV[11]), ARGV[12]
 local base = p .. ':ns:' .. n
