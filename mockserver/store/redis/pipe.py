@@ -101,10 +101,8 @@ class RedisPipe(asyncio.Protocol):
         finally:
             timer.cancel()
         if isinstance(got, hiredis.ReplyError):
-            message = str(got)
-            if message.startswith("NOSCRIPT"):
-                raise redis.exceptions.NoScriptError(message)
-            raise redis.ResponseError(message)
+            noscript = str(got).startswith("NOSCRIPT")
+            raise (redis.exceptions.NoScriptError if noscript else redis.ResponseError)(str(got))
         return got
 
     def _send(self) -> None:
