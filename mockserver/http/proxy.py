@@ -110,7 +110,7 @@ class RecordingProxy:
             for k, v in headers
             if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
         ]
-        out = upstream_headers(out, key=recorder.recording.api_key, provider=provider)
+        out = upstream_headers(out, key=recorder.recording.key_for(provider), provider=provider)
         return [*out, ("accept-encoding", "identity")]
 
     async def _forward(
@@ -125,7 +125,7 @@ class RecordingProxy:
         assert upstream is not None
         query = scope.get("query_string", b"").decode("latin-1")
         provider = _provider(scope["path"], headers, query)
-        sent = upstream_query(query, key=recorder.recording.api_key)
+        sent = upstream_query(query, key=recorder.recording.key_for(provider))
         url = upstream_url(upstream, _sent_path(scope, provider), sent, provider=provider)
         outgoing = self._outgoing(recorder, headers, provider=provider)
         if provider == "aws":
@@ -193,9 +193,10 @@ def _signed(
 ) -> list[tuple[str, str]]:
     """A Bedrock request signed again for the upstream with the recording's AWS credentials
     (its client signed it for this proxy's host); as it is without them, with a recording key
-    (a Bedrock API key, sent as a bearer token), or when nothing says its region."""
+    (the one key: a Bedrock API key, sent as a bearer token), or when nothing says its
+    region."""
     recording = recorder.recording
-    if recording.aws is None or recording.api_key is not None:
+    if recording.aws is None or recording.key_for("aws") is not None:
         return headers
     scope = signing_scope(headers, url, region=recording.aws.region)
     if scope is None:

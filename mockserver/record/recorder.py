@@ -11,15 +11,17 @@ what the upstream answered. The proxy (``mockserver.http.proxy``) does the HTTP.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
 from mockserver.errors import MockServerError
+from mockserver.families import Provider
 from mockserver.prompt import Prompt
 from mockserver.record.cassette import Cassette, Form
 from mockserver.record.exchange import Exchange, error_message
@@ -75,11 +77,32 @@ class Recording:
     connect_timeout: float = 5.0
     #: Seconds to wait for each read from the upstream (a hang is a 504 past it).
     read_timeout: float = 120.0
-    #: Sent upstream as the bearer token in place of the client's credentials, if set.
+    #: The one key sent upstream in place of the client's credentials on every provider's
+    #: calls (``MOCKSERVER_UPSTREAM_KEY``), in the header that provider's clients send it in.
     api_key: str | None = None
     #: Bedrock's requests are signed again with these for the upstream (a client signs for
     #: the proxy's host), if set and no ``api_key`` is.
     aws: AwsCredentials | None = None
+    #: Each provider's own key (the pytest plugin's ``ANTHROPIC_API_KEY``…), sent in place of
+    #: the client's on that provider's calls when no ``api_key`` is set; never Bedrock's.
+    keys: Mapping[Provider, str] = dataclasses.field(default_factory=dict, repr=False, hash=False)
+
+    def key_for(self, provider: Provider) -> str | None:
+        """The key sent upstream on ``provider``'s calls in place of the client's: the one
+        ``api_key`` if set, else the provider's own (``None``: the client's goes). Bedrock has
+        no key of its own here: without ``api_key`` its requests are signed with ``aws``."""
+        if self.api_key is not None:
+            return self.api_key
+        if provider == "aws":
+            return None
+        return self.keys.get(provider)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The keys this recording may send upstream: masked in everything it writes, whether
+        or not a call sent them."""
+        given = [self.api_key, *self.keys.values()]
+        return tuple(key for key in given if key)
 
 
 def check_cassette_path(path: Path, *, writes: bool) -> None:
@@ -138,7 +161,7 @@ class Recorder:
         self.cassette = Cassette(
             path,
             form=recording.form,
-            redactor=Redactor(recording.redact),
+            redactor=Redactor(recording.redact).with_secrets(recording.secrets),
             fresh=mode == "all",
         )
         self.scenario: Scenario | None = self._load() if self.replays and existed else None

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 import pytest
 from websockets.exceptions import ConnectionClosedError
@@ -121,6 +122,20 @@ def one_answer(client: openai.OpenAI) -> list[Any]:
     with client.responses.connect() as connection:
         connection.response.create(model="gpt-4o-mini", input="Say hello")
         return until_done(connection)
+
+
+def test_the_recordings_openai_key_goes_on_the_upstreams_socket(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette = tmp_path / "socket.yaml"
+    own = "sk-upstream-openai-key-0001"
+    record(cassette, upstream, one_answer, keys={"openai": own, "anthropic": "sk-ant-other-0001"})
+    auth = {"Authorization": f"Bearer {own}"}  # its namespace on the upstream
+    calls = httpx.get(upstream.url + "/__mockserver/calls", headers=auth).json()["data"]
+    assert [call["path"] for call in calls] == ["/v1/responses"]
+    for path in cassette.parent.rglob("*"):
+        if path.is_file() and path.name != "upstream.yaml":
+            assert own not in path.read_text(), path
 
 
 def test_a_distilled_socket_recording_answers_http_too(

@@ -201,7 +201,7 @@ class Upstream:
             for k, v in self.headers
             if k.lower() not in _HOP and not k.lower().startswith("x-mockserver-")
         ]
-        key = self.recorder.recording.api_key
+        key = self.recorder.recording.key_for("openai")
         if key is not None:
             out = [(k, v) for k, v in out if k.lower() not in ("authorization", "api-key")]
             out.append(("authorization", f"Bearer {key}"))
