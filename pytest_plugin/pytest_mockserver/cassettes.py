@@ -3,11 +3,16 @@ namespace, or records one through the session's server (``--mockserver-record-mo
 
 Replaying needs nothing but the file (``tests/cassettes/<module>/<name>.yaml`` by default). A
 mode that records (``once`` with no file, ``new_episodes``, ``all``) sends what the cassette
-does not answer to ``MOCKSERVER_UPSTREAM_URL`` with ``OPENAI_API_KEY`` — read only then,
-never written (the recording drops credentials and masks the key wherever it is echoed); without
-that key, a Bedrock request is signed again with the shell's ``AWS_ACCESS_KEY_ID`` and
-``AWS_SECRET_ACCESS_KEY`` (and ``AWS_SESSION_TOKEN``). Both are read from the environment as
-the shell gave it, not as ``--mockserver-env`` set it for the SDKs.
+does not answer to ``MOCKSERVER_UPSTREAM_URL``, with the real key of the provider whose API is
+called in place of the test's mock key: ``MOCKSERVER_UPSTREAM_KEY`` for every provider if set
+(as ``mockserver record`` reads it), else the provider's own variable, as its SDK reads it
+(:data:`PROVIDER_KEYS`: ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GOOGLE_API_KEY`` then
+``GEMINI_API_KEY``, ``AZURE_OPENAI_API_KEY``; Ollama's calls go as they are). Keys are read only
+then, never written (the recording drops credentials and masks every key wherever it is
+echoed). Without ``MOCKSERVER_UPSTREAM_KEY``, a Bedrock request is signed again with the
+shell's ``AWS_ACCESS_KEY_ID`` and ``AWS_SECRET_ACCESS_KEY`` (and ``AWS_SESSION_TOKEN``). All
+are read from the environment as the shell gave it, not as ``--mockserver-env`` set it for the
+SDKs.
 """
 
 from __future__ import annotations
@@ -19,17 +24,30 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from pytest_mockserver import env
+
 if TYPE_CHECKING:
+    from mockserver.families import Provider
     from mockserver.record.recorder import Mode, Recorder
     from mockserver.scenario.model import Scenario
     from pytest_mockserver.handle import MockServer
 
-__all__ = ["Cassette", "cassette_path", "may_record", "start"]
+__all__ = ["PROVIDER_KEYS", "Cassette", "cassette_path", "may_record", "start", "upstream_keys"]
 
 #: The environment's variables by name.
 Environ = Mapping[str, str]
 UPSTREAM_VARIABLE = "MOCKSERVER_UPSTREAM_URL"
-KEY_VARIABLE = "OPENAI_API_KEY"
+#: The one key sent upstream in place of every provider's (``mockserver record``'s too).
+KEY_VARIABLE = "MOCKSERVER_UPSTREAM_KEY"
+#: Each provider's own key, by the variables its SDK reads, the first set winning
+#: (google-genai prefers ``GOOGLE_API_KEY`` to ``GEMINI_API_KEY``). Ollama's calls need none;
+#: Bedrock's are signed with the shell's AWS credentials.
+PROVIDER_KEYS: Mapping[Provider, tuple[str, ...]] = {
+    "openai": (env.KEY,),
+    "anthropic": (env.ANTHROPIC_KEY,),
+    "google": (env.GEMINI_KEY, env.OTHER_GEMINI_KEY),
+    "azure": (env.AZURE_KEY,),
+}
 
 
 def may_record(mode: str) -> bool:
@@ -128,7 +146,8 @@ def _recording(handle: MockServer, path: Path, mode: str, environ: Environ) -> C
                 path,
                 upstream=upstream,
                 mode=cast("Mode", mode),
-                api_key=environ.get(KEY_VARIABLE),
+                api_key=environ.get(KEY_VARIABLE) or None,
+                keys=upstream_keys(environ),
                 aws=aws_credentials(environ),
             )
         )
@@ -143,3 +162,13 @@ def _recording(handle: MockServer, path: Path, mode: str, environ: Environ) -> C
     recorder.on_reload = reload
     recordings.add(handle.api_key, recorder)
     return Cassette(path, mode, recorder)
+
+
+def upstream_keys(environ: Environ) -> dict[Provider, str]:
+    """Each provider's own key in the shell's ``environ`` (:data:`PROVIDER_KEYS`)."""
+    keys: dict[Provider, str] = {}
+    for provider, names in PROVIDER_KEYS.items():
+        key = next((environ[name] for name in names if environ.get(name)), None)
+        if key is not None:
+            keys[provider] = key
+    return keys

@@ -28,12 +28,20 @@ def test_tells(mockserver):
 """
 
 
-@pytest.mark.parametrize("env", [False, True], ids=["plain", "mockserver-env"])
+@pytest.mark.parametrize(
+    ("env", "keys"),
+    [(False, False), (True, False), (False, True)],
+    ids=["plain", "mockserver-env", "other-providers-keys"],
+)
 def test_a_bedrock_cassette_is_recorded_signed_with_the_shells_credentials(
-    pytester: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch, env: bool
+    pytester: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch, env: bool, keys: bool
 ) -> None:
     pytester.makepyfile(test_agent=AGENT)
     options = ["--mockserver-env"] if env else []
+    monkeypatch.delenv("MOCKSERVER_UPSTREAM_KEY", raising=False)
+    if keys:  # another provider's key in the shell is not Bedrock's: it is signed all the same
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-real-0001")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-0001")
     with signed_upstream() as (upstream, seen):
         monkeypatch.setenv("MOCKSERVER_UPSTREAM_URL", upstream.url)
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", RECORDER.access_key_id)
