@@ -40,6 +40,8 @@ _STREAM_MEMBERS: Final = {
     "ServiceUnavailableException": "serviceUnavailableException",
 }
 _THROTTLED: Final = "Too many requests, please wait before trying again."
+#: A body that is not JSON, in the words Bedrock refuses a malformed model body with.
+_MALFORMED: Final = "Malformed input request, please reformat your input and try again."
 
 #: The scenario presets as Bedrock says them: ``(status, exception, message)``.
 BEDROCK_PRESETS: Final = {
@@ -97,6 +99,8 @@ def exception_name(error: APIError) -> tuple[int, str, str]:
         name = error.type
     if isinstance(error.facts.get("rate_limit"), int):
         name, message = "ThrottlingException", _THROTTLED
+    if "invalid_json" in error.facts:  # not OpenAI's sentence about its help center
+        message = _MALFORMED
     if name is None:
         name = _BY_STATUS.get(status) or (
             "InternalServerException" if status >= 500 else "ValidationException"

@@ -142,12 +142,22 @@ def _retry_delay(headers: Mapping[str, str]) -> float | None:
     return None
 
 
+def _parser_words(char: str | None) -> str:
+    """What Google's JSON parser says of a body that broke at ``char`` (``""`` or ``None``: it
+    ended before the JSON did, or there was none)."""
+    if char:
+        return "Invalid JSON payload received. Unexpected token."
+    return "Invalid JSON payload received. Unexpected end of string."
+
+
 def google_error(error: APIError) -> tuple[int, Json, dict[str, str]]:
     """``error``'s status, body and headers as Google's APIs answer it."""
     words = _GOOGLE_PRESETS.get(error.preset or "")
     status, message = error.status, error.message
     if words is not None:
         status, message = error.worded(words.status, words.message)
+    if "invalid_json" in error.facts:  # not OpenAI's sentence about its help center
+        message = _parser_words(error.facts.get("invalid_char"))
     given: Any = error.extra.get("details")
     details: list[Json] = list(given) if isinstance(given, list) else []
     if words is not None and not details:

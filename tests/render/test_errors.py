@@ -8,7 +8,7 @@ import pytest
 
 from mockserver.errors import APIError, InvalidRequestError, RateLimitError
 from mockserver.faults import error_for
-from mockserver.render.errors import ANTHROPIC, OPENAI, SHAPES, Standing
+from mockserver.render.errors import ANTHROPIC, BEDROCK, GOOGLE, OPENAI, SHAPES, Standing
 from mockserver.scenario.behaviour import ErrorSpec
 from mockserver.wire.json_body import parse_json_body
 
@@ -92,6 +92,28 @@ def test_a_body_that_is_not_json_is_quoted_from_the_parser() -> None:
         "line 1 column 2 (char 1)"
     )
     assert OPENAI.error(caught.value, request_id=None).body == caught.value.body()
+
+
+@pytest.mark.parametrize(
+    ("raw", "google"),
+    [
+        (b"{bad", "Invalid JSON payload received. Unexpected token."),
+        (b"{", "Invalid JSON payload received. Unexpected end of string."),
+        (b"", "Invalid JSON payload received. Unexpected end of string."),
+    ],
+)
+def test_a_body_that_is_not_json_is_in_googles_and_bedrocks_words(raw: bytes, google: str) -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        parse_json_body(raw)
+    answer = GOOGLE.error(caught.value, request_id=None)
+    assert (answer.status, answer.body["error"]["message"]) == (400, google)
+    assert answer.body["error"]["status"] == "INVALID_ARGUMENT"
+    refused = BEDROCK.error(caught.value, request_id="r")
+    assert (refused.status, refused.body) == (
+        400,
+        {"message": "Malformed input request, please reformat your input and try again."},
+    )
+    assert refused.headers["x-amzn-errortype"].startswith("ValidationException:")
 
 
 def test_openais_shape_is_the_errors_own_body_indented() -> None:
