@@ -1,4 +1,4 @@
-"""mockserver — a deterministic fake of the OpenAI Chat Completions and Responses APIs.
+"""mockserver — a deterministic fake of the LLM APIs: OpenAI, Anthropic, Gemini, Bedrock, Ollama.
 
 The public names are imported lazily so that ``import mockserver`` (e.g. by the pytest plugin
 at collection time) costs almost nothing.

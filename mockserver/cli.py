@@ -49,7 +49,10 @@ class _VersionAction(argparse.Action):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mockserver",
-        description="A deterministic fake of the OpenAI Chat Completions and Responses APIs.",
+        description=(
+            "A deterministic fake of the LLM APIs: OpenAI, Anthropic, Gemini, Azure OpenAI, "
+            "Bedrock and Ollama."
+        ),
     )
     parser.add_argument("--version", action=_VersionAction, dest=argparse.SUPPRESS)
     verbs = parser.add_subparsers(dest="verb", metavar="<verb>")

@@ -97,7 +97,7 @@ def written_flags(parser: argparse.ArgumentParser, *, form: str, dest: str) -> N
         dest=dest,
         choices=["exact", "distilled"],
         default="exact",
-        help="exact: replay byte for byte (default); distilled: neutral replies (both APIs)",
+        help="exact: replay byte for byte (default); distilled: neutral replies (every API)",
     )
     parser.add_argument(
         "--redact",

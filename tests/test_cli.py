@@ -156,6 +156,14 @@ def test_scenarios_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> Non
         assert not description.removesuffix("…").endswith(" ")
 
 
+def test_help_names_every_api_family(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    for family in ("OpenAI", "Anthropic", "Gemini", "Azure OpenAI", "Bedrock", "Ollama"):
+        assert family in said
+
+
 def test_a_taken_port_is_refused_with_a_way_out() -> None:
     taken = bind("127.0.0.1", 0)
     try:

@@ -45,7 +45,7 @@ WORKER_SEED = "mockserver_seed"
 
 
 def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mockserver", "mockserver (deterministic OpenAI API fake)")
+    group = parser.getgroup("mockserver", "mockserver (deterministic LLM API fake)")
     group.addoption(
         "--mockserver-seed",
         dest="mockserver_seed",
