@@ -54,6 +54,10 @@ MODEL_DIMENSIONS: Final = {
     "text-embedding-004": 768,
     "text-embedding-005": 768,
     "embedding-001": 768,
+    # Ollama's (under any tag: ``nomic-embed-text:latest``)
+    "nomic-embed-text": 768,
+    "all-minilm": 384,
+    "mxbai-embed-large": 1024,
 }
 #: The size of any other model's vectors.
 DEFAULT_DIMENSIONS: Final = 1536
@@ -79,7 +83,10 @@ Input = str | tuple[int, ...]
 
 
 def model_dimensions(model: str) -> int:
-    return MODEL_DIMENSIONS.get(model, DEFAULT_DIMENSIONS)
+    """The size of ``model``'s vectors (an Ollama tag, ``:latest``, does not change it)."""
+    if model in MODEL_DIMENSIONS:
+        return MODEL_DIMENSIONS[model]
+    return MODEL_DIMENSIONS.get(model.partition(":")[0], DEFAULT_DIMENSIONS)
 
 
 def supports_dimensions(model: str) -> bool:

@@ -210,6 +210,10 @@ def test_embed_and_the_older_embeddings(llama: ollama.Client) -> None:
     older = llama.embeddings(model="all-minilm", prompt="one")
     assert older.embedding == both.embeddings[0]
     assert llama.embed(model="all-minilm", input=[]).embeddings == []
+    # the model's own size, as /api/show says it
+    assert len(llama.embed(model="nomic-embed-text:v1.5", input="x").embeddings[0]) == 768
+    assert len(both.embeddings[0]) == len(older.embedding) == 384
+    assert llama.show("all-minilm").modelinfo["bert.embedding_length"] == 384
 
 
 def test_tags_show_ps_and_version(llama: ollama.Client) -> None:

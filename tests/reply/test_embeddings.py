@@ -68,6 +68,8 @@ def test_token_ids_embed_too_and_sizes_follow_the_request() -> None:
     assert len(vector("x", size=256)) == 256
     assert model_dimensions("text-embedding-3-large") == 3072
     assert model_dimensions("my-embedder") == 1536
+    assert model_dimensions("nomic-embed-text:latest") == 768  # Ollama's, under any tag
+    assert model_dimensions("all-minilm") == 384
 
 
 def test_the_apis_limits() -> None:

@@ -20,6 +20,7 @@ from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, r
 from mockserver.http.routes.ollama_common import known, model_not_found, unloads
 from mockserver.prompt import Prompt
 from mockserver.render.ndjson import go_json
+from mockserver.reply.embeddings import model_dimensions
 from mockserver.scenario.matcher import named_models
 from mockserver.store import Namespace
 from mockserver.values import Json
@@ -103,15 +104,17 @@ async def tags(request: Request) -> Response:
 
 
 def _model_info(model: str) -> Json:
-    family, parameters, _, _, _ = _catalog_row(model)
+    family, parameters, _, _, capabilities = _catalog_row(model)
     scale = {"M": 1e6, "B": 1e9}.get(parameters[-1], 1e9)
+    # an embedding model's vectors, as /api/embed answers them; else a 3B Llama's width
+    width = model_dimensions(ollama_base(model)) if "embedding" in capabilities else 3072
     return {
         "general.architecture": family,
         "general.file_type": 15,
         "general.parameter_count": int(float(parameters[:-1]) * scale),
         "general.quantization_version": 2,
         f"{family}.context_length": 131072,
-        f"{family}.embedding_length": 3072,
+        f"{family}.embedding_length": width,
     }
 
 
