@@ -20,10 +20,15 @@ from mockserver.ids import RealClock
 from mockserver.record.capture import Capture
 from mockserver.record.distill import recording_of
 from mockserver.record.drift import answer_differences, rechained, response_id
+from mockserver.record.redact import ANSWER_SHAPING
 from mockserver.record.sigv4 import AwsCredentials, resign, signing_scope
 from mockserver.record.upstream import upstream_headers, upstream_url
 
 __all__ = ["DriftReport", "check_cassette"]
+
+#: The ``anthropic-version`` a recording made before versions were kept is checked with: what
+#: every Anthropic client before the SDK's 2.x line sends.
+ANTHROPIC_VERSION = "2023-06-01"
 
 #: The API and the number a recording file is named with (``agent/responses-002.json``).
 _NUMBER = re.compile(r"(?P<api>[a-z_]+)-(?P<number>\d+)\.json$")
@@ -82,7 +87,8 @@ def check_cassette(
                 request = rechained(old["request"], renamed)
                 sent_to = str(old.get("path") or by_api(api).path)
                 signing = aws if api_key is None else None
-                new = _again(client, upstream, sent_to, request, key=key, aws=signing)
+                asked = _shaping(old.get("request_headers"))
+                new = _again(client, upstream, sent_to, request, asked, key=key, aws=signing)
             except (OSError, ValueError, KeyError, httpx.HTTPError) as exc:
                 report.failed.append((recording, f"{type(exc).__name__}: {exc}"))
                 continue
@@ -107,27 +113,40 @@ def _recordings(document: Any) -> list[tuple[str, str, str]]:
     return sorted(found, key=lambda f: int(m["number"]) if (m := _NUMBER.search(f[2])) else 0)
 
 
+def _shaping(recorded: Any) -> list[tuple[str, str]]:
+    """The request headers a recording kept that shape the answer (its API version, betas)."""
+    if not isinstance(recorded, dict):
+        return []
+    return [
+        (str(k).lower(), str(v)) for k, v in recorded.items() if str(k).lower() in ANSWER_SHAPING
+    ]
+
+
 def _again(
     client: httpx.Client,
     upstream: str,
     sent_to: str,
     request: Any,
+    asked: list[tuple[str, str]],
     *,
     key: str,
     aws: AwsCredentials | None,
 ) -> dict[str, Any]:
-    """The recording ``request`` (sent to ``sent_to``, a path and its query) would make now."""
+    """The recording ``request`` (sent to ``sent_to``, a path and its query, with the
+    ``asked`` headers that shaped its answer) would make now."""
     path, _, query = sent_to.partition("?")
     family = family_of(path)
     provider = family.provider if family is not None else "openai"
+    if provider == "anthropic" and not any(k == "anthropic-version" for k, _ in asked):
+        asked = [*asked, ("anthropic-version", ANTHROPIC_VERSION)]  # recorded before it was kept
     body = json.dumps(request).encode()
-    capture = Capture("POST", path, query, [("content-type", "application/json")], body)
+    plain = [("content-type", "application/json"), *asked]
+    capture = Capture("POST", path, query, plain, body)
     start = perf_counter()
     url = upstream_url(upstream, path, query, provider=provider)
-    headers = upstream_headers([("content-type", "application/json")], key=key, provider=provider)
+    headers = upstream_headers(plain, key=key, provider=provider)
     scope = signing_scope((), url, region=aws.region) if aws is not None else None
     if provider == "aws" and aws is not None and scope is not None:
-        plain = [("content-type", "application/json")]
         now = RealClock().now()
         headers = resign("POST", url, plain, body, credentials=aws, scope=scope, now=now)
     with client.stream("POST", url, content=body, headers=dict(headers)) as answer:

@@ -8,6 +8,7 @@ import json
 
 from mockserver.record.exchange import Exchange
 from mockserver.record.keys import sent_to
+from mockserver.record.redact import ANSWER_SHAPING
 from mockserver.render.eventstream import MEDIA_TYPE
 from mockserver.scenario.captured import captured_reply, error_spec
 from mockserver.values import Json
@@ -17,11 +18,14 @@ __all__ = ["distilled_reply", "recording_of"]
 
 def recording_of(exchange: Exchange) -> Json:
     """What a recording file holds: the request (and where it went, when its API's path does
-    not say), then the answer as it arrived."""
+    not say, and the headers that shaped its answer), then the answer as it arrived."""
     recording: Json = {"request": exchange.request}
     path = sent_to(exchange)
     if path is not None:
         recording["path"] = path
+    shaping = {k: v for k, v in exchange.request_headers.items() if k in ANSWER_SHAPING}
+    if shaping:
+        recording["request_headers"] = shaping
     recording["status"] = exchange.status
     recording["headers"] = dict(exchange.response_headers)
     if exchange.events is not None:

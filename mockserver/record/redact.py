@@ -13,6 +13,7 @@ from mockserver.credentials import MASK, SECRET_HEADERS, journaled_headers
 from mockserver.record.exchange import Event, Exchange
 
 __all__ = [
+    "ANSWER_SHAPING",
     "MASK",
     "SECRET_HEADERS",
     "Redactor",
@@ -31,6 +32,9 @@ _REQUEST_KEPT = frozenset(
         "anthropic-beta",
     }
 )
+#: The request headers that change what the API answers (its version, the betas switched on):
+#: a recording keeps them so that ``record --check`` asks the same question again.
+ANSWER_SHAPING = frozenset({"anthropic-version", "anthropic-beta", "openai-beta"})
 _RESPONSE_KEPT = frozenset(
     {
         "content-type",

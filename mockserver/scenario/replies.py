@@ -157,6 +157,10 @@ class RecordedSpec(_Strict):
         description="where the request went, when its API's path does not say (read by record "
         "--check)",
     )
+    request_headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="the request's version and beta headers as recorded (read by record --check)",
+    )
     elapsed_ms: float | None = Field(default=None, ge=0, description="how long the answer took")
     pace: StrictBool = Field(
         default=False,

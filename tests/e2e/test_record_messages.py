@@ -193,6 +193,21 @@ def test_record_check_finds_no_drift_in_an_anthropic_cassette(
     assert main(["record", "--check", str(cassette), "--upstream", upstream.base_url]) == 0
 
 
+def test_record_check_asks_with_the_version_recorded_or_the_older_lines(
+    tmp_path: Path, upstream: BackgroundServer
+) -> None:
+    cassette, _ = _record(tmp_path, upstream, "exact")
+    files = sorted((tmp_path / "claude-exact").glob("messages-*.json"))
+    assert len(files) == 4
+    for file in files:
+        recording = json.loads(file.read_text(encoding="utf-8"))
+        assert recording["request_headers"] == {"anthropic-version": "2023-06-01"}
+        del recording["request_headers"]  # as a cassette recorded before they were kept
+        file.write_text(json.dumps(recording), encoding="utf-8")
+    # the upstream refuses a request without the header: no drift means it was sent
+    assert main(["record", "--check", str(cassette), "--upstream", upstream.base_url]) == 0
+
+
 def _har_entry(body: dict[str, object], answer: str, mime: str) -> dict[str, object]:
     return {
         "startedDateTime": "2026-01-01T00:00:00.000Z",
