@@ -214,6 +214,32 @@ def test_bad_requests_are_refused_in_anthropics_shape(
     assert len(calls(control)) == 4  # every refusal journaled
 
 
+def test_a_request_without_anthropic_version_is_refused_as_the_api_does(
+    server: BackgroundServer, api_key: str, control: httpx.Client
+) -> None:
+    ask = {"model": MODEL, "max_tokens": 10, "messages": ASK}
+    with httpx.Client(base_url=server.url, headers={"x-api-key": api_key}) as http:
+        answers = [
+            http.post("/v1/messages", json=ask),
+            http.post("/v1/messages/count_tokens", json=ask),
+            http.post("/v1/messages/batches", json={"requests": []}),
+            http.get("/v1/messages/batches"),
+        ]
+        sent = http.post("/v1/messages", json=ask, headers={"anthropic-version": "2023-06-01"})
+    for answer in answers:
+        assert answer.status_code == 400
+        assert answer.json() == {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": "anthropic-version: header is required",
+            },
+            "request_id": answer.headers["request-id"],
+        }
+    assert sent.status_code == 200  # the same request with it is answered
+    assert calls(control) == [400, 400, 400, 400, 200]  # each journaled
+
+
 def test_a_server_with_keys_refuses_a_wrong_x_api_key_as_anthropic_does() -> None:
     guarded = start_server(api_keys=["sk-ant-right"])
     try:

@@ -21,10 +21,11 @@ from mockserver.engine import Engine
 from mockserver.engine.messages import message_id, message_meta
 from mockserver.engine.rendered import Rendered, streamed, whole
 from mockserver.engine.turn import Journaled
+from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, turn_recipe
-from mockserver.http.routes.base import api_endpoint, read_json
+from mockserver.http.routes.base import ANTHROPIC_VERSION_HEADER, api_endpoint, read_json
 from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.http.routes.rendered import RenderedTurn
 from mockserver.prompt import Prompt
@@ -39,12 +40,26 @@ from mockserver.values import Json
 from mockserver.wire.json_body import Body
 from mockserver.wire.plain import check_messages_body
 
-__all__ = ["Messages", "MessagesResult", "answer_messages", "message_id", "routes"]
+__all__ = [
+    "Messages",
+    "MessagesResult",
+    "answer_messages",
+    "message_id",
+    "require_version",
+    "routes",
+]
 
 
 #: A rendered turn: ``body`` when not streamed, ``chunks`` (its events) when streamed; a
 #: scripted in-stream error sends an ``error`` event, after the 200.
 MessagesResult = Rendered[MessageMeta]
+
+
+def require_version(headers: Mapping[str, str]) -> None:
+    """Refuse a request without ``anthropic-version`` as Anthropic's API does (every SDK sends
+    it; a hand-written client that forgets it learns here, not in production)."""
+    if ANTHROPIC_VERSION_HEADER not in headers:
+        raise InvalidRequestError(f"{ANTHROPIC_VERSION_HEADER}: header is required")
 
 
 def answer_messages(
@@ -68,6 +83,7 @@ class Messages(RenderedTurn[Prompt, MessageMeta]):
     path = "/v1/messages"
 
     def check(self, body: Body, headers: Mapping[str, str], *, at: Target) -> Prompt:
+        require_version(headers)
         check_messages_body(body)
         return prompt_from_messages(body, headers=headers)
 
@@ -150,6 +166,7 @@ async def count_tokens(request: Request) -> Response:
     conversation reports when it is sent to ``/v1/messages``."""
     from mockserver.wire.messages import parse_count_tokens_request
 
+    require_version(request.headers)
     body = await read_json(request)
     parse_count_tokens_request(body)
     prompt = prompt_from_messages(body, headers=request.headers)

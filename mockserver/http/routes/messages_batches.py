@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from mockserver.engine import message_batches as batches
 from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
-from mockserver.http.routes.messages import compact_json
+from mockserver.http.routes.messages import compact_json, require_version
 from mockserver.http.routes.messages_models import limit_of, window_of
 from mockserver.store import Namespace
 from mockserver.wire.message_batches import parse_batch_create
@@ -30,10 +30,12 @@ JSONL = "application/x-jsonl"
 
 
 def _change(request: Request, work: Callable[[Namespace], T]) -> T:
+    require_version(request.headers)
     return engine_of(request).store.transact(namespace_of(request), work)
 
 
 def _read(request: Request, work: Callable[[Namespace], T]) -> T:
+    require_version(request.headers)
     with engine_of(request).store.view(namespace_of(request)) as space:
         return work(space)
 
@@ -41,6 +43,7 @@ def _read(request: Request, work: Callable[[Namespace], T]) -> T:
 @api_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
+    require_version(request.headers)  # before the body, as the API does
     batch = parse_batch_create(await read_json(request))
     root = str(request.base_url)
     return compact_json(
