@@ -40,8 +40,9 @@ def journaled_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     Made on every request: the usual case (ASGI's lower-case names, no credential repeated)
     costs a copy of the headers and a few lookups."""
     kept = dict(headers)
-    if not "".join(kept).islower():  # names as a client wrote them
-        kept = {k.lower(): v for k, v in kept.items()}
+    names = "".join(kept)
+    if names != names.lower():  # names as a client wrote them (lower() has an ASCII fast path,
+        kept = {k.lower(): v for k, v in kept.items()}  # islower() has not)
     secret = SECRET_HEADERS.intersection(kept)
     if not secret:
         return kept
