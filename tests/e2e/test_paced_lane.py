@@ -92,7 +92,11 @@ def _ollama(text: str) -> Send:
 FAMILIES: dict[str, tuple[Any, str, dict[str, str]]] = {
     "chat": (_chat, "sk-paced", {"authorization": "Bearer sk-paced"}),
     "responses": (_responses, "sk-paced", {"authorization": "Bearer sk-paced"}),
-    "messages": (_messages, "sk-ant-paced", {"x-api-key": "sk-ant-paced"}),
+    "messages": (
+        _messages,
+        "sk-ant-paced",
+        {"x-api-key": "sk-ant-paced", "anthropic-version": "2023-06-01"},
+    ),
     "gemini-sse": (lambda t: _gemini(t, {"alt": "sse"}), "g-paced", {"x-goog-api-key": "g-paced"}),
     "gemini-array": (lambda t: _gemini(t, {}), "g-paced", {"x-goog-api-key": "g-paced"}),
     "converse": (_converse, AWS_KEY, {"authorization": SIGNED, "x-amz-date": "20260101T000000Z"}),
