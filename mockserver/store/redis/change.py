@@ -26,8 +26,8 @@ from typing import Any, Generic, TypeVar
 
 from mockserver.store.feed import Feed
 from mockserver.store.model import Exchange, Namespace, current_exchange
-from mockserver.store.redis.client import FEED_SIZE, RedisClient, unavailable
-from mockserver.store.redis.codec import encode_entry, escape, unescape
+from mockserver.store.redis.client import RedisClient, escape, unavailable, unescape
+from mockserver.store.redis.codec import encode_entry
 from mockserver.store.redis.space import JournalView, Outbox, Reads, shelf_of
 from mockserver.store.stored import KINDS
 from mockserver.values import value_class
@@ -92,8 +92,8 @@ class Changes:
     ) -> None:
         self.client, self.reads, self.feed = client, reads, feed
         self.namespaces = limits[0]
-        #: What every change sends alike: the limits, the feed's length, the lease's.
-        self._fixed = (*limits, FEED_SIZE, LEASE_MS)
+        #: What every change sends alike: the limits, the lease's.
+        self._fixed = (*limits, LEASE_MS)
         #: Journal times that ride along with the next change (the completer's).
         self.riding = riding
         #: Per namespace, its state and version as this process last wrote or read them, and
@@ -161,14 +161,13 @@ class Changes:
         shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
         changes = [change for shelf in shelves for change in shelf.changes()]
         args: list[object] = [
+            len(riding) // 3,
+            *riding,
             escape(name),
             version,
             mine,
-            origin,
             origin if after is not None and after.misses >= LEASE_AFTER else "",  # (the lease's)
             *self._fixed,
-            len(riding) // 3,
-            *riding,
             b"" if now == state else now,
             *_counted(entries),
             *_counted(changes),

@@ -1,8 +1,9 @@
-"""How a process talks to one Redis: this thread's own connection, the scripts (one Lua file,
-loaded at start, sent packed), the start-up checks, and each call one step whose failure is
-mapped once — a lost or silent Redis, or one that refuses the mock's calls, is the API's 503,
-and for ``BREAK`` seconds every call fails at once rather than each waiting out a timeout.
-It knows no values: the backend's other parts depend on this narrow client."""
+"""How a process talks to one Redis: this thread's own connection, the keys' names, the script
+(``scripts.lua``: loaded at start, its calls sent packed), the start-up checks, and each call
+one step whose failure is mapped once — a lost or silent Redis, or one that refuses the mock's
+calls, is the API's 503, and for ``BREAK`` seconds every call fails at once rather than each
+waiting out a timeout. It knows no values: the backend's other parts depend on this narrow
+client."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from typing import Any, TypeVar
@@ -25,13 +26,26 @@ from redis.retry import Retry
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.settings import shown_state_url
-from mockserver.store.redis.codec import LAYOUT, escape
 
-__all__ = ["BREAK", "TIMEOUT", "RedisClient", "StateUnavailableError", "unavailable"]
+__all__ = [
+    "FEED_SIZE",
+    "LAYOUT",
+    "SCRIPT",
+    "TIMEOUT",
+    "RedisClient",
+    "StateUnavailableError",
+    "escape",
+    "unavailable",
+    "unescape",
+]
 
 T = TypeVar("T")
 log = logging.getLogger("mockserver")
 
+#: The layout of the keys (``scripts.lua`` lists them) and values (``codec.py``), stamped on a
+#: prefix. 1: releases that did not stamp theirs; 2: values pickled.
+LAYOUT = "3"
+SCRIPT = "scripts.lua"
 #: Each Redis call's socket timeout (seconds): a lost Redis is a 503 this soon, not a hang.
 TIMEOUT = 1.0
 #: How long after losing Redis every step fails at once, before one tries again.
@@ -74,17 +88,20 @@ def unavailable(url: str, why: object) -> StateUnavailableError:
     )
 
 
+def escape(name: str) -> str:
+    """A namespace's name as its keys spell it (no ``:``: one name's keys never meet
+    another's)."""
+    return name.replace("%", "%25").replace(":", "%3A")
+
+
+def unescape(name: str) -> str:
+    return name.replace("%3A", ":").replace("%25", "%")
+
+
 def _refusal(exc: Exception) -> str | None:
     """Why Redis refuses the mock's calls, if ``exc`` is one of :data:`_REFUSALS`."""
     word = next((word for kind, word in _WORDS.items() if isinstance(exc, kind)), None)
     return _REFUSALS.get(word or str(exc).split(" ", 1)[0])
-
-
-def _scripts() -> dict[str, str]:
-    """The scripts of ``scripts.lua`` by name, each with the file's prelude."""
-    text = resources.files(__package__).joinpath("scripts.lua").read_text(encoding="utf-8")
-    prelude, *parts = text.split("\n--- script: ")
-    return {part.split("\n", 1)[0]: f"{prelude}\n{part.split(chr(10), 1)[1]}" for part in parts}
 
 
 def redis_client(url: str, *, timeout: float) -> Any:
@@ -108,10 +125,10 @@ class RedisClient:
         #: Typed loosely: redis-py's replies are typed for every decoding at once.
         self._pooled: Any = redis_client(url, timeout=timeout)
         self._local = threading.local()  # per thread (and process), its own connection
-        #: Each script's source and its SHA1 (what ``EVALSHA`` names it by).
+        source = resources.files(__package__).joinpath(SCRIPT).read_text(encoding="utf-8")
+        #: The script's source and its SHA1 (what ``EVALSHA`` names it by), by its name.
         self.scripts = {
-            name: (source, hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest())
-            for name, source in _scripts().items()
+            SCRIPT: (source, hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest())
         }
         self._token, self._origin_pid, self._origin = secrets.token_hex(8), 0, ""
         self._versions = itertools.count(1)
@@ -168,23 +185,29 @@ class RedisClient:
         with self.step():
             return step(self.redis)
 
-    def run(self, script: str, *args: object) -> Any:
-        """One script of ``scripts.lua`` (``ARGV``: the prefix, then ``args``) as one packed
-        ``EVALSHA`` on this thread's connection (the client's command path costs a call more
-        than the round trip's own work); one Redis does not know (restarted, flushed) is
-        loaded and sent again."""
-        source, sha = self.scripts[script]
-        command = pack_command(("EVALSHA", sha, 0, self.prefix, *args))  # type: ignore[arg-type]
+    def command(self, call: str, args: Iterable[object]) -> tuple[object, ...]:
+        """The ``EVALSHA`` of one call of ``scripts.lua``: ``ARGV`` the prefix, ``call``, this
+        process's origin, the feed's length, then ``args``."""
+        sha = self.scripts[SCRIPT][1]
+        return ("EVALSHA", sha, 0, self.prefix, call, self.origin, FEED_SIZE, *args)
+
+    def run(self, call: str, *args: object) -> Any:
+        """One :meth:`command`, packed, on this thread's connection (the client's command path
+        costs a call more than the round trip's own work); the script, if Redis does not know
+        it (restarted, flushed), loaded and sent again."""
+        source = self.scripts[SCRIPT][0]
+        command = [pack_command(self.command(call, args))]  # type: ignore[arg-type]
 
         def send(client: Any) -> Any:
             connection = client.connection
             try:
-                connection.send_packed_command([command], check_health=False)
-                return connection.read_response()
-            except redis.exceptions.NoScriptError:
-                client.script_load(source)
-                connection.send_packed_command([command], check_health=False)
-                return connection.read_response()
+                try:
+                    connection.send_packed_command(command, check_health=False)
+                    return connection.read_response()
+                except redis.exceptions.NoScriptError:
+                    client.script_load(source)
+                    connection.send_packed_command(command, check_health=False)
+                    return connection.read_response()
             except (redis.ConnectionError, redis.TimeoutError):
                 connection.disconnect()  # an answer may be on its way: never read as the next
                 raise
@@ -217,35 +240,35 @@ class RedisClient:
         return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
 
     def check(self) -> None:
-        """Fail at start-up, saying where it looked, unless Redis answers; load the scripts
-        (else each one's first call would be refused, then sent again); refuse a prefix whose
-        keys another release laid out; warn of a Redis that may evict the mock's keys."""
+        """Fail at start-up, saying where it looked, unless Redis answers, takes the script
+        (else its first call would be refused, then sent again) and the prefix holds this
+        release's layout (an unused one is stamped with it); warn of a Redis that may evict
+        the mock's keys."""
+        source, sha = self.scripts[SCRIPT]
 
-        def load() -> None:
-            loading = self.redis.pipeline(transaction=False)
-            for source, _ in self.scripts.values():
-                loading.script_load(source)
-            loading.execute()
+        def stamp() -> Any:
+            return self.redis.evalsha(sha, 0, self.prefix, "layout", LAYOUT)
 
-        for step, why in (
+        steps: tuple[tuple[Callable[[], Any], str], ...] = (
             (
                 lambda: self.redis.ping(),  # (a new client connects when made)
                 "Redis does not answer ({}); start it, or serve without --state "
                 "(the memory backend: one process)",
             ),
             (
-                load,
+                lambda: self.redis.script_load(source),
                 "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
                 "(EVALSHA, SCRIPT LOAD) allowed for this user",
             ),
             (
-                self._check_layout,
+                stamp,
                 "Redis refused the mock's first write, its prefix's layout stamp ({}); the mock "
                 "writes on every request",
             ),
-        ):
+        )
+        for step, why in steps:
             try:
-                step()
+                have = step()
             except redis.AuthenticationError as exc:  # it answered: a login, not a start, is due
                 raise SettingsError(
                     f"--state {self.url}: Redis refused the login ({exc}); give its password "
@@ -253,13 +276,26 @@ class RedisClient:
                     "an ACL user; MOCKSERVER_STATE_URL keeps it off the command line)",
                     setting="state_url",
                 ) from None
-            except (redis.RedisError, OSError) as exc:
-                raise SettingsError(
-                    f"--state {self.url}: {why.format(exc)}", setting="state_url"
-                ) from None
-        # A Redis that may evict any key would drop parts of a namespace unseen (the mock's
-        # keys have no expiry: noeviction and volatile-* never drop them); one that hides its
-        # configuration (a managed one, often) is taken as it is.
+            except (redis.RedisError, OSError) as exc:  # the first write: refused as at run time?
+                refused = _refusal(exc) if step is stamp else None
+                said = f"{refused} (Redis said: {exc})" if refused else why.format(exc)
+                raise SettingsError(f"--state {self.url}: {said}", setting="state_url") from None
+        have = have.decode() if isinstance(have, bytes) else str(have)
+        if have != LAYOUT:
+            raise SettingsError(
+                f"--state {self.url}: the keys under the prefix {self.prefix!r} were written "
+                f"by another mockserver release (key layout {have}; this one writes layout "
+                f"{LAYOUT}): serve with another --state-prefix, or delete those keys "
+                f"(redis-cli -u {self.url} --scan --pattern '{self.prefix}:*' "
+                f"| xargs redis-cli -u {self.url} del)",
+                setting="state_prefix",
+            )
+        self._warn_of_eviction()
+
+    def _warn_of_eviction(self) -> None:
+        """A Redis that may evict any key would drop parts of a namespace unseen (the mock's
+        keys have no expiry: noeviction and volatile-* never drop them); one that hides its
+        configuration (a managed one, often) is taken as it is."""
         try:
             config = self.redis.config_get("maxmemory*")  # (redis-py decodes its answer)
         except (redis.RedisError, OSError):
@@ -275,31 +311,6 @@ class RedisClient:
                 policy,
             )
 
-    def _check_layout(self) -> None:
-        """Stamp an unused prefix with this release's layout; refuse one of another."""
-        try:
-            have = self.redis.eval(self.scripts["layout"][0], 0, self.prefix, LAYOUT)
-        except redis.ResponseError as exc:  # the first write: refused as at run time, say why
-            if (refused := _refusal(exc)) is None:
-                raise
-            raise SettingsError(
-                f"--state {self.url}: {refused} (Redis said: {exc})", setting="state_url"
-            ) from None
-        have = have.decode() if isinstance(have, bytes) else str(have)
-        if have != LAYOUT:
-            raise SettingsError(
-                f"--state {self.url}: the keys under the prefix {self.prefix!r} were written "
-                f"by another mockserver release (key layout {have}; this one writes layout "
-                f"{LAYOUT}): serve with another --state-prefix, or delete those keys "
-                f"(redis-cli -u {self.url} --scan --pattern '{self.prefix}:*' "
-                f"| xargs redis-cli -u {self.url} del)",
-                setting="state_prefix",
-            )
-
     def close(self) -> None:
         self._pooled.connection_pool.disconnect()
         self._pooled.close()
-
-    def own_client(self, *, timeout: float) -> Any:
-        """A client of its own (the feed's reader blocks on a read)."""
-        return redis_client(self.target, timeout=timeout)

@@ -1,15 +1,15 @@
 """What the Redis backend writes, as JSON (orjson), and back: a namespace's state, its journal
 entries and its stored objects.
 
-Every value is data: decoding one runs no code of the value's choosing. A value that does not
-decode as this layout's (``LAYOUT``: the prefix's stamp, checked at start) raises
-:class:`Unreadable`, which the store answers as the API's 503 naming the key. What is not data
-has a form that is: a scenario goes by name (a loaded or built-in one, which every process
-has) or by its YAML (an uploaded one: stored once, parsed once per process); a one-off reply as
-its JSON; a request or an answer kept unparsed as its text and its parser's name; a reply's
-lazily scored tokens as what scores them. Everything else is written field by field from its
-dataclass and read back by the fields' types (pydantic's lax validation), so a field added
-with a default needs nothing here, and a field this release does not know is ignored.
+Every value is data: decoding one runs no code of the value's choosing, and one that does not
+decode as this layout's (``client.LAYOUT``) raises :class:`Unreadable`, which the store answers
+as the API's 503 naming the key. Dataclasses are written field by field and read back by their
+fields' types (pydantic's lax validation), so a field added with a default needs nothing here,
+and one this release does not know is ignored. What is not data has a form that is: a scenario
+goes by name (a loaded or built-in one, which every process has) or by its YAML (an uploaded
+one: stored once, parsed once per process); a one-off reply as its JSON; a request or an answer
+kept unparsed as its text and its parser's name; a reply's lazily scored tokens as what scores
+them.
 """
 
 from __future__ import annotations
@@ -32,20 +32,14 @@ from mockserver.store.model import JournalEntry, Namespace, Unparsed
 from mockserver.store.stored import KINDS, StoredResponse
 
 __all__ = [
-    "LAYOUT",
     "ScenarioCodec",
     "Unreadable",
     "decode_entry",
     "decode_stored",
     "encode_entry",
     "encode_stored",
-    "escape",
-    "unescape",
 ]
 
-#: The layout of the keys and values (``scripts.lua`` lists the keys). 1: releases that did not
-#: stamp theirs; 2: values pickled.
-LAYOUT = "3"
 #: Scenarios kept per process by their digest (each one is parsed once).
 SCENARIO_CACHE = 64
 #: How a request or an answer kept unparsed is parsed, by the name written with it (another
@@ -57,16 +51,6 @@ _PARSER_NAMES = {parse: name for name, parse in PARSERS.items()}
 class Unreadable(ValueError):
     """A value in Redis that is not this layout's (garbage, another program's, another
     release's): nothing of it is used."""
-
-
-def escape(name: str) -> str:
-    """A namespace's name as its keys spell it (no ``:``: one name's keys never meet
-    another's)."""
-    return name.replace("%", "%25").replace(":", "%3A")
-
-
-def unescape(name: str) -> str:
-    return name.replace("%3A", ":").replace("%25", "%")
 
 
 def _plain(value: Any) -> Any:
@@ -140,18 +124,16 @@ def encode_entry(entry: JournalEntry) -> bytes:
         value = values[name]
         if not isinstance(value, Unparsed):
             continue
+        raw = value.raw if isinstance(value.raw, bytes) else value.raw()
         parser = _PARSER_NAMES.get(value.parse)
         if parser is None:  # a parser another process may not have: the value itself
-            values[name] = value.value()
+            values[name] = value.parse(raw)
             continue
-        raw = value.raw if isinstance(value.raw, bytes) else value.raw()
         try:
             values[name], kept[name] = raw.decode(), parser
         except UnicodeDecodeError:
             values[name], kept[name] = base64.b64encode(raw).decode(), parser + ":base64"
-    if kept:
-        values["kept"] = kept
-    return _dumps(values)
+    return _dumps({**values, "kept": kept} if kept else values)
 
 
 def decode_entry(
@@ -175,6 +157,15 @@ def decode_entry(
     return entry
 
 
+@dataclasses.dataclass(slots=True)
+class _Scored:
+    """A reply's tokens as ``ScoredTokens.recipe`` writes them."""
+
+    texts: tuple[str, ...]
+    seed: int
+    top_k: int
+
+
 def encode_stored(stored: Any) -> bytes:
     """A stored object, field by field (a stored response's items built first: until read,
     they are a closure)."""
@@ -194,15 +185,6 @@ def decode_stored(kind: str, blob: bytes) -> Any:
             tokens = ScoredTokens(tokens.texts, seed=tokens.seed, top_k=tokens.top_k)
         stored.reply = dataclasses.replace(stored.reply, tokens=tokens)
     return stored
-
-
-@dataclasses.dataclass(slots=True)
-class _Scored:
-    """A reply's tokens as ``ScoredTokens.recipe`` writes them."""
-
-    texts: tuple[str, ...]
-    seed: int
-    top_k: int
 
 
 @dataclasses.dataclass(slots=True)

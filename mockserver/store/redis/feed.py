@@ -14,8 +14,13 @@ from typing import Any
 import redis
 
 from mockserver.store.feed import Change, Feed
-from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
-from mockserver.store.redis.codec import unescape
+from mockserver.store.redis.client import (
+    TIMEOUT,
+    RedisClient,
+    StateUnavailableError,
+    redis_client,
+    unescape,
+)
 
 __all__ = ["RIDE_ALONG", "Completer", "SharedFeed"]
 
@@ -40,7 +45,7 @@ class SharedFeed(Feed):
             if self._started_in == os.getpid():
                 return
             self._started_in = os.getpid()
-        client = self._client.own_client(timeout=TIMEOUT + 2)
+        client = redis_client(self._client.target, timeout=TIMEOUT + 2)
         stream, last = f"{self._client.prefix}:feed", "0-0"
         with suppress(redis.RedisError):  # if not, the reader below retries until it answers
             last = self._deliver(client.xrange(stream, "-", "+"), last)
@@ -151,7 +156,7 @@ class Completer:
                     continue
                 self._busy = True
             with suppress(StateUnavailableError):  # the outage is logged once, where it began
-                self._client.run("complete", self._client.origin, FEED_SIZE, *batch)
+                self._client.run("complete", len(batch) // 3, *batch)
             with self._ready:
                 self._busy = False
                 self._ready.notify_all()

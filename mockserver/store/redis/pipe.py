@@ -27,6 +27,7 @@ from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
 from mockserver.store.redis.change import Attempt, Changes, Missed
+from mockserver.store.redis.client import SCRIPT
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
@@ -219,10 +220,10 @@ class PipelinedTurns:
             if after.pause:
                 await asyncio.sleep(after.pause)
 
-    async def run(self, script: str, args: list[object]) -> Any:
+    async def run(self, call: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""
-        source, sha = self.client.scripts[script]
-        command = ("EVALSHA", sha, 0, self.client.prefix, *args)
+        source = self.client.scripts[SCRIPT][0]
+        command = self.client.command(call, args)
         with self.client.step():
             pipe = await self.pipe()
             try:

@@ -21,8 +21,14 @@ import orjson
 from mockserver.store.base import Store
 from mockserver.store.model import Exchange, JournalEntry, Namespace
 from mockserver.store.redis.change import Changes
-from mockserver.store.redis.client import FEED_SIZE, TIMEOUT, RedisClient, StateUnavailableError
-from mockserver.store.redis.codec import ScenarioCodec, escape, unescape
+from mockserver.store.redis.client import (
+    TIMEOUT,
+    RedisClient,
+    StateUnavailableError,
+    escape,
+    unescape,
+)
+from mockserver.store.redis.codec import ScenarioCodec
 from mockserver.store.redis.feed import Completer, SharedFeed
 from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
 from mockserver.store.redis.space import Reads, shelf_of
@@ -109,7 +115,7 @@ class RedisStore(Store):
         return [unescape(m.decode()) for m in members]
 
     def reset(self, name: str) -> None:
-        self.client.run("reset", escape(name), self.client.origin, FEED_SIZE)
+        self.client.run("reset", 0, escape(name))
         self.changes.forget(name)
         self.feed.publish("reset", name)
 
@@ -145,4 +151,4 @@ class RedisStore(Store):
             self.feed.publish("entry", name, entry.seq)
         if batch:
             with suppress(StateUnavailableError):  # (after the answer: the outage is logged)
-                self.client.run("complete", self.client.origin, FEED_SIZE, *batch)
+                self.client.run("complete", len(batch) // 3, *batch)
