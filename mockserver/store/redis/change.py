@@ -1,40 +1,51 @@
-"""How a namespace on Redis changes: one compare-and-set protocol.
+"""A namespace on Redis as a change or a view sees it, and how it changes: one compare-and-set
+protocol.
+
+A namespace is its state, decoded (:class:`Reads`: every value read is decoded there, once; one
+that is not this layout's is the API's 503 naming its key, never a value used), with its
+journal and stored objects fetched only when read (:class:`JournalView`, :class:`RedisShelf`: a
+turn that reads none pays for none).
 
 A change is made on the namespace's state as this process last saw it, in its version V, and
-one script call (``change`` in ``scripts.lua``) writes it — state, journal entries,
-stored-object changes, announcements — if the namespace is still in V and nobody else holds
-its lease. If another process wrote it in between, the call answers with the state and the
-version as they are now, and the change is made again on those: a retry costs one round trip
-(a turn is a function of the namespace and the request: made again, it is what it would have
-been). A namespace this process has not seen is tried as a new one (version ``''``).
-
-Retries are bounded: the ``LEASE_AFTER``-th miss in a row also takes the namespace's lease for
-``LEASE_MS``, so that this process's next try cannot miss (but for a reset). A process that
-meets another's lease waits a moment and tries again; past ``WAIT`` it answers the API's 503.
-The version a change writes is named in advance (``RedisClient.new_version``), so the next
-change can be made on it before it is written: the awaited turns of ``pipe.py`` do, with the
-same :meth:`Changes.begin` and :meth:`Changes.settle` as :meth:`Changes.transact`.
+one script call writes it — state, journal entries, stored-object changes, announcements — if
+the namespace is still in V and nobody else holds its lease. If another process wrote it in
+between, the call answers with the state and the version as they are now, and the change is
+made again on those: a retry costs one round trip (a turn is a function of the namespace and
+the request: made again, it is what it would have been). A namespace this process has not seen
+is tried as a new one (version ``''``). The ``LEASE_AFTER``-th miss in a row also takes the
+namespace's lease for ``LEASE_MS``, so that this process's next try cannot miss (but for a
+reset); a process that meets another's lease waits a moment and tries again, and past ``WAIT``
+answers the API's 503. The version a change writes is named in advance
+(``RedisClient.new_version``), so the next change can be made on it before it is written: the
+awaited turns of ``pipe.py`` do, with the same :meth:`Changes.begin` and :meth:`Changes.settle`.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Reversible, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from mockserver.store.feed import Feed
-from mockserver.store.model import Exchange, Namespace, current_exchange
+from mockserver.store.model import JournalEntry, Namespace, current_exchange
 from mockserver.store.redis.client import RedisClient, escape, unavailable, unescape
-from mockserver.store.redis.codec import encode_entry
-from mockserver.store.redis.space import JournalView, Outbox, Reads, shelf_of
+from mockserver.store.redis.codec import (
+    ScenarioCodec,
+    decode_entry,
+    decode_stored,
+    encode_entry,
+    encode_stored,
+)
 from mockserver.store.stored import KINDS
-from mockserver.values import value_class
 
-__all__ = ["LEASE_AFTER", "Attempt", "Changes", "Missed"]
+__all__ = ["LEASE_AFTER", "Attempt", "Changes", "JournalView", "Reads", "RedisShelf", "shelf_of"]
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 #: Misses in a row after which a change takes the namespace's lease, and for how long.
 LEASE_AFTER = 3
@@ -45,10 +56,181 @@ WAIT = 2.5
 UNSEEN = (b"", b"")
 
 
+class Reads:
+    """What a namespace keeps, read from Redis and decoded (see the module's docstring)."""
+
+    def __init__(self, client: RedisClient, codec: ScenarioCodec, *, journal_limit: int) -> None:
+        self.client, self.codec, self.journal_limit = client, codec, journal_limit
+
+    def decoded(self, key: str, decode: Callable[[], T]) -> T:
+        """``decode()``, or the 503 of an unreadable value at ``key``."""
+        try:
+            return decode()
+        except (ValueError, TypeError, KeyError) as exc:  # Unreadable, or worse: never used
+            raise self.client.unreadable(key, exc) from None
+
+    def state(self, name: str) -> bytes | None:
+        key = self.client.key(name, "state")
+        found: bytes | None = self.client.call(lambda r: r.get(key))
+        return found
+
+    def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:
+        """The namespace ``name`` from its ``state`` as written (``None``: a new one; with
+        ``fresh``, one that a change makes: a new incarnation)."""
+        space = Namespace(name=name, journal=JournalView(self, name))
+        if state:
+            key = self.client.key(name, "state")
+            self.decoded(key, lambda: self.codec.decode_state(state, space))
+        elif fresh:  # told apart from the namespaces of this name before it (and after)
+            space.incarnation = secrets.randbits(62) + 1
+        return self.seen_anew(space)
+
+    def seen_anew(self, space: Namespace) -> Namespace:
+        """``space`` with its journal and stored objects as a new change sees them (fetched
+        when read, nothing added yet)."""
+        space.journal = journal = JournalView(self, space.name)
+        journal.known = min(space.journal_seq, self.journal_limit)
+        for kind, of in KINDS.items():
+            setattr(space, of.shelf, RedisShelf(self, space.name, kind))
+        return space
+
+    def entry(self, name: str, seq: int) -> JournalEntry | None:
+        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
+        key = self.client.key(name, "journal")
+        found = self.client.call(lambda r: r.hmget(key, fields))
+        if found[0] is None:
+            return None
+        return self.decoded(f"{key} {seq}", partial(decode_entry, *found))
+
+    def entries(self, name: str) -> list[JournalEntry]:
+        """The namespace's journal, oldest first: each entry beside its times and call number
+        in the one hash (``scripts.lua``)."""
+        key = self.client.key(name, "journal")
+        fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
+        entries = [
+            self.decoded(
+                f"{key} {seq.decode()}",
+                partial(decode_entry, blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq)),
+            )
+            for seq, blob in fields.items()
+            if seq.isdigit()
+        ]
+        return sorted(entries, key=lambda e: e.seq)
+
+
+class JournalView:
+    """A namespace's journal on Redis: entries appended in a change are written with it;
+    reading fetches them all (one round trip), which only the control API and views do."""
+
+    def __init__(self, reads: Reads, name: str) -> None:
+        self.reads, self.name = reads, name
+        self.added: list[JournalEntry] = []
+        #: How many entries Redis holds (from the namespace's journal number).
+        self.known = 0
+        self._loaded: list[JournalEntry] | None = None
+
+    def _all(self) -> list[JournalEntry]:
+        if self._loaded is None:
+            self._loaded = self.reads.entries(self.name)
+        limit = self.reads.journal_limit
+        return [*self._loaded, *self.added][-limit:] if limit else []
+
+    def append(self, entry: JournalEntry, /) -> None:
+        self.added.append(entry)
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return min(self.known + len(self.added), self.reads.journal_limit)
+
+    def __getitem__(self, index: int, /) -> JournalEntry:
+        return self._all()[index]
+
+
+class RedisShelf(Generic[V]):
+    """The stored objects of one kind on Redis: each one read is fetched (and kept for the
+    change), and written back with it only if it changed."""
+
+    def __init__(self, reads: Reads, name: str, kind: str) -> None:
+        self.reads, self.kind = reads, kind
+        self.key = reads.client.key(name, kind)
+        #: id → (object, the bytes it was read as; b"" for one put in this change), or
+        #: ``None`` for none (not found, or deleted in this change).
+        self._seen: dict[str, tuple[V, bytes] | None] = {}
+        self._deleted: set[str] = set()
+
+    def _decoded(self, key: str, blob: bytes) -> tuple[V, bytes]:
+        return self.reads.decoded(f"{self.key} {key}", lambda: decode_stored(self.kind, blob)), blob
+
+    def get(self, key: str, /) -> V | None:
+        if key not in self._seen:
+            blob: bytes | None = self.reads.client.call(lambda r: r.hget(self.key, key))
+            self._seen[key] = None if blob is None else self._decoded(key, blob)
+        seen = self._seen[key]
+        return None if seen is None else seen[0]
+
+    def put(self, key: str, stored: V) -> None:
+        self._seen[key] = (stored, b"")
+        self._deleted.discard(key)
+
+    def __getitem__(self, key: str, /) -> V:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object, /) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __delitem__(self, key: str, /) -> None:
+        self[key]  # a KeyError if there is none
+        self._seen[key] = None
+        self._deleted.add(key)
+
+    def values(self) -> Reversible[V]:
+        """Every object, oldest first (their order and the objects: one round trip)."""
+
+        def both(client: Any) -> list[Any]:
+            with client.pipeline(transaction=True) as pipe:
+                return pipe.zrange(self.key + ":order", 0, -1).hgetall(self.key).execute()  # type: ignore[no-any-return]
+
+        order, blobs = self.reads.client.call(both)
+        found: dict[str, V] = {}
+        for raw in order:
+            key = raw.decode()
+            if raw in blobs and key not in self._deleted:
+                seen = self._seen.get(key)
+                if seen is None:
+                    seen = self._seen[key] = self._decoded(key, blobs[raw])
+                found[key] = seen[0]
+        for key, seen in self._seen.items():
+            if seen is not None:
+                found.setdefault(key, seen[0])
+        return list(found.values())
+
+    def __len__(self) -> int:
+        return len(list(self.values()))
+
+    def changes(self) -> Iterator[list[object]]:
+        """What to write with the change: ``[kind, 'set'/'del', id, bytes, weighed]`` each."""
+        weighed = "1" if KINDS[self.kind].weighed else ""
+        for key in self._deleted:
+            yield [self.kind, "del", key, b"", weighed]
+        for key, seen in self._seen.items():
+            if seen is not None and (now := encode_stored(seen[0])) != seen[1]:
+                yield [self.kind, "set", key, now, weighed]
+
+
+def shelf_of(shelf: object) -> RedisShelf[Any]:
+    assert isinstance(shelf, RedisShelf)  # this backend's namespaces hold RedisShelves
+    return shelf
+
+
 @dataclass(slots=True)
 class Attempt(Generic[T]):
     """A change made, before Redis has written it: the script call that writes it, and what
-    to settle once Redis answers."""
+    to settle once Redis answers; once it missed, what to make the change on again."""
 
     space: Namespace
     #: The namespace's state after the change, and the version it is written as.
@@ -59,21 +241,21 @@ class Attempt(Generic[T]):
     shelved: bool
     value: T | None
     failure: BaseException | None
-    exchange: Exchange | None
+    #: How many entries the exchange had journaled before it.
     journaled: int
-    #: The try before it, which missed.
-    after: Missed | None
-
-
-@value_class
-class Missed:
-    """A change not written: the namespace's state and version to make it on again, the
-    misses in a row, since when leases held it (0: none did), and the seconds to wait first."""
-
-    known: tuple[bytes, bytes]
+    #: Misses in a row before it, and since when leases held the namespace (0: none did).
     misses: int
     since: float
-    pause: float
+    #: Once missed: the namespace's state and version as Redis answered, and the seconds to
+    #: wait before it is made again.
+    known: tuple[bytes, bytes] = UNSEEN
+    pause: float = 0.0
+
+    def result(self) -> T:
+        """What ``work`` returned, or raised (once the change is written)."""
+        if self.failure is not None:
+            raise self.failure
+        return self.value  # type: ignore[return-value]  # work returned it: a T
 
 
 class Changes:
@@ -90,10 +272,7 @@ class Changes:
         limits: tuple[int, int, int, int, int],
         riding: Callable[[], list[object]] = list,
     ) -> None:
-        self.client, self.reads, self.feed = client, reads, feed
-        self.namespaces = limits[0]
-        #: What every change sends alike: the limits, the lease's.
-        self._fixed = (*limits, LEASE_MS)
+        self.client, self.reads, self.feed, self.limits = client, reads, feed, limits
         #: Journal times that ride along with the next change (the completer's).
         self.riding = riding
         #: Per namespace, its state and version as this process last wrote or read them, and
@@ -102,16 +281,14 @@ class Changes:
 
     def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
         """``work`` done on the namespace ``name`` as one change, waiting on Redis's answers."""
-        after: Missed | None = None
+        attempt: Attempt[T] | None = None
         while True:
-            on = after.known if after is not None else self.known(name)
-            attempt = self.begin(name, work, on, after=after)
-            outcome = self.settle(attempt, self.client.run("change", *attempt.args))
-            if not isinstance(outcome, Missed):
-                return outcome
-            after = outcome
-            if after.pause:
-                time.sleep(after.pause)
+            on = attempt.known if attempt is not None else self.known(name)
+            attempt = self.begin(name, work, on, after=attempt)
+            if self.settle(attempt, self.client.run("change", *attempt.args)):
+                return attempt.result()
+            if attempt.pause:
+                time.sleep(attempt.pause)
 
     def known(self, name: str) -> tuple[bytes, bytes]:
         """The namespace's state and version as this process last saw them."""
@@ -127,7 +304,7 @@ class Changes:
         work: Callable[[Namespace], T],
         on: tuple[bytes, bytes],
         *,
-        after: Missed | None = None,
+        after: Attempt[Any] | None = None,
         anew: bool = False,
     ) -> Attempt[T]:
         """``work`` done on the namespace as it was in ``on`` (its state and version;
@@ -135,17 +312,8 @@ class Changes:
         the try that missed before it), and the script call that writes it if that is still
         the namespace's version."""
         state, version = on
-        found = None if anew else self._known.get(name)
-        if found is not None and found[1] == version and found[2] is not None:
-            # as this process wrote it (decoding the state again would make the same values):
-            # taken, so that no two changes share it; its journal and objects seen anew
-            self._known[name] = (*found[:2], None)
-            space = self.reads.seen_anew(found[2])
-        else:
-            space = self.reads.space(name, state or None, fresh=not state)
-        outbox = space.feed = Outbox()
-        journal = space.journal
-        assert isinstance(journal, JournalView)
+        space = self._space(name, on, anew=anew)
+        outbox = space.feed = Feed(size=1 << 16)  # its announcements: sent with the change
         exchange = current_exchange.get()
         journaled = len(exchange.entries) if exchange is not None else 0
         failure: BaseException | None = None
@@ -155,69 +323,75 @@ class Changes:
         except BaseException as exc:  # what it changed stands, as in memory; raised once written
             failure = exc
         now = self.reads.codec.encode_state(space)
-        riding = self.riding()
-        mine, origin = self.client.new_version(), self.client.origin
-        entries = [[entry.seq, encode_entry(entry)] for entry in journal.added]
+        riding, mine = self.riding(), self.client.new_version()
+        misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
+        entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
         shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
         changes = [change for shelf in shelves for change in shelf.changes()]
+        said = [(change.kind, change.seq) for change in outbox.recent()[1]]
         args: list[object] = [
             len(riding) // 3,
             *riding,
             escape(name),
             version,
             mine,
-            origin if after is not None and after.misses >= LEASE_AFTER else "",  # (the lease's)
-            *self._fixed,
+            self.client.origin if misses >= LEASE_AFTER else "",  # (the lease's token)
+            *self.limits,
+            LEASE_MS,
             b"" if now == state else now,
             *_counted(entries),
             *_counted(changes),
-            *_counted(outbox.sent),
+            *_counted(said),
         ]
         shelved = bool(changes)
-        return Attempt(space, now, mine, args, shelved, value, failure, exchange, journaled, after)
+        return Attempt(space, now, mine, args, shelved, value, failure, journaled, misses, since)
 
-    def settle(self, attempt: Attempt[T], got: list[Any]) -> T | Missed:
-        """The attempt settled by the script's answer ``got``: its value if written (its
-        failure raised), else what to make it on again."""
+    def _space(self, name: str, on: tuple[bytes, bytes], *, anew: bool) -> Namespace:
+        """The namespace in ``on``: as this process wrote it, if it did (decoding the state
+        again would make the same values), taken so that no two changes share it, its journal
+        and objects seen anew; else decoded."""
+        found = None if anew else self._known.get(name)
+        if found is not None and found[1] == on[1] and found[2] is not None:
+            self._known[name] = (*found[:2], None)
+            return self.reads.seen_anew(found[2])
+        return self.reads.space(name, on[0] or None, fresh=not on[0])
+
+    def settle(self, attempt: Attempt[Any], got: list[Any]) -> bool:
+        """Is the attempt written (the script's answer is ``got``)? If not, it holds what to
+        make the change on again (the API's 503 once leases kept it ``WAIT`` seconds)."""
         space = attempt.space
-        name, journal, outbox = space.name, space.journal, space.feed
-        assert isinstance(journal, JournalView)
-        assert isinstance(outbox, Outbox)
         if got[0] != 1:
-            if attempt.exchange is not None:  # made again: what this attempt journaled is not
-                del attempt.exchange.entries[attempt.journaled :]
-            return self._missed(name, attempt.after, (got[1], got[2]), leased=bool(got[3]))
+            exchange = current_exchange.get()
+            if exchange is not None:  # made again: what this attempt journaled is not
+                del exchange.entries[attempt.journaled :]
+            attempt.known = (got[1], got[2])
+            if got[3]:  # another process holds the lease: a moment's wait first
+                attempt.since = attempt.since or time.monotonic()
+                if time.monotonic() > attempt.since + WAIT:
+                    why = f"namespace {space.name!r} stayed held elsewhere"
+                    raise unavailable(self.client.url, why)
+                attempt.pause = min(0.0005 * 2 ** (attempt.misses + 1), 0.02)
+            return False
         _, numbers, evicted = got
-        for entry, number in zip(journal.added, numbers, strict=True):
+        for entry, number in zip(_view(space).added, numbers, strict=True):
             entry.number = int(number)
         known = self._known
-        known.pop(name, None)
-        known[name] = (attempt.state, attempt.version, space)
-        while len(known) > max(self.namespaces, 1):
+        known.pop(space.name, None)
+        known[space.name] = (attempt.state, attempt.version, space)
+        while len(known) > max(self.limits[0], 1):
             known.popitem(last=False)
-        for gone in evicted:
-            gone_name = unescape(gone.decode())
-            self.forget(gone_name)
-            self.feed.publish("reset", gone_name)
-        for kind, seq in outbox.sent:
-            self.feed.publish(kind, name, seq)
-        if attempt.failure is not None:
-            raise attempt.failure
-        return attempt.value  # type: ignore[return-value]  # work returned it: a T
+        for gone in (unescape(gone.decode()) for gone in evicted):
+            self.forget(gone)
+            self.feed.publish("reset", gone)
+        for change in space.feed.recent()[1] if space.feed is not None else ():
+            self.feed.publish(change.kind, space.name, change.seq)
+        return True
 
-    def _missed(
-        self, name: str, after: Missed | None, known: tuple[bytes, bytes], *, leased: bool
-    ) -> Missed:
-        """A try not written: made again on ``known`` at once, or in a moment while another
-        process holds the lease (the API's 503 once leases kept it ``WAIT`` seconds)."""
-        misses, since = (after.misses + 1, after.since) if after else (1, 0.0)
-        pause = 0.0
-        if leased:
-            since = since or time.monotonic()
-            if time.monotonic() > since + WAIT:
-                raise unavailable(self.client.url, f"namespace {name!r} stayed held elsewhere")
-            pause = min(0.0005 * 2**misses, 0.02)
-        return Missed(known, misses, since, pause)
+
+def _view(space: Namespace) -> JournalView:
+    journal = space.journal
+    assert isinstance(journal, JournalView)  # this backend's namespaces hold JournalViews
+    return journal
 
 
 def _counted(items: Sequence[Sequence[object]]) -> list[object]:

@@ -26,7 +26,7 @@ import redis
 from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
-from mockserver.store.redis.change import Attempt, Changes, Missed
+from mockserver.store.redis.change import Attempt, Changes
 from mockserver.store.redis.client import SCRIPT
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
@@ -195,7 +195,7 @@ class PipelinedTurns:
     ) -> T:
         changes, mine = self.changes, f"{self.client.origin}.".encode()
         known: tuple[bytes, bytes] | None = None  # what Redis answered a try that missed
-        after: Missed | None = None
+        attempt: Attempt[T] | None = None
         while True:
             before = ahead.attempt if ahead is not None else None
             if before is not None and not before.shelved and not turn.alone:
@@ -207,18 +207,17 @@ class PipelinedTurns:
                         known = None
                     ahead = before = None
                 on = known or changes.known(name)
-            attempt = changes.begin(name, work, on, after=after, anew=before is not None)
+            attempt = changes.begin(name, work, on, after=attempt, anew=before is not None)
             turn.attempt = attempt
             got = await self.run("change", attempt.args)
             turn.attempt = None
-            outcome = changes.settle(attempt, got)
-            if not isinstance(outcome, Missed):
-                return outcome
-            after, turn.missed, known = outcome, True, outcome.known
+            if changes.settle(attempt, got):
+                return attempt.result()
+            turn.missed, known = True, attempt.known
             if not known[1].startswith(mine):  # another process wrote it meanwhile
                 self._contend(name)
-            if after.pause:
-                await asyncio.sleep(after.pause)
+            if attempt.pause:
+                await asyncio.sleep(attempt.pause)
 
     async def run(self, call: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""

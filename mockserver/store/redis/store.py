@@ -20,7 +20,7 @@ import orjson
 
 from mockserver.store.base import Store
 from mockserver.store.model import Exchange, JournalEntry, Namespace
-from mockserver.store.redis.change import Changes
+from mockserver.store.redis.change import Changes, Reads, shelf_of
 from mockserver.store.redis.client import (
     TIMEOUT,
     RedisClient,
@@ -31,7 +31,6 @@ from mockserver.store.redis.client import (
 from mockserver.store.redis.codec import ScenarioCodec
 from mockserver.store.redis.feed import Completer, SharedFeed
 from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
-from mockserver.store.redis.space import Reads, shelf_of
 from mockserver.store.stored import KINDS
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
