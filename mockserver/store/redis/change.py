@@ -1,10 +1,9 @@
 """A namespace on Redis as a change or a view sees it, and how it changes: one compare-and-set
 protocol.
 
-A namespace is its state, decoded (:class:`Reads`: every value read is decoded there, once; one
-that is not this layout's is the API's 503 naming its key, never a value used), with its
-journal and stored objects fetched only when read (:class:`JournalView`, :class:`RedisShelf`: a
-turn that reads none pays for none).
+A namespace is its state, decoded, with its journal and stored objects fetched only when read
+(:class:`JournalView`, :class:`RedisShelf`: a turn that reads none pays for none); every value
+read is decoded by ``RedisClient.decoded``, once.
 
 A change is made on the namespace's state as this process last saw it, in its version V, and
 one script call writes it — state, journal entries, stored-object changes, announcements — if
@@ -42,7 +41,7 @@ from mockserver.store.redis.codec import (
 )
 from mockserver.store.stored import KINDS
 
-__all__ = ["LEASE_AFTER", "Attempt", "Changes", "JournalView", "Reads", "RedisShelf", "shelf_of"]
+__all__ = ["LEASE_AFTER", "Attempt", "Changes", "JournalView", "RedisShelf", "shelf_of"]
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -56,74 +55,12 @@ WAIT = 2.5
 UNSEEN = (b"", b"")
 
 
-class Reads:
-    """What a namespace keeps, read from Redis and decoded (see the module's docstring)."""
-
-    def __init__(self, client: RedisClient, codec: ScenarioCodec, *, journal_limit: int) -> None:
-        self.client, self.codec, self.journal_limit = client, codec, journal_limit
-
-    def decoded(self, key: str, decode: Callable[[], T]) -> T:
-        """``decode()``, or the 503 of an unreadable value at ``key``."""
-        try:
-            return decode()
-        except (ValueError, TypeError, KeyError) as exc:  # Unreadable, or worse: never used
-            raise self.client.unreadable(key, exc) from None
-
-    def state(self, name: str) -> bytes | None:
-        key = self.client.key(name, "state")
-        found: bytes | None = self.client.call(lambda r: r.get(key))
-        return found
-
-    def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:
-        """The namespace ``name`` from its ``state`` as written (``None``: a new one; with
-        ``fresh``, one that a change makes: a new incarnation)."""
-        space = Namespace(name=name, journal=JournalView(self, name))
-        if state:
-            key = self.client.key(name, "state")
-            self.decoded(key, lambda: self.codec.decode_state(state, space))
-        elif fresh:  # told apart from the namespaces of this name before it (and after)
-            space.incarnation = secrets.randbits(62) + 1
-        return self.seen_anew(space)
-
-    def seen_anew(self, space: Namespace) -> Namespace:
-        """``space`` with its journal and stored objects as a new change sees them (fetched
-        when read, nothing added yet)."""
-        space.journal = journal = JournalView(self, space.name)
-        journal.known = min(space.journal_seq, self.journal_limit)
-        for kind, of in KINDS.items():
-            setattr(space, of.shelf, RedisShelf(self, space.name, kind))
-        return space
-
-    def entry(self, name: str, seq: int) -> JournalEntry | None:
-        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
-        key = self.client.key(name, "journal")
-        found = self.client.call(lambda r: r.hmget(key, fields))
-        if found[0] is None:
-            return None
-        return self.decoded(f"{key} {seq}", partial(decode_entry, *found))
-
-    def entries(self, name: str) -> list[JournalEntry]:
-        """The namespace's journal, oldest first: each entry beside its times and call number
-        in the one hash (``scripts.lua``)."""
-        key = self.client.key(name, "journal")
-        fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
-        entries = [
-            self.decoded(
-                f"{key} {seq.decode()}",
-                partial(decode_entry, blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq)),
-            )
-            for seq, blob in fields.items()
-            if seq.isdigit()
-        ]
-        return sorted(entries, key=lambda e: e.seq)
-
-
 class JournalView:
     """A namespace's journal on Redis: entries appended in a change are written with it;
     reading fetches them all (one round trip), which only the control API and views do."""
 
-    def __init__(self, reads: Reads, name: str) -> None:
-        self.reads, self.name = reads, name
+    def __init__(self, changes: Changes, name: str) -> None:
+        self.changes, self.name = changes, name
         self.added: list[JournalEntry] = []
         #: How many entries Redis holds (from the namespace's journal number).
         self.known = 0
@@ -131,8 +68,8 @@ class JournalView:
 
     def _all(self) -> list[JournalEntry]:
         if self._loaded is None:
-            self._loaded = self.reads.entries(self.name)
-        limit = self.reads.journal_limit
+            self._loaded = self.changes.entries(self.name)
+        limit = self.changes.limits[1]
         return [*self._loaded, *self.added][-limit:] if limit else []
 
     def append(self, entry: JournalEntry, /) -> None:
@@ -142,7 +79,7 @@ class JournalView:
         return iter(self._all())
 
     def __len__(self) -> int:
-        return min(self.known + len(self.added), self.reads.journal_limit)
+        return min(self.known + len(self.added), self.changes.limits[1])
 
     def __getitem__(self, index: int, /) -> JournalEntry:
         return self._all()[index]
@@ -152,20 +89,21 @@ class RedisShelf(Generic[V]):
     """The stored objects of one kind on Redis: each one read is fetched (and kept for the
     change), and written back with it only if it changed."""
 
-    def __init__(self, reads: Reads, name: str, kind: str) -> None:
-        self.reads, self.kind = reads, kind
-        self.key = reads.client.key(name, kind)
+    def __init__(self, client: RedisClient, name: str, kind: str) -> None:
+        self.client, self.kind, self.key = client, kind, client.key(name, kind)
         #: id → (object, the bytes it was read as; b"" for one put in this change), or
         #: ``None`` for none (not found, or deleted in this change).
         self._seen: dict[str, tuple[V, bytes] | None] = {}
         self._deleted: set[str] = set()
 
     def _decoded(self, key: str, blob: bytes) -> tuple[V, bytes]:
-        return self.reads.decoded(f"{self.key} {key}", lambda: decode_stored(self.kind, blob)), blob
+        return self.client.decoded(
+            f"{self.key} {key}", lambda: decode_stored(self.kind, blob)
+        ), blob
 
     def get(self, key: str, /) -> V | None:
         if key not in self._seen:
-            blob: bytes | None = self.reads.client.call(lambda r: r.hget(self.key, key))
+            blob: bytes | None = self.client.call(lambda r: r.hget(self.key, key))
             self._seen[key] = None if blob is None else self._decoded(key, blob)
         seen = self._seen[key]
         return None if seen is None else seen[0]
@@ -195,7 +133,7 @@ class RedisShelf(Generic[V]):
             with client.pipeline(transaction=True) as pipe:
                 return pipe.zrange(self.key + ":order", 0, -1).hgetall(self.key).execute()  # type: ignore[no-any-return]
 
-        order, blobs = self.reads.client.call(both)
+        order, blobs = self.client.call(both)
         found: dict[str, V] = {}
         for raw in order:
             key = raw.decode()
@@ -259,20 +197,20 @@ class Attempt(Generic[T]):
 
 
 class Changes:
-    """The protocol (see the module's docstring), and the states this process last saw.
-    ``limits`` are the bounds the script keeps (``Store``'s docstring): namespaces, journal
-    entries and bytes, stored objects and bytes."""
+    """The namespaces on Redis, read and changed (see the module's docstring), and the states
+    this process last saw. ``limits`` are the bounds the script keeps (``Store``'s docstring):
+    namespaces, journal entries and bytes, stored objects and bytes."""
 
     def __init__(
         self,
         client: RedisClient,
-        reads: Reads,
+        codec: ScenarioCodec,
         feed: Feed,
         *,
         limits: tuple[int, int, int, int, int],
         riding: Callable[[], list[object]] = list,
     ) -> None:
-        self.client, self.reads, self.feed, self.limits = client, reads, feed, limits
+        self.client, self.codec, self.feed, self.limits = client, codec, feed, limits
         #: Journal times that ride along with the next change (the completer's).
         self.riding = riding
         #: Per namespace, its state and version as this process last wrote or read them, and
@@ -289,6 +227,54 @@ class Changes:
                 return attempt.result()
             if attempt.pause:
                 time.sleep(attempt.pause)
+
+    def state(self, name: str) -> bytes | None:
+        key = self.client.key(name, "state")
+        found: bytes | None = self.client.call(lambda r: r.get(key))
+        return found
+
+    def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:
+        """The namespace ``name`` from its ``state`` as written (``None``: a new one; with
+        ``fresh``, one that a change makes: a new incarnation)."""
+        space = Namespace(name=name, journal=JournalView(self, name))
+        if state:
+            key = self.client.key(name, "state")
+            self.client.decoded(key, lambda: self.codec.decode_state(state, space))
+        elif fresh:  # told apart from the namespaces of this name before it (and after)
+            space.incarnation = secrets.randbits(62) + 1
+        return self.seen_anew(space)
+
+    def seen_anew(self, space: Namespace) -> Namespace:
+        """``space`` with its journal and stored objects as a new change sees them (fetched
+        when read, nothing added yet)."""
+        space.journal = journal = JournalView(self, space.name)
+        journal.known = min(space.journal_seq, self.limits[1])
+        for kind, of in KINDS.items():
+            setattr(space, of.shelf, RedisShelf(self.client, space.name, kind))
+        return space
+
+    def entry(self, name: str, seq: int) -> JournalEntry | None:
+        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
+        key = self.client.key(name, "journal")
+        found = self.client.call(lambda r: r.hmget(key, fields))
+        if found[0] is None:
+            return None
+        return self.client.decoded(f"{key} {seq}", partial(decode_entry, *found))
+
+    def entries(self, name: str) -> list[JournalEntry]:
+        """The namespace's journal, oldest first: each entry beside its times and call number
+        in the one hash (``scripts.lua``)."""
+        key = self.client.key(name, "journal")
+        fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
+        entries = [
+            self.client.decoded(
+                f"{key} {seq.decode()}",
+                partial(decode_entry, blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq)),
+            )
+            for seq, blob in fields.items()
+            if seq.isdigit()
+        ]
+        return sorted(entries, key=lambda e: e.seq)
 
     def known(self, name: str) -> tuple[bytes, bytes]:
         """The namespace's state and version as this process last saw them."""
@@ -322,7 +308,7 @@ class Changes:
             value = work(space)
         except BaseException as exc:  # what it changed stands, as in memory; raised once written
             failure = exc
-        now = self.reads.codec.encode_state(space)
+        now = self.codec.encode_state(space)
         riding, mine = self.riding(), self.client.new_version()
         misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
         entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
@@ -353,8 +339,8 @@ class Changes:
         found = None if anew else self._known.get(name)
         if found is not None and found[1] == on[1] and found[2] is not None:
             self._known[name] = (*found[:2], None)
-            return self.reads.seen_anew(found[2])
-        return self.reads.space(name, on[0] or None, fresh=not on[0])
+            return self.seen_anew(found[2])
+        return self.space(name, on[0] or None, fresh=not on[0])
 
     def settle(self, attempt: Attempt[Any], got: list[Any]) -> bool:
         """Is the attempt written (the script's answer is ``got``)? If not, it holds what to

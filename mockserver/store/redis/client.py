@@ -230,14 +230,19 @@ class RedisClient:
         self._down_until, self._down_why = time.monotonic() + BREAK, why
         return unavailable(self.url, why)
 
-    def unreadable(self, key: str, why: object) -> StateUnavailableError:
-        """The 503 of a value that is not this layout's (logged once per key and process)."""
-        if key not in self._unreadable:
-            self._unreadable.add(key)
-            log.error(
-                "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
-            )
-        return unavailable(self.url, f"the value at {key} is not one mockserver wrote: {why}")
+    def decoded(self, key: str, decode: Callable[[], T]) -> T:
+        """``decode()`` of the value at ``key``; one that is not this layout's is the API's 503
+        (logged once per key and process), never a value used."""
+        try:
+            return decode()
+        except (ValueError, TypeError, KeyError) as why:  # Unreadable, or worse
+            if key not in self._unreadable:
+                self._unreadable.add(key)
+                log.error(
+                    "mockserver: unreadable value at %s in the Redis at %s: %s", key, self.url, why
+                )
+            said = f"the value at {key} is not one mockserver wrote: {why}"
+            raise unavailable(self.url, said) from None
 
     def check(self) -> None:
         """Fail at start-up, saying where it looked, unless Redis answers, takes the script

@@ -26,7 +26,7 @@ import redis
 from mockserver.store.base import Store
 from mockserver.store.feed import Change, Feed
 from mockserver.store.model import Exchange, JournalEntry, Namespace
-from mockserver.store.redis.change import Changes, Reads, shelf_of
+from mockserver.store.redis.change import Changes, shelf_of
 from mockserver.store.redis.client import (
     TIMEOUT,
     RedisClient,
@@ -77,12 +77,11 @@ class RedisStore(Store):
             fetch=lambda digest: client.call(lambda r: r.get(yaml + digest)),
             keep=lambda digest, text: client.call(lambda r: r.set(yaml + digest, text, nx=True)),
         )
-        self.reads = Reads(client, self.codec, journal_limit=journal_limit)
         self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
         self.completer = Completer(client) if pipelined else None
         limits = (namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
         riding = self.completer.take if self.completer is not None else list
-        self.changes = Changes(client, self.reads, self.feed, limits=limits, riding=riding)
+        self.changes = Changes(client, self.codec, self.feed, limits=limits, riding=riding)
         target = pipe_target(url) if pipelined else None
         self.turns = PipelinedTurns(self.changes, target) if target is not None else None
 
@@ -110,12 +109,12 @@ class RedisStore(Store):
 
     @contextmanager
     def view(self, name: str) -> Iterator[Namespace]:
-        yield self.reads.space(name, self.reads.state(name))
+        yield self.changes.space(name, self.changes.state(name))
 
     @contextmanager
     def peek(self, name: str) -> Iterator[Namespace | None]:
-        state = self.reads.state(name)
-        yield None if state is None else self.reads.space(name, state)
+        state = self.changes.state(name)
+        yield None if state is None else self.changes.space(name, state)
 
     def names(self) -> list[str]:
         members = self.client.call(lambda r: r.zrange(f"{self.prefix}:names", 0, -1))
@@ -127,7 +126,7 @@ class RedisStore(Store):
         self.feed.publish("reset", name)
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
-        return self.reads.entry(name, seq)
+        return self.changes.entry(name, seq)
 
     def put(self, space: Namespace, kind: str, stored: Any) -> None:
         of = KINDS[kind]
