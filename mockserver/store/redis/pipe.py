@@ -247,20 +247,18 @@ class PipelinedTurns:
         """The serving loop's pipe. The calls that come while it is being opened wait for that
         one opening, and go on in the order they came (a namespace's turns in their order)."""
         local = self._local
-        pipe: RedisPipe | None = local.pipe
-        if pipe is not None and pipe.usable:
-            return pipe
-        if local.opening is None:
-            local.opening = asyncio.create_task(self._open())
-        opening: asyncio.Task[RedisPipe] = local.opening
-        return await asyncio.shield(opening)  # (a caller cancelled leaves it to the others)
 
-    async def _open(self) -> RedisPipe:
-        try:
-            pipe = self._local.pipe = await RedisPipe.open(self.target, self.client.timeout)
-            return pipe
-        finally:
-            self._local.opening = None
+        async def opened() -> RedisPipe:
+            try:
+                pipe = local.pipe = await RedisPipe.open(self.target, self.client.timeout)
+                return pipe
+            finally:
+                local.opening = None
+
+        if local.pipe is not None and local.pipe.usable:
+            return local.pipe  # type: ignore[no-any-return]
+        local.opening = local.opening or asyncio.create_task(opened())
+        return await asyncio.shield(local.opening)  # (one cancelled leaves it to the others)
 
     def _contend(self, name: str) -> None:
         """Another process moved the namespace under a turn: its next ``CONTENDED`` turns here
