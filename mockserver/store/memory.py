@@ -102,11 +102,8 @@ class MemoryStore(Store):
         and announce them."""
         spaces = self._namespaces
         with self._lock:
+            exchange.stamp(duration_ms=duration_ms, timing=timing, cut=cut)
             for name, entry in exchange.entries:
-                entry.duration_ms = duration_ms
-                if timing is not None and entry.stream:
-                    entry.timing = timing
-                entry.cut = cut and entry.stream
                 space = spaces.get(name)
                 if space is not None:
                     space.weigh(entry)

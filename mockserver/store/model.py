@@ -146,6 +146,15 @@ class Exchange:
 
     entries: list[tuple[str, JournalEntry]] = field(default_factory=list)
 
+    def stamp(self, *, duration_ms: float, timing: list[float] | None, cut: bool) -> None:
+        """Its entries stamped with how long it took (a stream's also with when each write left,
+        and whether it was ``cut`` before its last)."""
+        for _, entry in self.entries:
+            entry.duration_ms = duration_ms
+            if timing is not None and entry.stream:
+                entry.timing = timing
+            entry.cut = cut and entry.stream
+
 
 #: Set by the HTTP layer around each request: a context variable, so per task, never shared.
 current_exchange: ContextVar[Exchange | None] = ContextVar("mockserver_exchange", default=None)

@@ -143,19 +143,14 @@ class RedisStore(Store):
         """Stamp the entries (written with their answers when their change was) with how long
         they took: announced at once; written by the completer (off the request's path, many
         in one round trip under load), else at once."""
+        exchange.stamp(duration_ms=duration_ms, timing=timing, cut=cut)
         batch: list[object] = []
         for name, entry in exchange.entries:
-            entry.duration_ms = duration_ms
-            if timing is not None and entry.stream:
-                entry.timing = timing
-            entry.cut = cut and entry.stream
-            times = orjson.dumps([duration_ms, entry.timing, entry.cut])
-            if self.completer is not None:
-                self.completer.add(escape(name), entry.seq, times)
-            else:
-                batch += [escape(name), entry.seq, times]
+            batch += [escape(name), entry.seq, orjson.dumps([duration_ms, entry.timing, entry.cut])]
             self.feed.publish("entry", name, entry.seq)
-        if batch:
+        if self.completer is not None:
+            self.completer.add(*batch)
+        elif batch:
             with suppress(StateUnavailableError):  # (after the answer: the outage is logged)
                 self.client.run("complete", len(batch) // 3, *batch)
 
@@ -243,7 +238,8 @@ class Completer:
         self._since, self._added = 0.0, 0
         self._idle = self._busy = self._flushing = False
 
-    def add(self, name: str, seq: int, times: bytes) -> None:
+    def add(self, *batch: object) -> None:
+        """Completed entries' times: (escaped name, seq, times) each."""
         with self._ready:
             if self._started_in != os.getpid():
                 self._started_in = os.getpid()
@@ -251,7 +247,7 @@ class Completer:
                 threading.Thread(target=self._run, name="mockserver-journal", daemon=True).start()
             if not self._waiting:
                 self._since = time.monotonic()
-            self._waiting += [name, seq, times]
+            self._waiting += batch
             self._added += 1
             if self._idle:
                 self._idle = False
