@@ -302,12 +302,7 @@ class Changes:
         outbox = space.feed = Feed(size=1 << 16)  # its announcements: sent with the change
         exchange = current_exchange.get()
         journaled = len(exchange.entries) if exchange is not None else 0
-        failure: BaseException | None = None
-        value: T | None = None
-        try:
-            value = work(space)
-        except BaseException as exc:  # what it changed stands, as in memory; raised once written
-            failure = exc
+        value, failure = _done(work, space)
         now = self.codec.encode_state(space)
         riding, mine = self.riding(), self.client.new_version()
         misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
@@ -315,20 +310,10 @@ class Changes:
         shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
         changes = [change for shelf in shelves for change in shelf.changes()]
         said = [(change.kind, change.seq) for change in outbox.recent()[1]]
-        args: list[object] = [
-            len(riding) // 3,
-            *riding,
-            escape(name),
-            version,
-            mine,
-            self.client.origin if misses >= LEASE_AFTER else "",  # (the lease's token)
-            *self.limits,
-            LEASE_MS,
-            b"" if now == state else now,
-            *_counted(entries),
-            *_counted(changes),
-            *_counted(said),
-        ]
+        lease = self.client.origin if misses >= LEASE_AFTER else ""  # (the lease's token)
+        args = [len(riding) // 3, *riding, escape(name), version, mine, lease, *self.limits]
+        args += [LEASE_MS, b"" if now == state else now, *_counted(entries)]
+        args += [*_counted(changes), *_counted(said)]
         shelved = bool(changes)
         return Attempt(space, now, mine, args, shelved, value, failure, journaled, misses, since)
 
@@ -372,6 +357,17 @@ class Changes:
         for change in space.feed.recent()[1] if space.feed is not None else ():
             self.feed.publish(change.kind, space.name, change.seq)
         return True
+
+
+def _done(
+    work: Callable[[Namespace], T], space: Namespace
+) -> tuple[T | None, BaseException | None]:
+    """What ``work`` returned or raised (what it changed stands, as in memory: raised once
+    the change is written)."""
+    try:
+        return work(space), None
+    except BaseException as exc:
+        return None, exc
 
 
 def _view(space: Namespace) -> JournalView:

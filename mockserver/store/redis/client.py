@@ -72,6 +72,16 @@ _WORDS: dict[type[Exception], str] = {
     redis.exceptions.NoPermissionError: "NOPERM",
     redis.exceptions.MasterDownError: "MASTERDOWN",
 }
+#: What the start-up check says of a Redis that fails each of its steps: answering, taking
+#: the script, stamping the prefix with this release's layout.
+_FAILED_START = (
+    "Redis does not answer ({}); start it, or serve without --state (the memory backend: one "
+    "process)",
+    "Redis does not run mockserver's scripts ({}); it needs Lua scripting (EVALSHA, SCRIPT LOAD) "
+    "allowed for this user",
+    "Redis refused the mock's first write, its prefix's layout stamp ({}); the mock writes on "
+    "every request",
+)
 
 
 class StateUnavailableError(ServiceUnavailableError):
@@ -250,28 +260,12 @@ class RedisClient:
         release's layout (an unused one is stamped with it); warn of a Redis that may evict
         the mock's keys."""
         source, sha = self.scripts[SCRIPT]
-
-        def stamp() -> Any:
-            return self.redis.evalsha(sha, 0, self.prefix, "layout", LAYOUT)
-
-        steps: tuple[tuple[Callable[[], Any], str], ...] = (
-            (
-                lambda: self.redis.ping(),  # (a new client connects when made)
-                "Redis does not answer ({}); start it, or serve without --state "
-                "(the memory backend: one process)",
-            ),
-            (
-                lambda: self.redis.script_load(source),
-                "Redis does not run mockserver's scripts ({}); it needs Lua scripting "
-                "(EVALSHA, SCRIPT LOAD) allowed for this user",
-            ),
-            (
-                stamp,
-                "Redis refused the mock's first write, its prefix's layout stamp ({}); the mock "
-                "writes on every request",
-            ),
+        steps: tuple[Callable[[], Any], ...] = (
+            lambda: self.redis.ping(),  # (a new client connects when made)
+            lambda: self.redis.script_load(source),
+            lambda: self.redis.evalsha(sha, 0, self.prefix, "layout", LAYOUT),
         )
-        for step, why in steps:
+        for step, why in zip(steps, _FAILED_START, strict=True):
             try:
                 have = step()
             except redis.AuthenticationError as exc:  # it answered: a login, not a start, is due
@@ -282,7 +276,7 @@ class RedisClient:
                     setting="state_url",
                 ) from None
             except (redis.RedisError, OSError) as exc:  # the first write: refused as at run time?
-                refused = _refusal(exc) if step is stamp else None
+                refused = _refusal(exc) if step is steps[-1] else None
                 said = f"{refused} (Redis said: {exc})" if refused else why.format(exc)
                 raise SettingsError(f"--state {self.url}: {said}", setting="state_url") from None
         have = have.decode() if isinstance(have, bytes) else str(have)
