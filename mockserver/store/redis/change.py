@@ -97,9 +97,8 @@ class RedisShelf(Generic[V]):
         self._deleted: set[str] = set()
 
     def _decoded(self, key: str, blob: bytes) -> tuple[V, bytes]:
-        return self.client.decoded(
-            f"{self.key} {key}", lambda: decode_stored(self.kind, blob)
-        ), blob
+        where = f"{self.key} {key}"
+        return self.client.decoded(where, lambda: decode_stored(self.kind, blob)), blob
 
     def get(self, key: str, /) -> V | None:
         if key not in self._seen:
@@ -129,9 +128,9 @@ class RedisShelf(Generic[V]):
     def values(self) -> Reversible[V]:
         """Every object, oldest first (their order and the objects: one round trip)."""
 
-        def both(client: Any) -> list[Any]:
+        def both(client: Any) -> Any:
             with client.pipeline(transaction=True) as pipe:
-                return pipe.zrange(self.key + ":order", 0, -1).hgetall(self.key).execute()  # type: ignore[no-any-return]
+                return pipe.zrange(self.key + ":order", 0, -1).hgetall(self.key).execute()
 
         order, blobs = self.client.call(both)
         found: dict[str, V] = {}

@@ -165,10 +165,9 @@ class SharedFeed(Feed):
         self._client = client
         self._started_in: int | None = None
         self._stopping = threading.Event()
-        self._start_lock = threading.Lock()
 
     def _follow(self) -> None:
-        with self._start_lock:
+        with self._lock:  # (the feed's own: never held while this runs)
             if self._started_in == os.getpid():
                 return
             self._started_in = os.getpid()
