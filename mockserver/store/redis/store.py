@@ -3,7 +3,7 @@ shared by any number of ``serve`` processes (workers, hosts), which then act as 
 
 Each change to a namespace is one compare-and-set script call (``change.py``), so a
 ``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent exactly once,
-whichever process serves the request; the scripts keep the memory backend's bounds.
+whichever process serves the request; the script keeps the memory backend's bounds.
 ``pipelined`` (the default) is the one switch of the speed devices: a request's turn awaited on
 the loop's pipelined connection (``pipe.py``: ``Store.turns``), and the journal's times taken
 along with the next change (:class:`Completer`). Off, each change and each completion waits
