@@ -444,11 +444,20 @@ def _uvicorn_stack() -> str:
     return f"uvicorn http={http} loop={loop}"
 
 
+def seconds_per_measurement(args: argparse.Namespace) -> float:
+    """``--duration``, else 5 s a measurement, and 20 s a level for W9 (as the row is stated)."""
+    if args.duration is not None:
+        return float(args.duration)
+    return 20.0 if args.timing else 5.0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
     parser.add_argument(
-        "--duration", type=float, default=5.0, help="seconds per measurement (default 5)"
+        "--duration",
+        type=float,
+        help="seconds per measurement (default 5; with --timing, 20 a level, as W9 is stated)",
     )
     parser.add_argument("--only", help=f"comma-separated rows, of {','.join(ROWS)}")
     parser.add_argument(
@@ -560,6 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--keys takes spreads of 1, 16 and conn, comma-separated, with --scaling")
     if args.levels is not None and not args.timing:
         parser.error("--levels goes with --timing")
+    args.duration = seconds_per_measurement(args)
     if args.inprocess:
         return inprocess.run(requests=args.requests or 5000, rounds=args.rounds)
     if args.instructions:

@@ -239,3 +239,12 @@ def test_the_servers_beside_the_two_are_measured_and_the_targets_judged_by_them(
     assert "≤ 1.3×" in rss, rss  # the rows the others do not take keep the baseline's target
     matched = [fixture["match"]["userMessage"] for fixture in json.loads(seen.read_text())]
     assert matched == ["Hello", "Tell me about order"]  # W1's message and W1v's
+
+
+def test_w9_measures_20_seconds_a_level_as_stated_unless_told() -> None:
+    from benchmarks.run import _parser, seconds_per_measurement
+
+    parser = _parser()
+    assert seconds_per_measurement(parser.parse_args(["--timing"])) == 20.0
+    assert seconds_per_measurement(parser.parse_args([])) == 5.0
+    assert seconds_per_measurement(parser.parse_args(["--timing", "--duration", "2"])) == 2.0
