@@ -10,6 +10,7 @@ shape, ``render/errors.py``), its refusals Anthropic's error body.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 
 import orjson
@@ -25,7 +26,12 @@ from mockserver.errors import InvalidRequestError
 from mockserver.http.endpoint import Target, turn_route
 from mockserver.http.lane import template
 from mockserver.http.lane.recipes import Key, Recipe, cut_template, turn_recipe
-from mockserver.http.routes.base import ANTHROPIC_VERSION_HEADER, api_endpoint, read_json
+from mockserver.http.routes.base import (
+    ANTHROPIC_VERSION_HEADER,
+    Handler,
+    api_endpoint,
+    read_json,
+)
 from mockserver.http.routes.encoded import Encoded, encode_stream
 from mockserver.http.routes.rendered import RenderedTurn
 from mockserver.prompt import Prompt
@@ -44,6 +50,7 @@ __all__ = [
     "Messages",
     "MessagesResult",
     "answer_messages",
+    "anthropic_endpoint",
     "message_id",
     "require_version",
     "routes",
@@ -60,6 +67,18 @@ def require_version(headers: Mapping[str, str]) -> None:
     it; a hand-written client that forgets it learns here, not in production)."""
     if ANTHROPIC_VERSION_HEADER not in headers:
         raise InvalidRequestError(f"{ANTHROPIC_VERSION_HEADER}: header is required")
+
+
+def anthropic_endpoint(handler: Handler) -> Handler:
+    """An Anthropic endpoint besides ``/v1/messages`` (``count_tokens``, the batches): an
+    :func:`api_endpoint` that first refuses a request without ``anthropic-version``."""
+
+    @functools.wraps(handler)
+    async def versioned(request: Request) -> Response:
+        require_version(request.headers)
+        return await handler(request)
+
+    return api_endpoint(versioned)
 
 
 def answer_messages(
@@ -160,13 +179,12 @@ def compact_json(body: Json) -> Response:
     return Response(orjson.dumps(body), media_type="application/json")
 
 
-@api_endpoint
+@anthropic_endpoint
 async def count_tokens(request: Request) -> Response:
     """``POST /v1/messages/count_tokens`` (also ``?beta=true``): the ``input_tokens`` the same
     conversation reports when it is sent to ``/v1/messages``."""
     from mockserver.wire.messages import parse_count_tokens_request
 
-    require_version(request.headers)
     body = await read_json(request)
     parse_count_tokens_request(body)
     prompt = prompt_from_messages(body, headers=request.headers)

@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mockserver.engine import message_batches as batches
-from mockserver.http.routes.base import api_endpoint, engine_of, namespace_of, read_json
-from mockserver.http.routes.messages import compact_json, require_version
+from mockserver.http.routes.base import engine_of, namespace_of, read_json
+from mockserver.http.routes.messages import anthropic_endpoint, compact_json
 from mockserver.http.routes.messages_models import limit_of, window_of
 from mockserver.store import Namespace
 from mockserver.wire.message_batches import parse_batch_create
@@ -30,20 +30,17 @@ JSONL = "application/x-jsonl"
 
 
 def _change(request: Request, work: Callable[[Namespace], T]) -> T:
-    require_version(request.headers)
     return engine_of(request).store.transact(namespace_of(request), work)
 
 
 def _read(request: Request, work: Callable[[Namespace], T]) -> T:
-    require_version(request.headers)
     with engine_of(request).store.view(namespace_of(request)) as space:
         return work(space)
 
 
-@api_endpoint
+@anthropic_endpoint
 async def create(request: Request) -> Response:
     engine = engine_of(request)
-    require_version(request.headers)  # before the body, as the API does
     batch = parse_batch_create(await read_json(request))
     root = str(request.base_url)
     return compact_json(
@@ -51,7 +48,7 @@ async def create(request: Request) -> Response:
     )
 
 
-@api_endpoint
+@anthropic_endpoint
 async def retrieve(request: Request) -> Response:
     engine, batch_id = engine_of(request), request.path_params["batch_id"]
     return compact_json(
@@ -59,7 +56,7 @@ async def retrieve(request: Request) -> Response:
     )
 
 
-@api_endpoint
+@anthropic_endpoint
 async def listing(request: Request) -> Response:
     engine = engine_of(request)
     limit = limit_of(request)
@@ -77,7 +74,7 @@ async def listing(request: Request) -> Response:
     )
 
 
-@api_endpoint
+@anthropic_endpoint
 async def cancel(request: Request) -> Response:
     engine, batch_id = engine_of(request), request.path_params["batch_id"]
     return compact_json(
@@ -85,7 +82,7 @@ async def cancel(request: Request) -> Response:
     )
 
 
-@api_endpoint
+@anthropic_endpoint
 async def delete(request: Request) -> Response:
     engine, batch_id = engine_of(request), request.path_params["batch_id"]
     return compact_json(
@@ -93,7 +90,7 @@ async def delete(request: Request) -> Response:
     )
 
 
-@api_endpoint
+@anthropic_endpoint
 async def results(request: Request) -> Response:
     engine, batch_id = engine_of(request), request.path_params["batch_id"]
     lines = _read(request, lambda space: batches.batch_results(engine, space, batch_id))
