@@ -1,4 +1,5 @@
-"""The one gateway to mutable state, per namespace: the :class:`Store` interface (``base``),
+"""The one gateway to mutable state, per namespace: the :class:`Store` interface (``base``; the
+operations the control API and the plugin perform on it, ``operations``),
 its memory backend (``memory``), the values it holds (``model``, the stored objects
 ``stored``, their pages ``pages``) and its change feed."""
 

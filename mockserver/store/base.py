@@ -10,17 +10,16 @@ whatever ``work`` does to it is one atomic step for every other reader and write
 whole turn is one). Two ways to read one, detached: :meth:`Store.view` and :meth:`Store.peek`.
 A backend implements those (abstract below), the names in use, a reset, the bounded
 :meth:`Store.put` of stored objects, the completion of an exchange's journal entries, and a
-change :class:`~mockserver.store.feed.Feed`. The namespace operations that the control API and
-the pytest plugin perform (switch scenario, seed, one-off replies, clock) are written once,
-here, each one change announced with it, so both callers behave alike. The memory backend
-(``memory.py``) holds namespaces in this process under one lock; the Redis one
+change :class:`~mockserver.store.feed.Feed`; nothing more is a store's (the operations the
+control API and the pytest plugin perform are functions of a store: ``operations.py``). The
+memory backend (``memory.py``) holds namespaces in this process under one lock; the Redis one
 (``redis/``) writes each change with one compare-and-set script.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -51,8 +50,6 @@ class Store(ABC):
     #: backend's round trip): :meth:`transact`, awaited, so the loop serves other requests
     #: meanwhile (``None``: nothing to await, :meth:`transact` it is).
     turns: AwaitedTurns | None = None
-
-    # -- primitives: what a backend implements -------------------------------------------
 
     @abstractmethod
     def transact(self, name: str, work: Callable[[Namespace], T]) -> T:
@@ -108,84 +105,6 @@ class Store(ABC):
     def serve_scenarios(self, find: Callable[[str], Any]) -> None:  # noqa: B027
         """How to find a scenario by name (the engine's loaded ones, then the built-in ones;
         ``None`` if neither): a shared backend writes those by name."""
-
-    # -- namespace operations: the control API's and the pytest plugin's -----------------
-
-    def switch_scenario(
-        self,
-        name: str,
-        scenario: Any,
-        *,
-        restart: bool = True,
-        carry: Collection[str] = (),
-    ) -> dict[str, int]:
-        """Serve ``scenario`` (a ``Scenario``; ``None``: the server's default, with every rule
-        count forgotten) to the namespace ``name``.
-
-        With ``restart``, the scenario's rule counts start afresh (its ``times`` and the place
-        in its ``replies``); the counts it had are returned. Rules named in ``carry`` go on
-        counting from the scenario served before (the pytest plugin's inline rules, which stay
-        in front of every scenario a test serves)."""
-
-        def switch(space: Namespace) -> dict[str, int]:
-            earlier: dict[str, int] = {}
-            previous = space.scenario
-            carried: dict[str, int] = {}
-            if previous is not None and carry:
-                counts = space.rule_hits.get(previous.name, {})
-                carried = {rule: n for rule, n in counts.items() if rule in carry}
-            space.scenario = scenario
-            if scenario is None:
-                space.rule_hits.clear()
-            else:
-                if restart:
-                    earlier = space.rule_hits.pop(scenario.name, {})
-                space.hits_of(scenario.name).update(carried)
-            space.announce()
-            return earlier
-
-        return self.transact(name, switch)
-
-    def set_seed(self, name: str, seed: int | None) -> None:
-        """The namespace's own seed (``None``: the scenario's, else the server's)."""
-
-        def reseed(space: Namespace) -> None:
-            space.seed = seed
-            space.announce()
-
-        self.transact(name, reseed)
-
-    def queue_replies(self, name: str, replies: Iterable[Any]) -> int:
-        """Serve these one-off replies (scenario ``Reply`` objects) to the namespace's next
-        requests, before any rule; returns how many are waiting."""
-        queued = list(replies)
-
-        def queue(space: Namespace) -> int:
-            space.pending.extend(queued)
-            space.announce()
-            return len(space.pending)
-
-        return self.transact(name, queue)
-
-    def advance_clock(self, name: str, seconds: float) -> float:
-        """Move the namespace's clock ahead; returns how far it now runs ahead."""
-
-        def advance(space: Namespace) -> float:
-            space.clock_offset += seconds
-            space.announce()
-            return space.clock_offset
-
-        return self.transact(name, advance)
-
-    def rule_hits(self, name: str) -> dict[str, dict[str, int]]:
-        """Each scenario's rule hit counts in the namespace (a copy)."""
-        with self.view(name) as space:
-            return {scenario: dict(counts) for scenario, counts in space.rule_hits.items()}
-
-    def journal(self, name: str) -> list[JournalEntry]:
-        """The namespace's journal, oldest first (a copy of the list)."""
-        with self.view(name) as space:
-            return list(space.journal)
 
 
 class AwaitedTurns(Protocol):

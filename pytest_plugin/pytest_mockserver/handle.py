@@ -14,7 +14,7 @@ import pytest
 from mockserver.errors import ScenarioError
 from mockserver.scenario.model import Scenario
 from mockserver.scenario.records import materialize
-from mockserver.store import JournalEntry, Namespace
+from mockserver.store import JournalEntry, Namespace, operations
 from pytest_mockserver import verdict
 from pytest_mockserver.builder import RuleBuilder, when_from_keywords
 from pytest_mockserver.calls import Call
@@ -143,7 +143,7 @@ class MockServer(ClientMakers):
     def seed(self, value: int) -> None:
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"mockserver.seed takes an int, got {value!r}")
-        self._engine.store.set_seed(self.api_key, value)
+        operations.set_seed(self._engine.store, self.api_key, value)
 
     def reset(self) -> None:
         """Back to how the test started: journal, counters, stored objects, rules and scenario."""
@@ -159,13 +159,15 @@ class MockServer(ClientMakers):
     @property
     def calls(self) -> tuple[Call, ...]:
         """Every request of this test so far, oldest first."""
-        return tuple(Call.from_entry(entry) for entry in self._engine.store.journal(self.api_key))
+        return tuple(
+            Call.from_entry(entry) for entry in operations.journal(self._engine.store, self.api_key)
+        )
 
     @property
     def hits(self) -> dict[str, int]:
         """How many times each rule of the current scenario has matched."""
         scenario = self.scenario
-        counts = self._engine.store.rule_hits(self.api_key).get(scenario.name, {})
+        counts = operations.rule_hits(self._engine.store, self.api_key).get(scenario.name, {})
         return {r.id: counts.get(r.id, 0) for r in scenario.rules if r.id is not None}
 
     # -- the fixture's side --------------------------------------------------------------
@@ -189,7 +191,7 @@ class MockServer(ClientMakers):
 
     def _journal(self) -> list[JournalEntry]:
         """The test's journal, oldest first."""
-        return self._engine.store.journal(self.api_key)
+        return operations.journal(self._engine.store, self.api_key)
 
     def _internal_errors(self) -> list[str]:
         """The server's tracebacks since the test began."""
@@ -209,7 +211,7 @@ class MockServer(ClientMakers):
 
     def _test_hits(self) -> dict[str, Counter[str]]:
         """Rule hits per scenario name over the whole test, earlier servings included."""
-        counted = self._engine.store.rule_hits(self.api_key)
+        counted = operations.rule_hits(self._engine.store, self.api_key)
         hits = {name: Counter(counts) for name, counts in counted.items()}
         for name, earlier in self._earlier_hits.items():
             hits.setdefault(name, Counter()).update(earlier)
@@ -220,7 +222,7 @@ class MockServer(ClientMakers):
         if options.scenario is not None:
             self._base = self.session.resolve(options.scenario, near=self._test_dir)
         if options.seed is not None:
-            self._engine.store.set_seed(self.api_key, options.seed)
+            operations.set_seed(self._engine.store, self.api_key, options.seed)
         if self._base is not None or options.strict is not None:
             self._install(fresh=True)
 
@@ -248,8 +250,8 @@ class MockServer(ClientMakers):
         inline = {builder.id for builder in self._builders if builder.id is not None}
         # Rules written with on() stay in front of every scenario: their counts (times, the
         # place in their replies) go on from one scenario to the next.
-        earlier = self._engine.store.switch_scenario(
-            self.api_key, scenario, restart=fresh, carry=inline
+        earlier = operations.switch_scenario(
+            self._engine.store, self.api_key, scenario, restart=fresh, carry=inline
         )
         # Served afresh, its own counters restart, but what they matched before still counts
         # towards the verdict (assert_all_used).

@@ -13,6 +13,7 @@ from mockserver.prompt.chat import prompt_from_chat
 from mockserver.render.errors import OPENAI
 from mockserver.scenario.loader import parse_scenario
 from mockserver.settings import Settings
+from mockserver.store import operations
 
 SCENARIO = """
 name: counted
@@ -54,8 +55,8 @@ def test_a_turn_commits_its_number_hit_and_journal_entry_together() -> None:
     engine = _engine()
     turn = _turn(engine, "hello")
     assert turn.counter == 1
-    assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
-    (entry,) = engine.store.journal("sk-a")
+    assert operations.rule_hits(engine.store, "sk-a") == {"counted": {"hello": 1}}
+    (entry,) = operations.journal(engine.store, "sk-a")
     assert entry is turn.entry
     assert (entry.seq, entry.status, entry.rule, entry.path) == (1, 200, "hello", PATH)
     assert entry.response is None  # the encoded answer joins it
@@ -67,19 +68,19 @@ def test_a_turn_without_a_journal_leaves_it_to_the_caller() -> None:
     engine = _engine()
     turn = _turn(engine, "hello", journaled=False)
     assert turn.entry is None
-    assert engine.store.journal("sk-a") == []
-    assert engine.store.rule_hits("sk-a") == {"counted": {"hello": 1}}
+    assert operations.journal(engine.store, "sk-a") == []
+    assert operations.rule_hits(engine.store, "sk-a") == {"counted": {"hello": 1}}
 
 
 def test_a_scripted_error_is_committed_and_journaled_then_raised() -> None:
     engine = _engine()
     with pytest.raises(APIError) as raised:
         _turn(engine, "flaky")
-    (entry,) = engine.store.journal("sk-a")
+    (entry,) = operations.journal(engine.store, "sk-a")
     assert raised.value.journaled is entry
     assert (entry.status, entry.rule) == (429, "flaky")
     assert entry.response == raised.value.body()
-    assert engine.store.rule_hits("sk-a") == {"counted": {"flaky": 1}}
+    assert operations.rule_hits(engine.store, "sk-a") == {"counted": {"flaky": 1}}
     second = _turn(engine, "flaky")
     assert (second.counter, second.reply.text) == (2, "recovered")
 
@@ -91,7 +92,7 @@ def test_a_strict_miss_still_counts_the_request() -> None:
     )
     with pytest.raises(NoMatchError) as raised:
         _turn(engine, "hello")
-    (entry,) = engine.store.journal("sk-a")
+    (entry,) = operations.journal(engine.store, "sk-a")
     assert raised.value.journaled is entry
     assert entry.status == 400
     assert entry.miss == raised.value.message
@@ -117,19 +118,19 @@ def test_a_replayed_turn_commits_what_a_full_turn_commits() -> None:
     counter, standing = committed
     assert counter == again.counter == 2
     assert OPENAI.rate_headers(standing) == again.headers
-    assert replayed.store.rule_hits("sk-a") == full.store.rule_hits("sk-a")
-    assert [e.seq for e in replayed.store.journal("sk-a")] == [1, 2]
+    assert operations.rule_hits(replayed.store, "sk-a") == operations.rule_hits(full.store, "sk-a")
+    assert [e.seq for e in operations.journal(replayed.store, "sk-a")] == [1, 2]
 
 
 def test_a_replay_is_refused_once_the_namespace_has_moved() -> None:
     engine = _engine()
     turn = _turn(engine, "hello")
     assert turn.decision is not None
-    engine.store.set_seed("sk-a", 99)
+    operations.set_seed(engine.store, "sk-a", 99)
     entry = type(turn.entry)(seq=0, method="POST", path=PATH, status=200)
     settled = turn.decision
     assert engine.store.transact("sk-a", lambda space: engine.replay(space, settled, entry)) is None
-    assert len(engine.store.journal("sk-a")) == 1  # nothing committed
+    assert len(operations.journal(engine.store, "sk-a")) == 1  # nothing committed
 
 
 def test_internal_errors_are_kept_bounded_and_counted() -> None:

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from mockserver.http.server import BackgroundServer
-from mockserver.store import Unparsed
+from mockserver.store import Unparsed, operations
 
 
 def _usable_size() -> Callable[[int], int]:
@@ -64,7 +64,7 @@ def test_a_journaled_body_holds_its_own_bytes(
             headers={"Authorization": f"Bearer {api_key}"},
         )
         assert answer.status_code == 200, answer.text
-    entries = server.app.state.engine.store.journal(api_key)
+    entries = operations.journal(server.app.state.engine.store, api_key)
     assert len(entries) == 3
     for entry in entries:
         assert isinstance(entry.response, Unparsed)

@@ -11,6 +11,7 @@ from mockserver.store import (
     Namespace,
     Store,
     StoredConversation,
+    operations,
 )
 from mockserver.store.stored import Kept
 from tests.support.stores import NewStore
@@ -46,7 +47,7 @@ def test_the_journal_keeps_the_newest_entries(new_store: NewStore) -> None:
     store = new_store(journal_limit=3)
     for _ in range(5):
         _record(store, "a", JournalEntry(seq=0, method="GET", path="/", status=200))
-    assert [e.seq for e in store.journal("a")] == [3, 4, 5]
+    assert [e.seq for e in operations.journal(store, "a")] == [3, 4, 5]
     with store.view("a") as space:
         assert len(space.journal) == 3
         assert space.journal_seq == 5
@@ -80,18 +81,18 @@ def test_entries_of_one_change_past_the_limits_keep_the_newest(new_store: NewSto
         getattr(store, "flush", lambda: None)()  # Redis writes the times off the request's path
 
     change([10, 10, 10])
-    assert [e.seq for e in store.journal("a")] == [2, 3]
+    assert [e.seq for e in operations.journal(store, "a")] == [2, 3]
     assert store.entry("a", 1) is None  # never kept, not even unseen
     change([10])
-    assert [e.seq for e in store.journal("a")] == [3, 4]
+    assert [e.seq for e in operations.journal(store, "a")] == [3, 4]
     change([4000, 4000, 4000])  # two of them over the bytes with the one before
-    kept = store.journal("a")
+    kept = operations.journal(store, "a")
     assert [e.seq for e in kept] == [6, 7]
     assert [e.duration_ms for e in kept] == [2.0, 2.0]
     assert kept[0].number < kept[1].number
     assert store.entry("a", 3) is None
     change([3000])
-    assert [e.seq for e in store.journal("a")] == [7, 8]  # 4000 + 3000: under the bound
+    assert [e.seq for e in operations.journal(store, "a")] == [7, 8]  # 4000 + 3000: under the bound
 
 
 def test_stored_objects_past_the_limit_drop_the_oldest(new_store: NewStore) -> None:
@@ -140,7 +141,7 @@ def test_one_entry_over_the_bound_is_still_journaled() -> None:
     )
     _record(store, "sk-a", entry, announce=False)
     store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
-    assert [e.seq for e in store.journal("sk-a")] == [1]
+    assert [e.seq for e in operations.journal(store, "sk-a")] == [1]
 
 
 def test_stored_objects_are_bounded_in_bytes_oldest_first() -> None:
@@ -171,12 +172,12 @@ def test_every_backend_bounds_the_journal_in_bytes_oldest_first(new_store: NewSt
         entry = JournalEntry(seq=0, method="POST", path="/v1/x", status=200, request=big)
         _record(store, "sk-a", entry, announce=False)
         store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
-    assert [e.seq for e in store.journal("sk-a")] == [4, 5]
+    assert [e.seq for e in operations.journal(store, "sk-a")] == [4, 5]
     huge = Unparsed(b"x" * 20_000, bytes)  # one over the bound alone is still journaled
     entry = JournalEntry(seq=0, method="POST", path="/v1/x", status=200, request=huge)
     _record(store, "sk-a", entry, announce=False)
     store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
-    assert [e.seq for e in store.journal("sk-a")] == [6]
+    assert [e.seq for e in operations.journal(store, "sk-a")] == [6]
 
 
 def test_every_backend_bounds_stored_completions_in_bytes_oldest_first(new_store: NewStore) -> None:

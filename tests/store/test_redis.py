@@ -14,7 +14,14 @@ import redis
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.scenario.model import Reply, Rule, Scenario
-from mockserver.store import Exchange, JournalEntry, Namespace, StoredConversation, Unparsed
+from mockserver.store import (
+    Exchange,
+    JournalEntry,
+    Namespace,
+    StoredConversation,
+    Unparsed,
+    operations,
+)
 from mockserver.store.redis import RedisStore
 from tests.support.redis_server import RedisServer, find_redis_server
 
@@ -50,7 +57,7 @@ def test_a_one_off_reply_is_served_once_whichever_process_takes_it(
     pair: tuple[RedisStore, RedisStore],
 ) -> None:
     one, two = pair
-    one.queue_replies("sk-a", [Reply(text="only once")])
+    operations.queue_replies(one, "sk-a", [Reply(text="only once")])
     assert two.transact("sk-a", lambda space: space.pending.popleft()) == Reply(text="only once")
     assert one.transact("sk-a", lambda space: list(space.pending)) == []
 
@@ -84,7 +91,7 @@ def test_an_uploaded_scenario_reaches_another_process_by_its_source(
 ) -> None:
     one, two = pair
     scenario = Scenario(name="uploaded", rules=[Rule(id="hi", reply=Reply(text="hello"))])
-    one.switch_scenario("sk-a", scenario)
+    operations.switch_scenario(one, "sk-a", scenario)
     with two.view("sk-a") as space:
         assert space.scenario == scenario
         assert space.scenario is not scenario  # parsed from its YAML, once per process
@@ -97,7 +104,7 @@ def test_a_scenario_the_engine_knows_goes_by_name(pair: tuple[RedisStore, RedisS
     known = Scenario(name="loaded", rules=[])
     for store in pair:
         store.serve_scenarios(lambda name: known if name == "loaded" else None)
-    one.switch_scenario("sk-a", known)
+    operations.switch_scenario(one, "sk-a", known)
     with two.view("sk-a") as space:
         assert space.scenario is known
 
@@ -164,7 +171,7 @@ def test_the_completer_is_not_woken_by_each_entry_while_requests_take_them_along
 def test_every_process_hears_every_change(pair: tuple[RedisStore, RedisStore]) -> None:
     one, two = pair
     version, _ = two.feed.recent()  # starts following the shared feed
-    one.set_seed("sk-a", 3)
+    operations.set_seed(one, "sk-a", 3)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         changes = two.feed.since(version) or []
@@ -192,7 +199,9 @@ def test_what_one_call_announces_is_heard_whole_names_and_all(
 
     one.transact(name, journal)
     one.complete(Exchange([(name, entry) for entry in entries]), duration_ms=1.0, timing=None)
-    one.set_seed(name, 3)  # its one call takes both completions along, and announces itself
+    operations.set_seed(
+        one, name, 3
+    )  # its one call takes both completions along, and announces itself
     wanted = {("entry", name, 1), ("entry", name, 2), ("state", name, 0)}
     deadline = time.monotonic() + 5
     while not wanted <= {(c.kind, c.namespace, c.seq) for c in two.feed.since(version) or []}:
@@ -245,7 +254,7 @@ def test_a_prefix_another_release_laid_out_is_refused_at_start(redis_server: Red
 def test_prefixes_keep_two_servers_apart(redis_server: RedisServer) -> None:
     first = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
     second = RedisStore(redis_server.url, prefix=RedisServer.new_prefix())
-    first.set_seed("sk-a", 1)
+    operations.set_seed(first, "sk-a", 1)
     assert first.names() == ["sk-a"]
     assert second.names() == []
     first.close()
@@ -254,8 +263,8 @@ def test_prefixes_keep_two_servers_apart(redis_server: RedisServer) -> None:
 
 def test_names_with_colons_keep_their_own_keys(pair: tuple[RedisStore, RedisStore]) -> None:
     one, _ = pair
-    one.set_seed("a", 1)
-    one.set_seed("a:state", 2)
+    operations.set_seed(one, "a", 1)
+    operations.set_seed(one, "a:state", 2)
     with one.view("a") as space, one.view("a:state") as other:
         assert (space.seed, other.seed) == (1, 2)
     assert sorted(one.names()) == ["a", "a:state"]
@@ -422,7 +431,7 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
     server = RedisServer(binary).start()
     store = RedisStore(server.url, timeout=0.3)
     try:
-        store.set_seed("sk-a", 1)
+        operations.set_seed(store, "sk-a", 1)
         server.stop()
         with pytest.raises(ServiceUnavailableError) as lost:
             store.transact("sk-a", lambda space: None)
@@ -430,7 +439,7 @@ def test_a_lost_redis_is_the_apis_503_and_comes_back_by_itself() -> None:
         assert lost.value.code == "server_is_overloaded"
         assert "state backend (Redis at" in lost.value.message
         with pytest.raises(ServiceUnavailableError):  # fails at once for a while: no wait
-            store.set_seed("sk-a", 2)
+            operations.set_seed(store, "sk-a", 2)
         server.start()
         deadline = time.monotonic() + 10
         while True:
@@ -483,7 +492,7 @@ def test_call_numbers_count_every_processs_calls_in_one_sequence(
         store.transact(name, lambda space, entry=entry: space.record(entry, announce=False))
         made.append(entry.number)
     assert made == [1, 2, 3, 4, 5, 6]  # as written, told to the process that wrote each
-    read = [(e.path, e.number) for name in ("sk-a", "sk-b") for e in one.journal(name)]
+    read = [(e.path, e.number) for name in ("sk-a", "sk-b") for e in operations.journal(one, name)]
     assert sorted(read, key=lambda pair: pair[1]) == [(f"/{n}", n + 1) for n in range(6)]
 
 

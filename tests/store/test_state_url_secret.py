@@ -11,6 +11,7 @@ import pytest
 
 from mockserver.errors import ServiceUnavailableError, SettingsError
 from mockserver.settings import Settings, shown_state_url
+from mockserver.store import operations
 from mockserver.store.redis import RedisStore
 from tests.support.fleet import Serve
 from tests.support.redis_server import RedisServer
@@ -75,7 +76,7 @@ def test_a_lost_redis_is_a_503_and_a_log_line_without_the_password(
     store = RedisStore(user_url, prefix=RedisServer.new_prefix(), timeout=0.3)
     try:
         store.check()  # the password reached Redis: this user is let in
-        store.set_seed("sk-a", 1)
+        operations.set_seed(store, "sk-a", 1)
         redis_server.pause()
         try:
             with caplog.at_level(logging.WARNING), pytest.raises(ServiceUnavailableError) as lost:

@@ -23,7 +23,7 @@ from mockserver.report import ReportWriteError, collect, write_reports
 from mockserver.scenario.library import builtin_names
 from mockserver.scenario.loader import reply_from_data, scenario_to_yaml
 from mockserver.scenario.model import Reply, Scenario
-from mockserver.store import Namespace
+from mockserver.store import Namespace, operations
 from mockserver.values import Json
 from mockserver.wire.json_body import JSON_PARSE_ERROR, parse_json_body
 
@@ -129,7 +129,7 @@ async def put_scenario(request: Request) -> Response:
     except ScenarioError as exc:
         raise scenario_error(exc) from None
     name = namespace_of(request)
-    engine.store.switch_scenario(name, scenario)
+    operations.switch_scenario(engine.store, name, scenario)
     return await _described(engine, name, request, written=written)
 
 
@@ -137,7 +137,7 @@ async def put_scenario(request: Request) -> Response:
 async def delete_scenario(request: Request) -> Response:
     engine = engine_of(request)
     name = namespace_of(request)
-    engine.store.switch_scenario(name, None)
+    operations.switch_scenario(engine.store, name, None)
     return await _described(engine, name, request)
 
 
@@ -234,7 +234,7 @@ async def queue_next(request: Request) -> Response:
         raise scenario_error(exc) from None
     engine = engine_of(request)
     name = namespace_of(request)
-    waiting = engine.store.queue_replies(name, replies)
+    waiting = operations.queue_replies(engine.store, name, replies)
     return json_response({"namespace": shown(request, name), "pending": waiting})
 
 
@@ -280,7 +280,7 @@ async def advance_clock(request: Request) -> Response:
         )
     engine = engine_of(request)
     name = namespace_of(request)
-    engine.store.advance_clock(name, float(value))
+    operations.advance_clock(engine.store, name, float(value))
     with engine.store.view(name) as space:
         return json_response(_clock_body(engine, space, request))
 

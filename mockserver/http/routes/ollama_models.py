@@ -22,7 +22,7 @@ from mockserver.prompt import Prompt
 from mockserver.render.ndjson import go_json
 from mockserver.reply.embeddings import model_dimensions
 from mockserver.scenario.matcher import named_models
-from mockserver.store import Namespace
+from mockserver.store import Namespace, operations
 from mockserver.values import Json
 from mockserver.wire.catalog import OLLAMA_MODELS, ollama_base, ollama_tagged
 from mockserver.wire.ollama import check_show_body
@@ -163,7 +163,7 @@ async def ps(request: Request) -> Response:
     namespace = namespace_of(request)
     with engine.store.view(namespace) as space:
         now = engine.now_in(space)
-    entries = engine.store.journal(namespace)
+    entries = operations.journal(engine.store, namespace)
     models = []
     for model in _loaded(entries):
         size = _catalog_row(model)[3]
