@@ -136,10 +136,9 @@ class RedisClient:
         self._pooled: Any = redis_client(url, timeout=timeout)
         self._local = threading.local()  # per thread (and process), its own connection
         source = resources.files(__package__).joinpath(SCRIPT).read_text(encoding="utf-8")
-        #: The script's source and its SHA1 (what ``EVALSHA`` names it by), by its name.
-        self.scripts = {
-            SCRIPT: (source, hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest())
-        }
+        #: The script's source, and its SHA1 (what ``EVALSHA`` names it by).
+        self.source = source
+        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
         self._token, self._origin_pid, self._origin = secrets.token_hex(8), 0, ""
         self._versions = itertools.count(1)
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
@@ -198,14 +197,13 @@ class RedisClient:
     def command(self, call: str, args: Iterable[object]) -> tuple[object, ...]:
         """The ``EVALSHA`` of one call of ``scripts.lua``: ``ARGV`` the prefix, ``call``, this
         process's origin, the feed's length, then ``args``."""
-        sha = self.scripts[SCRIPT][1]
-        return ("EVALSHA", sha, 0, self.prefix, call, self.origin, FEED_SIZE, *args)
+        return ("EVALSHA", self.sha, 0, self.prefix, call, self.origin, FEED_SIZE, *args)
 
     def run(self, call: str, *args: object) -> Any:
         """One :meth:`command`, packed, on this thread's connection (the client's command path
         costs a call more than the round trip's own work); the script, if Redis does not know
         it (restarted, flushed), loaded and sent again."""
-        source = self.scripts[SCRIPT][0]
+        source = self.source
         command = [pack_command(self.command(call, args))]  # type: ignore[arg-type]
 
         def send(client: Any) -> Any:
@@ -259,7 +257,7 @@ class RedisClient:
         (else its first call would be refused, then sent again) and the prefix holds this
         release's layout (an unused one is stamped with it); warn of a Redis that may evict
         the mock's keys."""
-        source, sha = self.scripts[SCRIPT]
+        source, sha = self.source, self.sha
         steps: tuple[Callable[[], Any], ...] = (
             lambda: self.redis.ping(),  # (a new client connects when made)
             lambda: self.redis.script_load(source),

@@ -27,7 +27,6 @@ from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
 from mockserver.store.redis.change import Attempt, Changes
-from mockserver.store.redis.client import SCRIPT
 
 __all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
@@ -221,14 +220,13 @@ class PipelinedTurns:
 
     async def run(self, call: str, args: list[object]) -> Any:
         """``RedisClient.run``, awaited on this loop's pipe."""
-        source = self.client.scripts[SCRIPT][0]
         command = self.client.command(call, args)
         with self.client.step():
             pipe = await self.pipe()
             try:
                 return await pipe.call(command)
             except redis.exceptions.NoScriptError:  # Redis restarted, or its scripts flushed
-                await pipe.call(("SCRIPT", "LOAD", source))
+                await pipe.call(("SCRIPT", "LOAD", self.client.source))
                 return await pipe.call(command)
 
     def loop_starts(self) -> None:
