@@ -7,17 +7,16 @@ on the line before a fenced block says what the block is and how it is run.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import re
 import textwrap
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import anthropic
-import httpx
 import jsonschema
-import openai
 import pytest
 import yaml
 
@@ -162,11 +161,15 @@ class Page:
             yield self
         finally:
             # The clients a page's examples made (an example, like a script, leaves its
-            # client open): closed here, not whenever a later test happens to collect them
-            # (a ResourceWarning there fails that test).
+            # client open: openai's, anthropic's, google-genai's, boto3's, ollama's…): closed
+            # here, and whatever else they left collected now, not whenever a later test
+            # happens to (a ResourceWarning there fails that test, not this page's).
             for value in self.variables.values():
-                if isinstance(value, openai.OpenAI | anthropic.Anthropic | httpx.Client):
-                    value.close()
+                close = getattr(value, "close", None)
+                if callable(close) and not isinstance(value, type | types.ModuleType):
+                    close()
+            self.variables.clear()
+            gc.collect()
             for server in self.servers.values():
                 server.stop()
 
