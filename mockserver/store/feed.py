@@ -8,9 +8,9 @@ import itertools
 import threading
 from collections import deque
 from contextlib import suppress
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
-__all__ = ["Change", "Feed"]
+__all__ = ["Announcer", "Change", "Feed"]
 
 
 class Change(NamedTuple):
@@ -22,6 +22,16 @@ class Change(NamedTuple):
     kind: Literal["entry", "state", "reset"]
     namespace: str
     seq: int = 0
+
+
+class Announcer(Protocol):
+    """Where a namespace announces its changes and numbers its calls: the store's feed, or
+    (on Redis) the change's own list, published once the change is written."""
+
+    def publish(
+        self, kind: Literal["entry", "state", "reset"], namespace: str, seq: int = 0
+    ) -> None: ...
+    def next_call(self) -> int: ...
 
 
 class Feed:

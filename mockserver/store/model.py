@@ -9,7 +9,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from mockserver.store.feed import Feed
+from mockserver.store.feed import Announcer
 from mockserver.store.stored import (
     Kept,
     Shelf,
@@ -188,7 +188,7 @@ class Namespace:
     #: The prompt cache's one object (see ``StoredPromptCache``).
     prompt_cache: Shelf[StoredPromptCache] = field(default_factory=Kept)
     #: Where new journal entries are announced (the store's feed).
-    feed: Feed | None = field(default=None, repr=False)
+    feed: Announcer | None = field(default=None, repr=False)
     #: Which namespace of this name it is (a reset or evicted one comes back as a new one).
     incarnation: int = 0
     #: The bytes its complete journal entries hold (``JournalEntry.size``), and the most they

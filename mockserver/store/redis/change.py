@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Reversible, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from mockserver.store.feed import Feed
 from mockserver.store.model import JournalEntry, Namespace, current_exchange
@@ -85,12 +85,27 @@ class JournalView:
         return self._all()[index]
 
 
+class Outbox:
+    """What a change announces, published once it is written (Redis numbers its calls)."""
+
+    __slots__ = ("said",)
+
+    def __init__(self) -> None:
+        self.said: list[tuple[Literal["entry", "state", "reset"], int]] = []
+
+    def publish(self, kind: Literal["entry", "state", "reset"], _: str, seq: int = 0) -> None:
+        self.said.append((kind, seq))
+
+    def next_call(self) -> int:
+        return 0
+
+
 class RedisShelf(Generic[V]):
     """The stored objects of one kind on Redis: each one read is fetched (and kept for the
     change), and written back with it only if it changed."""
 
-    def __init__(self, client: RedisClient, name: str, kind: str) -> None:
-        self.client, self.kind, self.key = client, kind, client.key(name, kind)
+    def __init__(self, client: RedisClient, base: str, kind: str) -> None:
+        self.client, self.kind, self.key = client, kind, base + kind  # (base: the name's keys')
         #: id → (object, the bytes it was read as; b"" for one put in this change), or
         #: ``None`` for none (not found, or deleted in this change).
         self._seen: dict[str, tuple[V, bytes] | None] = {}
@@ -248,8 +263,9 @@ class Changes:
         when read, nothing added yet)."""
         space.journal = journal = JournalView(self, space.name)
         journal.known = min(space.journal_seq, self.limits[1])
+        base = self.client.key(space.name, "")
         for kind, of in KINDS.items():
-            setattr(space, of.shelf, RedisShelf(self.client, space.name, kind))
+            setattr(space, of.shelf, RedisShelf(self.client, base, kind))
         return space
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
@@ -298,7 +314,7 @@ class Changes:
         the namespace's version."""
         state, version = on
         space = self._space(name, on, anew=anew)
-        outbox = space.feed = Feed(size=1 << 16)  # its announcements: sent with the change
+        outbox = space.feed = Outbox()  # its announcements: sent with the change
         exchange = current_exchange.get()
         journaled = len(exchange.entries) if exchange is not None else 0
         value, failure = _done(work, space)
@@ -308,7 +324,7 @@ class Changes:
         entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
         shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
         changes = [change for shelf in shelves for change in shelf.changes()]
-        said = [(change.kind, change.seq) for change in outbox.recent()[1]]
+        said = outbox.said
         lease = self.client.origin if misses >= LEASE_AFTER else ""  # (the lease's token)
         args = [len(riding) // 3, *riding, escape(name), version, mine, lease, *self.limits]
         args += [LEASE_MS, b"" if now == state else now, *_counted(entries)]
@@ -353,8 +369,9 @@ class Changes:
         for gone in (unescape(gone.decode()) for gone in evicted):
             self.forget(gone)
             self.feed.publish("reset", gone)
-        for change in space.feed.recent()[1] if space.feed is not None else ():
-            self.feed.publish(change.kind, space.name, change.seq)
+        assert isinstance(space.feed, Outbox)  # (``begin`` gave it one)
+        for kind, seq in space.feed.said:
+            self.feed.publish(kind, space.name, seq)
         return True
 
 

@@ -14,8 +14,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -53,6 +52,7 @@ BREAK = 0.5
 #: Changes kept in the shared feed (what a live view that connects late can catch up on).
 FEED_SIZE = 10_000
 LOST = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
+_FAILED = (*LOST, redis.ResponseError)  # what a step maps (``RedisClient.failed``)
 #: Error answers of a Redis that answers but will not take the mock's calls, by their first
 #: word, and what the 503 says of them. Any other error answer is the mock's own bug: a logged
 #: 500. The pipe's answers keep the word; redis-py's classes drop it (:data:`_WORDS`).
@@ -144,6 +144,7 @@ class RedisClient:
         #: Until when (monotonic) a lost Redis is not asked again, and why it was lost.
         self._down_until, self._down_why = 0.0, ""
         self._unreadable: set[str] = set()
+        self._step = _Step(self)
 
     @property
     def redis(self) -> Any:
@@ -175,19 +176,11 @@ class RedisClient:
         """The key of the namespace ``name``'s ``suffix`` (``state``, ``journal``…)."""
         return f"{self.prefix}:ns:{escape(name)}:{suffix}"
 
-    @contextmanager
-    def step(self) -> Iterator[None]:
-        """One call to Redis, waited for or awaited: a lost Redis becomes the API's 503, and
-        for ``BREAK`` seconds every step fails at once (then one tries again)."""
-        if self._down_until and time.monotonic() < self._down_until:
-            raise unavailable(self.url, self._down_why)
-        try:
-            yield
-        except (*LOST, redis.ResponseError) as exc:
-            raise self.failed(exc) from None
-        if self._down_until:  # it had been lost: it is back
-            self._down_until = 0.0
-            log.warning("mockserver: the state backend (Redis at %s) answers again", self.url)
+    def step(self) -> _Step:
+        """One call to Redis, waited for or awaited (``with client.step():``): a lost Redis
+        becomes the API's 503, and for ``BREAK`` seconds every step fails at once (then one
+        tries again)."""
+        return self._step
 
     def call(self, step: Callable[[Any], T]) -> T:
         """Run one Redis step on this thread's client (a :meth:`step`)."""
@@ -311,3 +304,26 @@ class RedisClient:
     def close(self) -> None:
         self._pooled.connection_pool.disconnect()
         self._pooled.close()
+
+
+class _Step:
+    """:meth:`RedisClient.step`'s guard (a class: a generator's context costs each request
+    a few microseconds more)."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: RedisClient) -> None:
+        self.client = client
+
+    def __enter__(self) -> None:
+        client = self.client
+        if client._down_until and time.monotonic() < client._down_until:
+            raise unavailable(client.url, client._down_why)
+
+    def __exit__(self, kind: object, exc: BaseException | None, _: object) -> None:
+        client = self.client
+        if isinstance(exc, _FAILED):
+            raise client.failed(exc) from None
+        if exc is None and client._down_until:  # it had been lost: it is back
+            client._down_until = 0.0
+            log.warning("mockserver: the state backend (Redis at %s) answers again", client.url)
