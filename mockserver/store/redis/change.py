@@ -164,14 +164,16 @@ class RedisShelf(Generic[V]):
     def __len__(self) -> int:
         return len(list(self.values()))
 
-    def changes(self) -> Iterator[list[object]]:
+    def changes(self) -> list[list[object]]:
         """What to write with the change: ``[kind, 'set'/'del', id, bytes, weighed]`` each."""
-        weighed = "1" if KINDS[self.kind].weighed else ""
-        for key in self._deleted:
-            yield [self.kind, "del", key, b"", weighed]
+        if not self._seen:  # (most changes touch no object of most kinds)
+            return []
+        kind, weighed = self.kind, "1" if KINDS[self.kind].weighed else ""
+        changed: list[list[object]] = [[kind, "del", key, b"", weighed] for key in self._deleted]
         for key, seen in self._seen.items():
             if seen is not None and (now := encode_stored(seen[0])) != seen[1]:
-                yield [self.kind, "set", key, now, weighed]
+                changed.append([kind, "set", key, now, weighed])
+        return changed
 
 
 def shelf_of(shelf: object) -> RedisShelf[Any]:
@@ -322,8 +324,7 @@ class Changes:
         riding, mine = self.riding(), self.client.new_version()
         misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
         entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
-        shelves = [shelf_of(getattr(space, of.shelf)) for of in KINDS.values()]
-        changes = [change for shelf in shelves for change in shelf.changes()]
+        changes = [c for of in KINDS.values() for c in shelf_of(getattr(space, of.shelf)).changes()]
         said = outbox.said
         lease = self.client.origin if misses >= LEASE_AFTER else ""  # (the lease's token)
         args = [len(riding) // 3, *riding, escape(name), version, mine, lease, *self.limits]
