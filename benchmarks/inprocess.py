@@ -266,9 +266,13 @@ class _Counting(asyncio.Transport):
     def __init__(self) -> None:
         super().__init__()
         self.writes = 0
+        #: Set while a request waits for an answer written later (a turn awaited on Redis).
+        self.answered: asyncio.Future[None] | None = None
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self.writes += 1
+        if self.answered is not None and not self.answered.done():
+            self.answered.set_result(None)
 
     def is_closing(self) -> bool:
         return False
@@ -294,8 +298,13 @@ Batch = Callable[[int], Awaitable[float]]
 async def protocol_batches(path: Path, settings: Settings | None = None) -> Batch:
     """In the running loop: an app and the HTTP protocol ``serve`` runs, on a transport that
     only counts, and what hands it ``size`` requests of ``path`` as HTTP bytes and checks
-    that the lane answered each (the seconds each took, on average)."""
+    that the lane answered each (the seconds each took, on average). On a shared store (Redis
+    state) the loop serves as ``serve``'s does, and each answer is awaited before the next
+    request: it is written once Redis has written the turn."""
     app = create_app(Settings() if settings is None else settings)
+    turns = app.state.engine.store.turns
+    if turns is not None:
+        turns.loop_starts()
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
     config.http = http_protocol(app.state.lane)
     if isinstance(config.http, str):
@@ -325,7 +334,11 @@ async def protocol_batches(path: Path, settings: Settings | None = None) -> Batc
         writes, served, fresh = transport.writes, lane.replays.served, lane.fresh_answers
         started = time.perf_counter()
         for data in sent:
+            written = transport.writes
             protocol.data_received(data)
+            if turns is not None and transport.writes == written:
+                transport.answered = asyncio.get_running_loop().create_future()
+                await transport.answered
         elapsed = time.perf_counter() - started
         await asyncio.sleep(0)  # the timers and writes the step left
         answered = (lane.replays.served - served) + (lane.fresh_answers - fresh)

@@ -18,6 +18,14 @@ the noise of a shared machine. The counts are the process's own instructions: th
 work for each write (one a request for mockserver, one an event for the baseline's stream) is
 not in them.
 
+With ``--redis``, each row is counted twice, with the in-memory state and with Redis state (a
+``redis-server`` of the run's own, on loopback): what a Redis-backed request costs the server
+beside an in-memory one (issue 35's question), with Redis's own time a script call beside it
+(its ``INFO commandstats``: Redis runs outside cachegrind). Each answer is then awaited before
+the next request is handed in, as the turn is written to Redis first. ``W1v`` (a new message
+each: every request a fresh turn) can be chosen with ``--only``; ``--redis`` counts it by
+default.
+
 Where the instructions go: run the child under callgrind and read it with
 ``callgrind_annotate`` (see ``benchmarks/README.md``).
 """
@@ -49,8 +57,19 @@ ROWS = {
         repeat=True,
     ),
 }
+#: Rows that --only (or --redis) chooses: a request the lane has not seen, each time.
+W1V_BODY = (
+    b'{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Tell me about order %d"}]}'
+)
+VARIED = {"W1v": Path("chat completion, a new message", lambda n: W1V_BODY % n, via="protocol")}
+
 #: What the baseline is asked in each row's place (as the wall-clock rows ask it).
-BASELINE = {"W1": "/v1/chat/completions", "W3": "/v1/stream", "W4": "/v1/stream"}
+BASELINE = {
+    "W1": "/v1/chat/completions",
+    "W1v": "/v1/chat/completions",
+    "W3": "/v1/stream",
+    "W4": "/v1/stream",
+}
 #: Requests after the warm-up in the shorter of the two runs.
 FEW = 100
 #: Requests of warm-up before either run's counted ones: the recipe filed, and more than the
@@ -66,17 +85,23 @@ _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def _drive(row: str, requests: int, server: str = "mockserver") -> None:
-    """The child: start-up, ``WARM`` requests, then ``requests`` more."""
+    """The child: start-up, ``WARM`` requests, then ``requests`` more (``server``: mockserver,
+    the baseline, or mockserver on the Redis at that URL, under a prefix of its own)."""
     import uvloop
 
     from benchmarks.inprocess import protocol_batches
     from mockserver.settings import Settings
 
+    settings = Settings(store_limit=STORED)
+    if server.startswith("redis://"):
+        prefix = f"bench-instructions-{os.getpid()}"
+        settings = Settings(store_limit=STORED, state_url=server, state_prefix=prefix)
+
     async def drive() -> None:
         if server == "baseline":
             batch = await _baseline_batches(BASELINE[row])
         else:
-            batch = await protocol_batches(ROWS[row], Settings(store_limit=STORED))
+            batch = await protocol_batches({**ROWS, **VARIED}[row], settings)
         await batch(WARM)
         await batch(requests)
 
@@ -147,14 +172,19 @@ def count(row: str, requests: int, server: str = "mockserver") -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def run(rows: Sequence[str] = tuple(ROWS), *, requests: int = 1000) -> int:
+def run(
+    rows: Sequence[str] = tuple(ROWS), *, requests: int = 1000, redis_state: bool = False
+) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 1
-    unknown = set(rows) - set(ROWS)
+    unknown = set(rows) - set(ROWS) - set(VARIED)
     if unknown:
-        print(f"--instructions measures {', '.join(ROWS)}, not {', '.join(unknown)}")
+        known = ", ".join([*ROWS, *VARIED])
+        print(f"--instructions measures {known}, not {', '.join(unknown)}")
         return 2
+    if redis_state:
+        return _run_redis(rows, requests=requests)
     print(
         f"instructions per request (cachegrind; {requests:,} requests more than {FEW} after "
         f"{WARM} of warm-up, as HTTP bytes into the protocol, under uvloop)"
@@ -173,6 +203,50 @@ def run(rows: Sequence[str] = tuple(ROWS), *, requests: int = 1000) -> int:
             flush=True,
         )
     print("ratio: the baseline's instructions a request over mockserver's (as the rows' ratios)")
+    return 0
+
+
+def _run_redis(rows: Sequence[str], *, requests: int) -> int:
+    """Each row with in-memory state and with Redis state, and Redis's own time a call."""
+    import redis
+
+    from benchmarks.scaling import _redis_server
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        print("redis-server is not installed (Debian: apt-get install redis-server)")
+        return 1
+    process, url = _redis_server(binary)
+    admin = redis.Redis.from_url(url)
+    try:
+        print(
+            f"instructions per request, in-memory and Redis state (cachegrind; {requests:,} "
+            f"requests more than {FEW} after {WARM} of warm-up, each answer awaited)"
+        )
+        print(
+            f"{'row':4}  {'its request':30}  {'memory':>10}  {'Redis':>10}  {'Redis − memory':>14}"
+            f"  {'ratio':>6}  {'Redis µs a call':>15}"
+        )
+        for row in rows:
+            memory = (count(row, requests) - count(row, 0)) / requests
+            shared = (count(row, requests, url) - count(row, 0, url)) / requests
+            admin.config_resetstat()  # Redis's time a call: with the child at full speed (one
+            # under cachegrind leaves Redis idle between calls, and a call slower for it)
+            child = [sys.executable, "-m", "benchmarks.instructions", row, str(requests), url]
+            subprocess.run(child, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+            calls = admin.info("commandstats").get("cmdstat_evalsha", {})
+            per_call = calls.get("usec", 0) / max(calls.get("calls", 0), 1)
+            label = {**ROWS, **VARIED}[row].label
+            print(
+                f"{row:4}  {label:30}  {memory:10,.0f}  {shared:10,.0f}  {shared - memory:14,.0f}"
+                f"  {shared / memory:5.2f}×  {per_call:15.1f}",
+                flush=True,
+            )
+    finally:
+        process.terminate()
+        process.wait()
+    print("ratio: a Redis-backed request's instructions over an in-memory one's (the server's")
+    print("own); Redis's time a script call: its own count, over a run of the child at full speed")
     return 0
 
 

@@ -495,6 +495,13 @@ def _parser() -> argparse.ArgumentParser:
         "request (or the rows of --only), counted under valgrind's cachegrind",
     )
     parser.add_argument(
+        "--redis",
+        action="store_true",
+        help="with --instructions: each row (default W1v, a new message each) counted with "
+        "in-memory state and with Redis state (a redis-server of its own), and Redis's own "
+        "time a script call",
+    )
+    parser.add_argument(
         "--requests",
         type=int,
         help="requests per --inprocess run (default 5000), or counted per --instructions "
@@ -567,6 +574,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     spreads = tuple(dict.fromkeys((args.keys or ",".join(SPREADS)).split(",")))
     if args.keys is not None and (not args.scaling or not set(spreads) <= set(SPREADS)):
         parser.error("--keys takes spreads of 1, 16 and conn, comma-separated, with --scaling")
+    if args.redis and not args.instructions:
+        parser.error("--redis goes with --instructions")
     if args.levels is not None and not args.timing:
         parser.error("--levels goes with --timing")
     args.duration = seconds_per_measurement(args)
@@ -575,8 +584,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.instructions:
         from benchmarks import instructions
 
-        rows = args.only.split(",") if args.only else tuple(instructions.ROWS)
-        return instructions.run(rows, requests=args.requests or 1000)
+        default = ("W1v",) if args.redis else tuple(instructions.ROWS)
+        rows = args.only.split(",") if args.only else default
+        return instructions.run(rows, requests=args.requests or 1000, redis_state=args.redis)
     if args.timing:
         from benchmarks import timing
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.redis_server import RedisServer
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -204,6 +206,30 @@ def test_the_instruction_counts_child_answers_each_row_from_the_lane() -> None:
             check=False,
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_the_instruction_counts_child_runs_on_redis_state(redis_server: RedisServer) -> None:
+    """``--instructions --redis``'s child: W1v's new messages, each a turn written to Redis and
+    its answer awaited (it raises if the lane answered fewer)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.instructions", "W1v", "3", redis_server.url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (state,) = redis_server.client().keys("bench-instructions-*:ns:sk-bench:state")
+    assert b'"counter":' in redis_server.client().get(state)  # its turns, written there
+
+
+def test_redis_state_is_counted_with_instructions_only() -> None:
+    from benchmarks.run import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(["--redis"])
+    assert refused.value.code == 2
 
 
 def test_the_servers_beside_the_two_are_measured_and_the_targets_judged_by_them(
