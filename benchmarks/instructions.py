@@ -210,13 +210,13 @@ def _run_redis(rows: Sequence[str], *, requests: int) -> int:
     """Each row with in-memory state and with Redis state, and Redis's own time a call."""
     import redis
 
-    from benchmarks.scaling import _redis_server
+    from benchmarks.scaling import redis_server
 
     binary = shutil.which("redis-server")
     if binary is None:
         print("redis-server is not installed (Debian: apt-get install redis-server)")
         return 1
-    process, url = _redis_server(binary)
+    process, url = redis_server(binary)
     admin = redis.Redis.from_url(url)
     try:
         print(

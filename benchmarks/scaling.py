@@ -43,7 +43,7 @@ from benchmarks.servers import (
 )
 from benchmarks.workloads import CHAT, W1V, W1V_TARGET, Load, Workload, drive
 
-__all__ = ["run"]
+__all__ = ["redis_server", "run"]
 
 #: W1v over 16 API keys (namespaces): what many clients of a load test look like.
 W1V_KEYS = Workload("/v1/chat/completions", varied=True, keys=16)
@@ -76,7 +76,9 @@ def _spread(keys: int) -> str:
     return "a key per connection" if keys == 0 else f"{keys} key(s)"
 
 
-def _redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
+def redis_server(binary: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A ``redis-server`` of the run's own on a free loopback port, answering, and its URL
+    (the scaling rows' and ``--instructions --redis``'s)."""
     port = free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -201,7 +203,7 @@ def run(
         except CapError as error:
             print(f"scaling: --cpu-per-worker needs a cgroup CPU quota: {error}")
             return 1
-    process, url = _redis_server(binary)
+    process, url = redis_server(binary)
     client = redis.Redis.from_url(url)
     rows = configs(max_workers, spreads)
     rates: dict[Config, list[float]] = {config: [] for config in rows}
