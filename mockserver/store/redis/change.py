@@ -164,6 +164,11 @@ class RedisShelf(Generic[V]):
     def __len__(self) -> int:
         return len(list(self.values()))
 
+    @property
+    def touched(self) -> bool:
+        """Was any object read, put or deleted (a deletion is seen as ``None``)?"""
+        return bool(self._seen)
+
     def changes(self) -> list[list[object]]:
         """What to write with the change: ``[kind, 'set'/'del', id, bytes, weighed]`` each."""
         if not self._seen:  # (most changes touch no object of most kinds)
@@ -265,8 +270,12 @@ class Changes:
         when read, nothing added yet)."""
         space.journal = journal = JournalView(self, space.name)
         journal.known = min(space.journal_seq, self.limits[1])
-        base = self.client.key(space.name, "")
+        base = None
         for kind, of in KINDS.items():
+            shelf = getattr(space, of.shelf)
+            if isinstance(shelf, RedisShelf) and not shelf.touched:
+                continue  # as a new one would be (most changes touch no stored object)
+            base = base or self.client.key(space.name, "")
             setattr(space, of.shelf, RedisShelf(self.client, base, kind))
         return space
 
