@@ -42,7 +42,6 @@ def _server(redis_server: RedisServer, *, pipelined: bool) -> BackgroundServer:
     store.check()
     app = create_app(settings, engine=Engine(settings, store=store))
     assert (store.turns is not None) == pipelined
-    assert (store.completer is not None) == pipelined
     return BackgroundServer(app).start()
 
 
@@ -60,14 +59,11 @@ def _chat(text: str, **extra: Any) -> tuple[str, dict[str, Any]]:
 
 
 def _seen(server: BackgroundServer, http: httpx.Client) -> list[Any]:
-    """The journal (every entry completed) and the scenario's counts."""
-    store = server.app.state.engine.store
-    assert isinstance(store, RedisStore)
-    store.flush()  # the completer's times written
+    """The journal (its times apart: each server's own) and the scenario's counts."""
     calls = http.get("/__mockserver/calls").json()["data"]
     assert calls, "nothing journaled"
     for call in calls:
-        assert call.pop("duration_ms") is not None, call
+        call.pop("duration_ms")
         call.pop("timing")
         assert call["request_headers"].pop("host") == server.url.split("//")[1]  # its own port
     return [calls, http.get("/__mockserver/scenario").json()]

@@ -120,52 +120,11 @@ def test_a_journal_answer_kept_as_its_recipe_is_written_as_bytes_and_timed_later
         entry.response = Unparsed(lambda: b'{"id": "chatcmpl-1"}', orjson.loads)
 
     one.transact("sk-a", turn)
-    one.complete(Exchange([("sk-a", entry)]), duration_ms=1.5, timing=None)
-    one.flush()
+    one.complete(Exchange([("sk-a", entry)]), duration_ms=1.5, timing=None)  # (off a loop: now)
     found = two.entry("sk-a", 1)
     assert found is not None
     assert found.answer() == {"id": "chatcmpl-1"}
     assert found.duration_ms == 1.5
-
-
-def test_times_are_written_when_no_request_comes_to_take_them_along(
-    pair: tuple[RedisStore, RedisStore],
-) -> None:
-    one, two = pair
-    for n in (1, 2):  # the second after the completer went back to sleep
-        entry = JournalEntry(seq=0, method="POST", path="/v1/chat/completions", status=200)
-        one.transact("sk-a", lambda space, entry=entry: space.record(entry, announce=False))
-        one.complete(Exchange([("sk-a", entry)]), duration_ms=float(n), timing=None)
-        deadline = time.monotonic() + 5
-        while (found := two.entry("sk-a", n)) is None or found.duration_ms != float(n):
-            assert time.monotonic() < deadline, "the entry's times were never written"
-            time.sleep(0.01)
-        time.sleep(0.1)  # several RIDE_ALONG: the completer sleeps until woken
-
-
-def test_the_completer_is_not_woken_by_each_entry_while_requests_take_them_along(
-    pair: tuple[RedisStore, RedisStore],
-) -> None:
-    """A request takes the times waiting along with its own call; the completer's thread then
-    wakes by itself now and then, never for an entry (a wake per request cost each one a switch
-    of threads and of the GIL)."""
-    one, _ = pair
-    completer = one.completer
-    assert completer is not None
-    woken = 0
-    notify = completer._ready.notify_all
-
-    def counted() -> None:
-        nonlocal woken
-        woken += 1
-        notify()
-
-    completer._ready.notify_all = counted  # type: ignore[method-assign]
-    for n in range(40):
-        completer.add("sk-a", n, b"[1.0,null,false]")
-        assert completer.take() == ["sk-a", n, b"[1.0,null,false]"]  # as a request would
-        time.sleep(0.002)
-    assert woken <= 3  # the first entry, and a pause of the machine or two; one per entry before
 
 
 def test_every_process_hears_every_change(pair: tuple[RedisStore, RedisStore]) -> None:
@@ -186,8 +145,8 @@ def test_what_one_call_announces_is_heard_whole_names_and_all(
     pair: tuple[RedisStore, RedisStore], redis_server: RedisServer
 ) -> None:
     """A script call's announcements are one feed entry: two journal entries completed at
-    once ride along with the next turn, and the other process hears each of them, of a name
-    with the feed's separator in it."""
+    once (off a serving loop: in a call of their own), then a change, and the other process
+    hears each of them, of a name with the feed's separator in it."""
     one, two = pair
     name = "sk:a b%"
     version, _ = two.feed.recent()  # starts following the shared feed
@@ -199,16 +158,14 @@ def test_what_one_call_announces_is_heard_whole_names_and_all(
 
     one.transact(name, journal)
     one.complete(Exchange([(name, entry) for entry in entries]), duration_ms=1.0, timing=None)
-    operations.set_seed(
-        one, name, 3
-    )  # its one call takes both completions along, and announces itself
+    operations.set_seed(one, name, 3)  # its call announces itself
     wanted = {("entry", name, 1), ("entry", name, 2), ("state", name, 0)}
     deadline = time.monotonic() + 5
     while not wanted <= {(c.kind, c.namespace, c.seq) for c in two.feed.since(version) or []}:
         assert time.monotonic() < deadline, "the other process never heard them all"
         time.sleep(0.01)
     feed = redis_server.client().xrange(f"{one.prefix}:feed")
-    assert [len(fields[b"a"].split(b":")) for _, fields in feed] == [9]
+    assert [len(fields[b"a"].split(b":")) for _, fields in feed] == [6, 3]
 
 
 def test_entries_that_leave_the_journal_leave_nothing_behind(redis_server: RedisServer) -> None:
@@ -225,7 +182,6 @@ def test_entries_that_leave_the_journal_leave_nothing_behind(redis_server: Redis
         else:
             store.complete(Exchange([("sk-a", entry)]), duration_ms=1.0, timing=None)
     store.complete(Exchange([("sk-a", entry) for entry in late]), duration_ms=1.0, timing=None)
-    store.flush()
     fields = redis_server.client().hgetall(f"{store.prefix}:ns:sk-a:journal")
     assert sorted(fields) == [b"4", b"5", b"bytes", b"c:4", b"c:5", b"first", b"t:4", b"t:5"]
     assert fields[b"first"] == b"4"

@@ -5,37 +5,35 @@ a state another process changed meanwhile is made again on the new one, not lost
 
 from __future__ import annotations
 
-import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 
 from mockserver.http.app import create_app
 from mockserver.http.server import BackgroundServer
 from mockserver.settings import Settings
-from mockserver.store.redis import RedisStore
+from mockserver.store.redis import RedisStore, pipe
 from tests.support.redis_server import RedisServer
 
 CHAT = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}]}
 
 
 class Counted:
-    """A served app's Redis calls, counted per request, waited for or awaited (the completer's
-    own thread, which writes the journal's times off the request's path, apart)."""
+    """A served app's Redis calls, counted per request, waited for or awaited; the calls that
+    only write the journal's times (``complete``: off the request's path) apart."""
 
     def __init__(self, store: RedisStore) -> None:
         self.calls = 0
-        self.completer = 0
+        self.completions = 0
         client, turns = store.client, store.turns
         plain = client.call
 
         def call(step: Callable[[Any], Any]) -> Any:
-            if threading.current_thread().name == "mockserver-journal":
-                self.completer += 1
-            else:
-                self.calls += 1
+            self.calls += 1
             return plain(step)
 
         client.call = call  # type: ignore[method-assign]
@@ -43,7 +41,10 @@ class Counted:
         soon = turns.run
 
         async def run(script: str, args: list[object]) -> Any:  # a request's turn, awaited
-            self.calls += 1
+            if script == "complete":
+                self.completions += 1
+            else:
+                self.calls += 1
             return await soon(script, args)
 
         turns.run = run  # type: ignore[method-assign]
@@ -115,3 +116,36 @@ def test_a_turn_on_a_state_another_process_changed_is_made_again_on_the_new_one(
             assert [entry.seq for entry in space.journal] == [1, 2, 3, 4]
     finally:
         other.close()
+
+
+def test_the_journal_times_ride_along_with_the_next_turn_else_go_alone(
+    served: tuple[str, Counted, RedisStore], redis_server: RedisServer
+) -> None:
+    """Requests one after another take the times of the one before along with their own
+    call; the last one's, with no request after it, the loop sends by themselves soon after."""
+    url, counted, store = served
+    with httpx.Client(base_url=url, headers={"Authorization": "Bearer sk-trips"}) as http:
+        for n in range(20):
+            body = {**CHAT, "messages": [{"role": "user", "content": f"new message {n}"}]}
+            assert counted.of(lambda body=body: http.post("/v1/chat/completions", json=body)) == 1
+    journal = f"{store.prefix}:ns:sk-trips:journal"
+    deadline = time.monotonic() + 5
+    while not redis_server.client().hexists(journal, "t:20"):
+        assert time.monotonic() < deadline, "the last entry's times were never written"
+        time.sleep(0.01)
+    times = [redis_server.client().hget(journal, f"t:{n}") for n in range(1, 21)]
+    assert all(orjson.loads(t)[0] > 0 for t in times)  # each entry's duration, written
+    assert 1 <= counted.completions <= 5  # the last one's; a pause of the machine or a few
+
+
+def test_times_still_waiting_when_the_server_stops_are_written(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipe, "RIDE_ALONG", 60.0)  # only the loop's end can send them
+    settings = Settings(port=0, state_url=redis_server.url, state_prefix=RedisServer.new_prefix())
+    app = create_app(settings)
+    with BackgroundServer(app) as server:
+        assert _post(server.url, "/v1/chat/completions", CHAT).status_code == 200
+        journal = f"{settings.state_prefix}:ns:sk-trips:journal"
+        assert not redis_server.client().hexists(journal, "t:1")
+    assert orjson.loads(redis_server.client().hget(journal, "t:1"))[0] > 0

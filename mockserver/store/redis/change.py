@@ -229,11 +229,8 @@ class Changes:
         feed: Feed,
         *,
         limits: tuple[int, int, int, int, int],
-        riding: Callable[[], list[object]] = list,
     ) -> None:
         self.client, self.codec, self.feed, self.limits = client, codec, feed, limits
-        #: Journal times that ride along with the next change (the completer's).
-        self.riding = riding
         #: Per namespace, its state and version as this process last wrote or read them, and
         #: the namespace it wrote (made on again as it is; the least recently used leave).
         self._known: OrderedDict[str, tuple[bytes, bytes, Namespace | None]] = OrderedDict()
@@ -318,11 +315,13 @@ class Changes:
         *,
         after: Attempt[Any] | None = None,
         anew: bool = False,
+        riding: Sequence[object] = (),
     ) -> Attempt[T]:
         """``work`` done on the namespace as it was in ``on`` (its state and version;
         ``anew``: decoded from the state, not the namespace this process last wrote; ``after``
         the try that missed before it), and the script call that writes it if that is still
-        the namespace's version."""
+        the namespace's version (with it, the journal's times ``riding`` along: escaped name,
+        seq, times each)."""
         state, version = on
         space = self._space(name, on, anew=anew)
         outbox = space.feed = Outbox()  # its announcements: sent with the change
@@ -330,7 +329,7 @@ class Changes:
         journaled = len(exchange.entries) if exchange is not None else 0
         value, failure = _done(work, space)
         now = self.codec.encode_state(space)
-        riding, mine = self.riding(), self.client.new_version()
+        mine = self.client.new_version()
         misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
         entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
         changes = [c for of in KINDS.values() for c in shelf_of(getattr(space, of.shelf)).changes()]

@@ -10,6 +10,10 @@ named in advance) and sent after it; if that one is not written, neither is this
 made again. A turn waits for the one before to be settled if that one changed stored objects,
 or while another process lately wrote the namespace too (``CONTENDED``). A ``rediss://`` URL
 (TLS) has no pipe: its store has no awaited turns.
+
+The journal's times, known once an answer is sent, ride along with the loop's next turn (the
+script writes them first); if none comes within ``RIDE_ALONG``, the loop sends them in a call of
+their own, awaited by no request.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import asyncio
 import threading
 from collections import deque
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -27,14 +32,17 @@ from redis.connection import parse_url
 
 from mockserver.store.model import Namespace
 from mockserver.store.redis.change import Attempt, Changes
+from mockserver.store.redis.client import StateUnavailableError
 
-__all__ = ["CONTENDED", "PipelinedTurns", "RedisPipe", "pipe_target"]
+__all__ = ["CONTENDED", "RIDE_ALONG", "PipelinedTurns", "RedisPipe", "pipe_target"]
 
 T = TypeVar("T")
 #: How many of a namespace's next turns go one at a time after another process moved it under
 #: one; and how many such namespaces a loop remembers.
 CONTENDED = 64
 CONTENDED_NAMES = 1024
+#: How long completed journal entries' times wait for a turn to take them along.
+RIDE_ALONG = 0.02
 
 
 def pipe_target(url: str) -> dict[str, Any] | None:
@@ -162,7 +170,7 @@ class Turn:
 class PipelinedTurns:
     """A store's awaited turns: on each event loop the server announced (:meth:`loop_starts`,
     on the loop; :meth:`loop_ends` before it closes) a pipe, opened when first needed and anew
-    once broken, and each namespace's line of turns."""
+    once broken, each namespace's line of turns, and the journal's times riding along."""
 
     def __init__(self, changes: Changes, target: dict[str, Any]) -> None:
         self.changes, self.client, self.target = changes, changes.client, target
@@ -206,7 +214,10 @@ class PipelinedTurns:
                         known = None
                     ahead = before = None
                 on = known or changes.known(name)
-            attempt = changes.begin(name, work, on, after=attempt, anew=before is not None)
+            riding, self._local.riding = self._local.riding, []
+            attempt = changes.begin(
+                name, work, on, after=attempt, anew=before is not None, riding=riding
+            )
             turn.attempt = attempt
             got = await self.run("change", attempt.args)
             turn.attempt = None
@@ -229,17 +240,46 @@ class PipelinedTurns:
                 await pipe.call(("SCRIPT", "LOAD", self.client.source))
                 return await pipe.call(command)
 
+    def ride(self, batch: list[object]) -> bool:
+        """Completed entries' times (escaped name, seq, times each) taken along with this
+        loop's next turn, or sent by the loop; ``False`` off a loop the server announced."""
+        local = self._local
+        loop = getattr(local, "serving", None)  # (set on this thread while its loop serves)
+        if loop is None:
+            return False
+        if not local.riding:  # (a turn takes the list, and leaves a new one)
+            loop.call_later(RIDE_ALONG, self._ridden, local.riding)
+        local.riding += batch
+        return True
+
+    def _ridden(self, riding: list[object]) -> None:
+        local = self._local
+        if local.riding is riding:  # no turn took them along
+            local.riding = []
+            task = asyncio.get_running_loop().create_task(self._complete(riding))
+            local.sending.add(task)  # (a task nobody holds may be collected unfinished)
+            task.add_done_callback(local.sending.discard)
+
+    async def _complete(self, riding: list[object]) -> None:
+        with suppress(StateUnavailableError):  # the outage is logged once, where it began
+            await self.run("complete", [len(riding) // 3, *riding])
+
     def loop_starts(self) -> None:
         local = self._local
         local.serving = asyncio.get_running_loop()
-        local.turns, local.contended = {}, {}
+        local.turns, local.contended, local.riding, local.sending = {}, {}, [], set()
         local.pipe = local.opening = None
 
     def loop_ends(self) -> None:
+        """The times still waiting written (waited for), the pipe closed."""
         local = self._local
+        if local.riding:
+            with suppress(StateUnavailableError):
+                self.client.run("complete", len(local.riding) // 3, *local.riding)
         if local.pipe is not None:
             local.pipe.close()
         local.serving = local.pipe = local.opening = None
+        local.riding = []
 
     async def pipe(self) -> RedisPipe:
         """The serving loop's pipe. The calls that come while it is being opened wait for that

@@ -4,18 +4,17 @@ shared by any number of ``serve`` processes (workers, hosts), which then act as 
 Each change to a namespace is one compare-and-set script call (``change.py``), so a
 ``replies:`` sequence, a ``times:`` count, a queued reply or a budget is spent exactly once,
 whichever process serves the request; the script keeps the memory backend's bounds.
-``pipelined`` (the default) is the one switch of the speed devices: a request's turn awaited on
-the loop's pipelined connection (``pipe.py``: ``Store.turns``), and the journal's times taken
-along with the next change (:class:`Completer`). Off, each change and each completion waits
-for its own round trip, and the same changes are written (the tests compare). Every process
-hears every other's changes on the shared feed (:class:`SharedFeed`).
+``pipelined`` (the default) is the one switch of the speed devices (``pipe.py``): a request's
+turn awaited on the loop's pipelined connection (``Store.turns``), made on the change the one
+before sends, and the journal's times taken along with the next turn. Off, each change and
+each completion waits for its own round trip, and the same changes are written (the tests
+compare). Every process hears every other's changes on the shared feed (:class:`SharedFeed`).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
@@ -39,14 +38,12 @@ from mockserver.store.redis.codec import ScenarioCodec
 from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
 from mockserver.store.stored import KINDS
 
-__all__ = ["DEFAULT_PREFIX", "RIDE_ALONG", "Completer", "RedisStore", "SharedFeed"]
+__all__ = ["DEFAULT_PREFIX", "RedisStore", "SharedFeed"]
 
 T = TypeVar("T")
 
 #: Keys start with this unless ``--state-prefix`` says otherwise.
 DEFAULT_PREFIX = "mockserver"
-#: How long a completed journal entry waits for a request to take its times along.
-RIDE_ALONG = 0.02
 
 
 class RedisStore(Store):
@@ -78,28 +75,21 @@ class RedisStore(Store):
             keep=lambda digest, text: client.call(lambda r: r.set(yaml + digest, text, nx=True)),
         )
         self.feed: SharedFeed = SharedFeed(client, size=max(journal_limit, 1000))
-        self.completer = Completer(client) if pipelined else None
         limits = (namespace_limit, journal_limit, journal_bytes, store_limit, store_bytes)
-        riding = self.completer.take if self.completer is not None else list
-        self.changes = Changes(client, self.codec, self.feed, limits=limits, riding=riding)
+        self.changes = Changes(client, self.codec, self.feed, limits=limits)
         target = pipe_target(url) if pipelined else None
-        self.turns = PipelinedTurns(self.changes, target) if target is not None else None
+        self.turns: PipelinedTurns | None = (
+            PipelinedTurns(self.changes, target) if target is not None else None
+        )
 
     def check(self) -> None:
         """Fail at start-up unless this Redis can serve (``RedisClient.check``)."""
         self.client.check()
 
     def close(self) -> None:
-        """Let go of the connections and the feed's reader, once the completions made so far
-        are written."""
-        self.flush()
+        """Let go of the connections and the feed's reader."""
         self.feed.stop()
         self.client.close()
-
-    def flush(self) -> None:
-        """Until every completion made so far is written (or Redis was lost meanwhile)."""
-        if self.completer is not None:
-            self.completer.flush()
 
     def serve_scenarios(self, find: Callable[[str], Any]) -> None:
         self.codec.find = find
@@ -141,16 +131,14 @@ class RedisStore(Store):
         cut: bool = False,
     ) -> None:
         """Stamp the entries (written with their answers when their change was) with how long
-        they took: announced at once; written by the completer (off the request's path, many
-        in one round trip under load), else at once."""
+        they took: announced at once; written along with the loop's next turn (off the
+        request's path: ``pipe.py``), else at once."""
         exchange.stamp(duration_ms=duration_ms, timing=timing, cut=cut)
         batch: list[object] = []
         for name, entry in exchange.entries:
             batch += [escape(name), entry.seq, orjson.dumps([duration_ms, entry.timing, entry.cut])]
             self.feed.publish("entry", name, entry.seq)
-        if self.completer is not None:
-            self.completer.add(*batch)
-        elif batch:
+        if batch and (self.turns is None or not self.turns.ride(batch)):
             with suppress(StateUnavailableError):  # (after the answer: the outage is logged)
                 self.client.run("complete", len(batch) // 3, *batch)
 
@@ -216,73 +204,3 @@ class SharedFeed(Feed):
     async def wait(self, version: int, *, timeout: float) -> bool:
         self._follow()
         return await super().wait(version, timeout=timeout)
-
-
-class Completer:
-    """Writes the journal's times: with the next change's call to Redis (they ride along), else,
-    if none comes within ``RIDE_ALONG``, all that waited in one call from a thread of its own
-    (started in the process that first needs it: a thread does not survive a fork). While
-    entries keep coming, the thread wakes by itself every ``RIDE_ALONG`` (most often to find
-    that requests took them along), never woken by an entry: a wake per entry would cost each
-    request a switch of threads and of the GIL. After a whole ``RIDE_ALONG`` with none, it
-    sleeps until an entry wakes it."""
-
-    def __init__(self, client: RedisClient) -> None:
-        self._client = client
-        self._waiting: list[object] = []
-        self._ready = threading.Condition()
-        self._started_in: int | None = None
-        #: When the oldest of those waiting was added; how many were added so far (the thread
-        #: tells by it whether any came while it waited).
-        self._since, self._added = 0.0, 0
-        self._idle = self._busy = self._flushing = False
-
-    def add(self, *batch: object) -> None:
-        """Completed entries' times: (escaped name, seq, times) each."""
-        with self._ready:
-            if self._started_in != os.getpid():
-                self._started_in = os.getpid()
-                self._waiting, self._busy = [], False
-                threading.Thread(target=self._run, name="mockserver-journal", daemon=True).start()
-            if not self._waiting:
-                self._since = time.monotonic()
-            self._waiting += batch
-            self._added += 1
-            if self._idle:
-                self._idle = False
-                self._ready.notify_all()
-
-    def take(self) -> list[object]:
-        """What waits to be written (the caller writes it)."""
-        with self._ready:
-            batch, self._waiting = self._waiting, []
-            return batch
-
-    def _run(self) -> None:
-        seen = -1
-        while True:
-            with self._ready:
-                while not self._waiting or not (
-                    self._flushing or time.monotonic() >= self._since + RIDE_ALONG
-                ):
-                    if self._waiting:  # until the oldest has waited for a request to come
-                        self._ready.wait(self._since + RIDE_ALONG - time.monotonic())
-                    elif self._added != seen or self._flushing:
-                        seen = self._added
-                        self._ready.wait(RIDE_ALONG)
-                    else:
-                        self._idle = True
-                        self._ready.wait()
-                batch, self._waiting, self._busy = self._waiting, [], True
-            with suppress(StateUnavailableError):  # the outage is logged once, where it began
-                self._client.run("complete", len(batch) // 3, *batch)
-            with self._ready:
-                self._busy = False
-                self._ready.notify_all()
-
-    def flush(self) -> None:
-        with self._ready:
-            self._flushing = True
-            self._ready.notify_all()
-            self._ready.wait_for(lambda: not self._waiting and not self._busy, timeout=10)
-            self._flushing = False
