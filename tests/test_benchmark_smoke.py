@@ -16,14 +16,15 @@ from tests.support.redis_server import RedisServer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def benchmarks(*args: str) -> list[str]:
-    """``python -m benchmarks *args`` from the checkout: its output lines (it must succeed)."""
+def benchmarks(*args: str, module: str = "benchmarks", timeout: float = 120) -> list[str]:
+    """``python -m benchmarks *args`` (or another ``module``) from the checkout: its output
+    lines (it must succeed)."""
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", *args],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -197,29 +198,13 @@ def test_the_instruction_counts_child_answers_each_row_from_the_lane() -> None:
     assert set(ROWS) == {"W1", "W3", "W4"}
     for row, server in itertools.product(ROWS, ("mockserver", "baseline")):
         # what runs under cachegrind; it raises if the lane (or the baseline) answered fewer
-        done = subprocess.run(
-            [sys.executable, "-m", "benchmarks.instructions", row, "3", server],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        benchmarks(row, "3", server, module="benchmarks.instructions", timeout=60)
 
 
 def test_the_instruction_counts_child_runs_on_redis_state(redis_server: RedisServer) -> None:
     """``--instructions --redis``'s child: W1v's new messages, each a turn written to Redis and
     its answer awaited (it raises if the lane answered fewer)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.instructions", "W1v", "3", redis_server.url],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    benchmarks("W1v", "3", redis_server.url, module="benchmarks.instructions", timeout=60)
     (state,) = redis_server.client().keys("bench-instructions-*:ns:sk-bench:state")
     assert b'"counter":' in redis_server.client().get(state)  # its turns, written there
 
