@@ -29,7 +29,6 @@ from mockserver.store.redis.change import Changes, shelf_of
 from mockserver.store.redis.client import (
     TIMEOUT,
     RedisClient,
-    StateUnavailableError,
     escape,
     redis_client,
     unescape,
@@ -139,8 +138,7 @@ class RedisStore(Store):
             batch += [escape(name), entry.seq, orjson.dumps([duration_ms, entry.timing, entry.cut])]
             self.feed.publish("entry", name, entry.seq)
         if batch and (self.turns is None or not self.turns.ride(batch)):
-            with suppress(StateUnavailableError):  # (after the answer: the outage is logged)
-                self.client.run("complete", len(batch) // 3, *batch)
+            self.changes.complete(batch)
 
 
 class SharedFeed(Feed):
