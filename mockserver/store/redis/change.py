@@ -2,8 +2,7 @@
 protocol.
 
 A namespace is its state, decoded, with its journal and stored objects fetched only when read
-(:class:`JournalView`, :class:`RedisShelf`: a turn that reads none pays for none); every value
-read is decoded by ``RedisClient.decoded``, once.
+(``views.py``).
 
 A change is made on the namespace's state as this process last saw it, in its version V, and
 one script call writes it — state, journal entries, stored-object changes, announcements — if
@@ -24,14 +23,13 @@ from __future__ import annotations
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Reversible, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from mockserver.store.feed import Feed
-from mockserver.store.model import JournalEntry, Namespace, current_exchange
+from mockserver.store.model import Namespace, current_exchange
 from mockserver.store.redis.client import (
     RedisClient,
     StateUnavailableError,
@@ -39,19 +37,13 @@ from mockserver.store.redis.client import (
     unavailable,
     unescape,
 )
-from mockserver.store.redis.codec import (
-    ScenarioCodec,
-    decode_entry,
-    decode_stored,
-    encode_entry,
-    encode_stored,
-)
+from mockserver.store.redis.codec import ScenarioCodec, encode_entry
+from mockserver.store.redis.views import JournalView, Outbox, RedisShelf, journal_of, shelf_of
 from mockserver.store.stored import KINDS
 
-__all__ = ["LEASE_AFTER", "Attempt", "Changes", "JournalView", "RedisShelf", "shelf_of"]
+__all__ = ["LEASE_AFTER", "Attempt", "Changes"]
 
 T = TypeVar("T")
-V = TypeVar("V")
 
 #: Misses in a row after which a change takes the namespace's lease, and for how long.
 LEASE_AFTER = 3
@@ -60,137 +52,6 @@ LEASE_MS = 500
 WAIT = 2.5
 #: The state and version of a namespace this process has not seen: tried as a new one.
 UNSEEN = (b"", b"")
-
-
-class JournalView:
-    """A namespace's journal on Redis: entries appended in a change are written with it;
-    reading fetches them all (one round trip), which only the control API and views do."""
-
-    def __init__(self, changes: Changes, name: str) -> None:
-        self.changes, self.name = changes, name
-        self.added: list[JournalEntry] = []
-        #: How many entries Redis holds (from the namespace's journal number).
-        self.known = 0
-        self._loaded: list[JournalEntry] | None = None
-
-    def _all(self) -> list[JournalEntry]:
-        if self._loaded is None:
-            self._loaded = self.changes.entries(self.name)
-        limit = self.changes.limits[1]
-        return [*self._loaded, *self.added][-limit:] if limit else []
-
-    def append(self, entry: JournalEntry, /) -> None:
-        self.added.append(entry)
-
-    def __iter__(self) -> Iterator[JournalEntry]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return min(self.known + len(self.added), self.changes.limits[1])
-
-    def __getitem__(self, index: int, /) -> JournalEntry:
-        return self._all()[index]
-
-
-class Outbox:
-    """What a change announces, published once it is written (Redis numbers its calls)."""
-
-    __slots__ = ("said",)
-
-    def __init__(self) -> None:
-        self.said: list[tuple[Literal["entry", "state", "reset"], int]] = []
-
-    def publish(self, kind: Literal["entry", "state", "reset"], _: str, seq: int = 0) -> None:
-        self.said.append((kind, seq))
-
-    def next_call(self) -> int:
-        return 0
-
-
-class RedisShelf(Generic[V]):
-    """The stored objects of one kind on Redis: each one read is fetched (and kept for the
-    change), and written back with it only if it changed."""
-
-    def __init__(self, client: RedisClient, base: str, kind: str) -> None:
-        self.client, self.kind, self.key = client, kind, base + kind  # (base: the name's keys')
-        #: id → (object, the bytes it was read as; b"" for one put in this change), or
-        #: ``None`` for none (not found, or deleted in this change).
-        self._seen: dict[str, tuple[V, bytes] | None] = {}
-        self._deleted: set[str] = set()
-
-    def _decoded(self, key: str, blob: bytes) -> tuple[V, bytes]:
-        where = f"{self.key} {key}"
-        return self.client.decoded(where, lambda: decode_stored(self.kind, blob)), blob
-
-    def get(self, key: str, /) -> V | None:
-        if key not in self._seen:
-            blob: bytes | None = self.client.call(lambda r: r.hget(self.key, key))
-            self._seen[key] = None if blob is None else self._decoded(key, blob)
-        seen = self._seen[key]
-        return None if seen is None else seen[0]
-
-    def put(self, key: str, stored: V) -> None:
-        self._seen[key] = (stored, b"")
-        self._deleted.discard(key)
-
-    def __getitem__(self, key: str, /) -> V:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def __contains__(self, key: object, /) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
-
-    def __delitem__(self, key: str, /) -> None:
-        self[key]  # a KeyError if there is none
-        self._seen[key] = None
-        self._deleted.add(key)
-
-    def values(self) -> Reversible[V]:
-        """Every object, oldest first (their order and the objects: one round trip)."""
-
-        def both(client: Any) -> Any:
-            with client.pipeline(transaction=True) as pipe:
-                return pipe.zrange(self.key + ":order", 0, -1).hgetall(self.key).execute()
-
-        order, blobs = self.client.call(both)
-        found: dict[str, V] = {}
-        for raw in order:
-            key = raw.decode()
-            if raw in blobs and key not in self._deleted:
-                seen = self._seen.get(key)
-                if seen is None:
-                    seen = self._seen[key] = self._decoded(key, blobs[raw])
-                found[key] = seen[0]
-        for key, seen in self._seen.items():
-            if seen is not None:
-                found.setdefault(key, seen[0])
-        return list(found.values())
-
-    def __len__(self) -> int:
-        return len(list(self.values()))
-
-    @property
-    def touched(self) -> bool:
-        """Was any object read, put or deleted (a deletion is seen as ``None``)?"""
-        return bool(self._seen)
-
-    def changes(self) -> list[list[object]]:
-        """What to write with the change: ``[kind, 'set'/'del', id, bytes, weighed]`` each."""
-        if not self._seen:  # (most changes touch no object of most kinds)
-            return []
-        kind, weighed = self.kind, "1" if KINDS[self.kind].weighed else ""
-        changed: list[list[object]] = [[kind, "del", key, b"", weighed] for key in self._deleted]
-        for key, seen in self._seen.items():
-            if seen is not None and (now := encode_stored(seen[0])) != seen[1]:
-                changed.append([kind, "set", key, now, weighed])
-        return changed
-
-
-def shelf_of(shelf: object) -> RedisShelf[Any]:
-    assert isinstance(shelf, RedisShelf)  # this backend's namespaces hold RedisShelves
-    return shelf
 
 
 @dataclass(slots=True)
@@ -267,7 +128,7 @@ class Changes:
     def space(self, name: str, state: bytes | None, *, fresh: bool = False) -> Namespace:
         """The namespace ``name`` from its ``state`` as written (``None``: a new one; with
         ``fresh``, one that a change makes: a new incarnation)."""
-        space = Namespace(name=name, journal=JournalView(self, name))
+        space = Namespace(name=name, journal=JournalView(self.client, name, limit=0))  # (for now)
         if state:
             key = self.client.key(name, "state")
             self.client.decoded(key, lambda: self.codec.decode_state(state, space))
@@ -278,8 +139,9 @@ class Changes:
     def seen_anew(self, space: Namespace) -> Namespace:
         """``space`` with its journal and stored objects as a new change sees them (fetched
         when read, nothing added yet)."""
-        space.journal = journal = JournalView(self, space.name)
-        journal.known = min(space.journal_seq, self.limits[1])
+        limit = self.limits[1]
+        known = min(space.journal_seq, limit)
+        space.journal = JournalView(self.client, space.name, limit=limit, known=known)
         base = None
         for kind, of in KINDS.items():
             shelf = getattr(space, of.shelf)
@@ -288,29 +150,6 @@ class Changes:
             base = base or self.client.key(space.name, "")
             setattr(space, of.shelf, RedisShelf(self.client, base, kind))
         return space
-
-    def entry(self, name: str, seq: int) -> JournalEntry | None:
-        fields = (str(seq), f"t:{seq}", f"c:{seq}")  # the entry, its times, its call number
-        key = self.client.key(name, "journal")
-        found = self.client.call(lambda r: r.hmget(key, fields))
-        if found[0] is None:
-            return None
-        return self.client.decoded(f"{key} {seq}", partial(decode_entry, *found))
-
-    def entries(self, name: str) -> list[JournalEntry]:
-        """The namespace's journal, oldest first: each entry beside its times and call number
-        in the one hash (``scripts.lua``)."""
-        key = self.client.key(name, "journal")
-        fields: dict[bytes, bytes] = self.client.call(lambda r: r.hgetall(key))
-        entries = [
-            self.client.decoded(
-                f"{key} {seq.decode()}",
-                partial(decode_entry, blob, fields.get(b"t:" + seq), fields.get(b"c:" + seq)),
-            )
-            for seq, blob in fields.items()
-            if seq.isdigit()
-        ]
-        return sorted(entries, key=lambda e: e.seq)
 
     def known(self, name: str) -> tuple[bytes, bytes]:
         """The namespace's state and version as this process last saw them."""
@@ -344,7 +183,7 @@ class Changes:
         now = self.codec.encode_state(space)
         mine = self.client.new_version()
         misses, since = (after.misses + 1, after.since) if after is not None else (0, 0.0)
-        entries = [[entry.seq, encode_entry(entry)] for entry in _view(space).added]
+        entries = [[entry.seq, encode_entry(entry)] for entry in journal_of(space).added]
         changes = [c for of in KINDS.values() for c in shelf_of(getattr(space, of.shelf)).changes()]
         said = outbox.said
         lease = self.client.origin if misses >= LEASE_AFTER else ""  # (the lease's token)
@@ -381,7 +220,7 @@ class Changes:
                 attempt.pause = min(0.0005 * 2 ** (attempt.misses + 1), 0.02)
             return False
         _, numbers, evicted = got
-        for entry, number in zip(_view(space).added, numbers, strict=True):
+        for entry, number in zip(journal_of(space).added, numbers, strict=True):
             entry.number = int(number)
         known = self._known
         known.pop(space.name, None)
@@ -406,12 +245,6 @@ def _done(
         return work(space), None
     except BaseException as exc:
         return None, exc
-
-
-def _view(space: Namespace) -> JournalView:
-    journal = space.journal
-    assert isinstance(journal, JournalView)  # this backend's namespaces hold JournalViews
-    return journal
 
 
 def _counted(items: Sequence[Sequence[object]]) -> list[object]:

@@ -25,7 +25,7 @@ import redis
 from mockserver.store.base import Store
 from mockserver.store.feed import Change, Feed
 from mockserver.store.model import Exchange, JournalEntry, Namespace
-from mockserver.store.redis.change import Changes, shelf_of
+from mockserver.store.redis.change import Changes
 from mockserver.store.redis.client import (
     TIMEOUT,
     RedisClient,
@@ -35,6 +35,7 @@ from mockserver.store.redis.client import (
 )
 from mockserver.store.redis.codec import ScenarioCodec
 from mockserver.store.redis.pipe import PipelinedTurns, pipe_target
+from mockserver.store.redis.views import read_entry, shelf_of
 from mockserver.store.stored import KINDS
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore", "SharedFeed"]
@@ -115,7 +116,7 @@ class RedisStore(Store):
         self.feed.publish("reset", name)
 
     def entry(self, name: str, seq: int) -> JournalEntry | None:
-        return self.changes.entry(name, seq)
+        return read_entry(self.client, name, seq)
 
     def put(self, space: Namespace, kind: str, stored: Any) -> None:
         of = KINDS[kind]
